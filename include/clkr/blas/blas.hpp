@@ -1,0 +1,68 @@
+// clkr::Blas: the BLAS level. Bound to a context, a location (the device, or the host reference
+// implementation) and a precision, it runs AXPY, AYPX, DOT, NRM2, SCAL, COPY and SpMV on Vectors and
+// Matrices, bringing operands to its location/precision through the data-structure level, and keeps
+// per-operation performance counters (as CUKr's BLAS object did).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "clkr/blas/device_params.hpp"
+#include "clkr/blas/device_scalar.hpp"
+#include "clkr/blas/op_counters.hpp"
+#include "clkr/data/matrix.hpp"
+#include "clkr/data/precision.hpp"
+#include "clkr/data/vector.hpp"
+#include "clkr/runtime/context.hpp"
+
+namespace clkr {
+
+struct BlasOptions {
+  // SpMV in single precision: accumulate each row with Kahan compensation.
+  bool kahan_spmv = false;
+};
+
+class Blas {
+ public:
+  // Throws clkr::Error when precision is Double and the device has no fp64 (location Device).
+  Blas(std::shared_ptr<Context> context, Location location, Precision precision, BlasOptions options = {});
+  ~Blas();
+  Blas(Blas&&) noexcept;
+  Blas& operator=(Blas&&) noexcept;
+
+  Location location() const;
+  Precision precision() const;
+  const std::shared_ptr<Context>& context() const;
+  const DeviceParams& params() const;
+
+  // y = a*x + y
+  void axpy(double a, Vector& x, Vector& y);
+  // y = a*y + x
+  void aypx(double a, Vector& x, Vector& y);
+  // x = a*x
+  void scal(double a, Vector& x);
+  // y = x (a buffer copy, not a kernel)
+  void copy(Vector& x, Vector& y);
+  // x'y, reduced fully on the device in the Blas's precision (quasi-double: in quasi-double
+  // arithmetic); the DeviceScalar is read back only when its value is asked for.
+  DeviceScalar dot_async(Vector& x, Vector& y);
+  double dot(Vector& x, Vector& y);
+  double nrm2(Vector& x);
+  // y = alpha*A*x + beta*y (beta == 0: y is not read, so NaN in y does not propagate)
+  void spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y);
+
+  // Counters since construction or the last reset.
+  const std::map<std::string, OpCounters>& counters() const;
+  void reset_counters();
+  // A table: operation, calls, seconds, share of total, GFLOP/s, GB/s.
+  void report(std::ostream& out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace clkr

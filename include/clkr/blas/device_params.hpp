@@ -1,0 +1,53 @@
+// Launch parameters per device, kept as data (CLBlast-style): defaults by device type and vendor,
+// overridable, and filled by `clkr tune`. Kernels receive them as -D options.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "clkr/runtime/device_info.hpp"
+
+namespace clkr {
+
+// How BLAS1 kernels split a vector across work-items.
+enum class Blas1Variant {
+  GridStride,  // GPUs: work-item i handles i, i + G, i + 2G, ... (coalesced)
+  Chunked      // CPUs: each work-item owns one contiguous chunk, read with vector loads
+};
+
+struct Blas1Params {
+  Blas1Variant variant = Blas1Variant::GridStride;
+  std::size_t work_group_size = 256;
+  std::size_t groups_per_compute_unit = 8;  // grid = compute units x this (GridStride)
+  std::size_t work_items_per_compute_unit = 1;  // Chunked: about one work-item per core
+  std::size_t vector_width = 4;                 // Chunked: vloadN width
+};
+
+struct ReductionParams {
+  std::size_t work_group_size = 256;
+  std::size_t groups_per_compute_unit = 4;  // partial sums = compute units x this
+};
+
+struct SpmvParams {
+  std::size_t work_group_size = 256;
+  // CSR: rows with a mean length at or above this use the CSR-vector kernel (a group of
+  // `vector_lanes` work-items per row), below it the scalar kernel (one work-item per row).
+  double csr_vector_min_mean_row_length = 12.0;
+  std::size_t vector_lanes = 32;
+  // CPUs: rows per work-item for the chunked scalar kernel (0: rows / (compute units * 4)).
+  std::size_t rows_per_work_item = 0;
+};
+
+struct DeviceParams {
+  std::string source;  // where these came from: "default:gpu", "default:cpu", "tuned:<file>", ...
+  Blas1Params blas1;
+  ReductionParams reduction;
+  SpmvParams spmv;
+};
+
+// Defaults for a device by type and vendor, overridden by a tuned entry found under the cache
+// directory (written by `clkr tune`) when one exists for this device and driver.
+DeviceParams device_params(const DeviceInfo& info);
+DeviceParams default_device_params(const DeviceInfo& info);
+
+}  // namespace clkr

@@ -1,0 +1,116 @@
+// clkr::Matrix: a sparse matrix on a device in one storage format at a time (CSR, CSR4, ELL, HYB),
+// with values in the precisions solvers ask for (index arrays shared between precisions).
+//
+// Layouts (all indices 32-bit, 0-based):
+//   CSR   row_offsets[rows+1], col_indices[nnz], values[nnz].
+//   CSR4  CSR whose every row is padded to a multiple of 4 entries (value 0, column index of a valid
+//         column of that row, or 0 for an empty row), so kernels read int4/float4/double4. Offsets
+//         are therefore multiples of 4.
+//   ELL   width W = longest row; entry k of row i at k*pitch + i (column-major), pitch = rows rounded up
+//         to a multiple of 32 for aligned, coalesced reads; padding has column index -1 and value 0.
+//   HYB   ELL of width W_ell (see choose_hyb_width) for each row's first W_ell entries, plus a CSR4
+//         part over all rows holding the overflow of longer rows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clkr/data/host_csr_matrix.hpp"
+#include "clkr/data/precision.hpp"
+#include "clkr/runtime/context.hpp"
+
+namespace clkr {
+
+enum class Format { Csr, Csr4, Ell, Hyb };
+std::string to_string(Format f);  // "csr", "csr4", "ell", "hyb"
+Format parse_format(const std::string& text);  // throws clkr::Error on anything else
+
+struct MatrixOptions {
+  // Keep the previous format's buffers after convert() (the default frees them: matrices are big).
+  bool keep_previous_format = false;
+  // HYB: force this ELL width instead of the heuristic.
+  std::optional<std::int32_t> hyb_ell_width;
+  // ELL is refused when its padded size exceeds this many times nnz (suggesting HYB instead).
+  double max_ell_fill_ratio = 3.0;
+};
+
+struct MatrixStats {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  std::int64_t min_row_length = 0, max_row_length = 0;
+  double mean_row_length = 0;
+  std::int64_t empty_rows = 0;
+  std::int64_t bandwidth = 0;  // max |i - j| over stored entries
+  bool symmetric = false;
+  std::int32_t hyb_ell_width = 0;  // what choose_hyb_width picks for this matrix
+  // Device bytes of each format with double values (indices + values), for `clkr info`.
+  std::map<Format, std::int64_t> bytes_per_format;
+};
+
+MatrixStats compute_stats(const HostCsrMatrix& A);
+
+// The ELL width for HYB, from the row-length histogram (as CUSP does): the largest width W such that
+// at least a fraction max(1/3 ... ) of rows have length >= W; documented in the implementation.
+std::int32_t choose_hyb_width(const HostCsrMatrix& A);
+
+class Matrix {
+ public:
+  Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format = Format::Csr,
+         MatrixOptions options = {});
+  Matrix(Matrix&&) noexcept;
+  Matrix& operator=(Matrix&&) noexcept;
+  Matrix(const Matrix&) = delete;
+  Matrix& operator=(const Matrix&) = delete;
+  ~Matrix();
+
+  std::int32_t rows() const;
+  std::int32_t cols() const;
+  std::int64_t nnz() const;
+  bool symmetric() const;
+  Format format() const;
+  const MatrixStats& stats() const;
+  const std::shared_ptr<Context>& context() const;
+
+  // Converts to `format`; the previous format's buffers are freed unless options.keep_previous_format.
+  void convert(Format format);
+  void convert(Format format, bool keep_previous);
+
+  // The matrix back on the host (from the current format), for tests and writing results.
+  HostCsrMatrix to_host() const;
+  // The matrix in CSR on the host with double values, kept after first use (the host reference
+  // backend computes with it; Matrix keeps it only when asked).
+  const HostCsrMatrix& host_csr() const;
+  // The diagonal (zeros where absent), for the Jacobi preconditioner.
+  std::vector<double> diagonal() const;
+
+  // ---- low-level access, for SpMV kernels ----------------------------------------------------------
+  struct Values {
+    cl::Buffer primary;  // float (single, qd head) or double
+    cl::Buffer tail;     // quasi-double tail, else null
+  };
+  struct CsrPart {  // CSR, CSR4, and HYB's overflow part
+    cl::Buffer row_offsets, col_indices;
+    std::int64_t stored = 0;  // entries stored including padding
+  };
+  struct EllPart {  // ELL, and HYB's regular part
+    cl::Buffer col_indices;
+    std::int32_t width = 0, pitch = 0;
+  };
+  // Parts of the current format (throws if the format has no such part).
+  const CsrPart& csr_part() const;
+  const EllPart& ell_part() const;
+  // The values of the current format's part in precision p, created lazily (converted on the
+  // device from the double or quasi-double copy).
+  Values csr_values(Precision p);
+  Values ell_values(Precision p);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace clkr

@@ -1,0 +1,130 @@
+// Shared by every clkr kernel: the `real` type and arithmetic macros for the precision selected
+// at build time (-DCLKR_SINGLE, -DCLKR_QDOUBLE or -DCLKR_DOUBLE), and quasi-double arithmetic.
+//
+// Kernels are written once against these macros:
+//   real                 the register type (float, float2 = (head, tail), double)
+//   REAL_ARG(a)          a scalar kernel parameter (float, float2, double)
+//   VEC_ARG(x)           a vector kernel parameter; quasi-double expands to two float arrays x_hi, x_lo
+//   CVEC_ARG(x)          the same, read-only
+//   VEC_LOAD(x, i)       element i as a real
+//   VEC_STORE(x, i, v)   store a real into element i
+//   R_ADD, R_SUB, R_MUL, R_DIV, R_MAD(a, b, c) = a*b + c, R_ZERO, R_NEG, R_FROM_FLOAT(f)
+// Host code passes one buffer per vector in single and double, and (head, tail) buffers in
+// quasi-double; scalars are float, (head, tail) float2, or double.
+
+// The error-free transformations below are only exact when the compiler neither fuses a*b+c into
+// an fma nor reassociates; never build clkr kernels with -cl-fast-relaxed-math or -cl-mad-enable.
+#pragma OPENCL FP_CONTRACT OFF
+
+// ---- quasi-double (double-single) arithmetic: value = x + y, |y| <= ulp(x)/2 -----------------------
+
+// s + e == a + b exactly (Knuth's TwoSum, no precondition on |a|, |b|).
+inline float2 qd_two_sum(float a, float b) {
+  float s = a + b;
+  float bb = s - a;
+  float e = (a - (s - bb)) + (b - bb);
+  return (float2)(s, e);
+}
+
+// s + e == a + b exactly when |a| >= |b| (Dekker's FastTwoSum).
+inline float2 qd_quick_two_sum(float a, float b) {
+  float s = a + b;
+  float e = b - (s - a);
+  return (float2)(s, e);
+}
+
+// p + e == a * b exactly: the explicit fma gives the rounding error of the product.
+inline float2 qd_two_prod(float a, float b) {
+  float p = a * b;
+  float e = fma(a, b, -p);
+  return (float2)(p, e);
+}
+
+inline float2 qd_add(float2 a, float2 b) {
+  float2 s = qd_two_sum(a.x, b.x);
+  float2 t = qd_two_sum(a.y, b.y);
+  s.y += t.x;
+  s = qd_quick_two_sum(s.x, s.y);
+  s.y += t.y;
+  return qd_quick_two_sum(s.x, s.y);
+}
+
+inline float2 qd_neg(float2 a) { return (float2)(-a.x, -a.y); }
+
+inline float2 qd_sub(float2 a, float2 b) { return qd_add(a, qd_neg(b)); }
+
+inline float2 qd_mul(float2 a, float2 b) {
+  float2 p = qd_two_prod(a.x, b.x);
+  p.y += a.x * b.y + a.y * b.x;
+  return qd_quick_two_sum(p.x, p.y);
+}
+
+inline float2 qd_div(float2 a, float2 b) {
+  float q1 = a.x / b.x;
+  float2 r = qd_sub(a, qd_mul((float2)(q1, 0.0f), b));
+  float q2 = r.x / b.x;
+  r = qd_sub(r, qd_mul((float2)(q2, 0.0f), b));
+  float q3 = r.x / b.x;
+  float2 q = qd_quick_two_sum(q1, q2);
+  return qd_add(q, (float2)(q3, 0.0f));
+}
+
+// ---- precision selection ------------------------------------------------------------------------
+
+#if defined(CLKR_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real;
+#define REAL_ARG(a) const double a
+#define VEC_ARG(x) __global double* x
+#define CVEC_ARG(x) __global const double* x
+#define VEC_LOAD(x, i) ((x)[i])
+#define VEC_STORE(x, i, v) ((x)[i] = (v))
+#define R_ADD(a, b) ((a) + (b))
+#define R_SUB(a, b) ((a) - (b))
+#define R_MUL(a, b) ((a) * (b))
+#define R_DIV(a, b) ((a) / (b))
+#define R_MAD(a, b, c) ((a) * (b) + (c))
+#define R_NEG(a) (-(a))
+#define R_ZERO 0.0
+#define R_FROM_FLOAT(f) ((double)(f))
+
+#elif defined(CLKR_QDOUBLE)
+typedef float2 real;
+#define REAL_ARG(a) const float2 a
+#define VEC_ARG(x) __global float *x##_hi, __global float *x##_lo
+#define CVEC_ARG(x) __global const float *x##_hi, __global const float *x##_lo
+#define VEC_LOAD(x, i) ((float2)((x##_hi)[i], (x##_lo)[i]))
+#define VEC_STORE(x, i, v)    \
+  do {                        \
+    const float2 v_ = (v);    \
+    (x##_hi)[i] = v_.x;       \
+    (x##_lo)[i] = v_.y;       \
+  } while (0)
+#define R_ADD(a, b) qd_add((a), (b))
+#define R_SUB(a, b) qd_sub((a), (b))
+#define R_MUL(a, b) qd_mul((a), (b))
+#define R_DIV(a, b) qd_div((a), (b))
+#define R_MAD(a, b, c) qd_add(qd_mul((a), (b)), (c))
+#define R_NEG(a) qd_neg(a)
+#define R_ZERO ((float2)(0.0f, 0.0f))
+#define R_FROM_FLOAT(f) ((float2)((f), 0.0f))
+
+#elif defined(CLKR_SINGLE)
+typedef float real;
+#define REAL_ARG(a) const float a
+#define VEC_ARG(x) __global float* x
+#define CVEC_ARG(x) __global const float* x
+#define VEC_LOAD(x, i) ((x)[i])
+#define VEC_STORE(x, i, v) ((x)[i] = (v))
+#define R_ADD(a, b) ((a) + (b))
+#define R_SUB(a, b) ((a) - (b))
+#define R_MUL(a, b) ((a) * (b))
+#define R_DIV(a, b) ((a) / (b))
+#define R_MAD(a, b, c) ((a) * (b) + (c))
+#define R_NEG(a) (-(a))
+#define R_ZERO 0.0f
+#define R_FROM_FLOAT(f) (f)
+
+#else
+#error "build clkr kernels with -DCLKR_SINGLE, -DCLKR_QDOUBLE or -DCLKR_DOUBLE"
+#endif
