@@ -21,7 +21,7 @@ class Context {
  public:
   // Selects a device: `selector` if not empty, else the environment variable CLKR_DEVICE, else the
   // first GPU, else the first CPU. A selector is "P:D" (platform and device index) or a
-  // case-insensitive substring of the platform/device/vendor name, or "gpu"/"cpu" for the first
+  // case-insensitive substring of the platform name or vendor, device name or vendor, or "gpu"/"cpu" for the first
   // device of that type. Throws clkr::Error listing every device when nothing matches.
   static std::shared_ptr<Context> create(const std::string& selector = "");
 

@@ -15,6 +15,7 @@ struct DeviceInfo {
   std::size_t platform_index = 0;  // position in the platform list
   std::size_t device_index = 0;    // position in that platform's device list
   std::string platform_name;
+  std::string platform_vendor;  // "The pocl project", "NVIDIA Corporation", ...
   std::string name;
   std::string vendor;
   std::string driver_version;

@@ -44,4 +44,15 @@ class ParseError : public Error {
 // Throws Error("<what>: <CL name>", code) when `code` is not CL_SUCCESS.
 void check_cl(cl_int code, const char* what);
 
+// The Khronos bindings throw cl::Error; every public clkr entry point that calls OpenCL runs its body
+// through this so users only ever see clkr::Error (with the OpenCL error name and what failed).
+template <class Body>
+decltype(auto) translate_cl_errors(const char* what, Body&& body) {
+  try {
+    return body();
+  } catch (const cl::Error& e) {
+    throw Error(std::string(what) + ": " + e.what() + " failed with " + cl_error_name(e.err()), e.err());
+  }
+}
+
 }  // namespace clkr

@@ -1,0 +1,212 @@
+// Device discovery and selection, and the Context that owns one device's OpenCL objects.
+#include "clkr/runtime/context.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+
+#include "clkr/runtime/error.hpp"
+
+namespace clkr {
+namespace {
+
+// The ICD loader returns this when no platform is installed at all.
+constexpr cl_int kPlatformNotFound = -1001;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back())))) s.pop_back();
+  return s;
+}
+
+DeviceType device_type(cl_device_type t) {
+  if (t & CL_DEVICE_TYPE_GPU) return DeviceType::Gpu;
+  if (t & CL_DEVICE_TYPE_CPU) return DeviceType::Cpu;
+  if (t & CL_DEVICE_TYPE_ACCELERATOR) return DeviceType::Accelerator;
+  return DeviceType::Other;
+}
+
+DeviceInfo describe(const cl::Platform& platform, const cl::Device& device, std::size_t p, std::size_t d) {
+  DeviceInfo info;
+  info.platform_index = p;
+  info.device_index = d;
+  info.platform_name = trim(platform.getInfo<CL_PLATFORM_NAME>());
+  info.platform_vendor = trim(platform.getInfo<CL_PLATFORM_VENDOR>());
+  info.name = trim(device.getInfo<CL_DEVICE_NAME>());
+  info.vendor = trim(device.getInfo<CL_DEVICE_VENDOR>());
+  info.driver_version = trim(device.getInfo<CL_DRIVER_VERSION>());
+  info.device_version = trim(device.getInfo<CL_DEVICE_VERSION>());
+  info.opencl_c_version = trim(device.getInfo<CL_DEVICE_OPENCL_C_VERSION>());
+  info.type = device_type(device.getInfo<CL_DEVICE_TYPE>());
+  info.compute_units = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+  // fp64 is usable when the device reports a double FP config (core in 1.2, or the extension).
+  const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS>();
+  info.fp64 = device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0 ||
+              extensions.find("cl_khr_fp64") != std::string::npos;
+  info.global_memory = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+  info.max_allocation = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  info.local_memory = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  info.max_work_group_size = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  return info;
+}
+
+struct Found {
+  cl::Platform platform;
+  cl::Device device;
+  DeviceInfo info;
+};
+
+std::vector<Found> discover() {
+  std::vector<Found> found;
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error& e) {
+    if (e.err() == kPlatformNotFound) return found;
+    throw Error(std::string("clGetPlatformIDs: ") + cl_error_name(e.err()), e.err());
+  }
+  for (std::size_t p = 0; p < platforms.size(); ++p) {
+    std::vector<cl::Device> devices;
+    try {
+      platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    } catch (const cl::Error& e) {
+      if (e.err() == CL_DEVICE_NOT_FOUND) continue;  // a platform with no device is not an error
+      throw Error(std::string("clGetDeviceIDs: ") + cl_error_name(e.err()), e.err());
+    }
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      found.push_back({platforms[p], devices[d], describe(platforms[p], devices[d], p, d)});
+  }
+  return found;
+}
+
+std::string device_table(const std::vector<Found>& found) {
+  std::ostringstream out;
+  for (const auto& f : found)
+    out << "\n  " << f.info.index_selector() << "  " << f.info.platform_name << " / " << f.info.summary();
+  return out.str();
+}
+
+// The position in `found` that `selector` names; an empty selector means "first GPU, else first CPU,
+// else the first device".
+std::size_t select(const std::vector<Found>& found, const std::string& selector) {
+  if (found.empty())
+    throw Error("no OpenCL platform/device found: install an OpenCL driver (e.g. Debian's pocl-opencl-icd)",
+                kPlatformNotFound);
+  auto first_of = [&](DeviceType t) -> std::size_t {
+    for (std::size_t i = 0; i < found.size(); ++i)
+      if (found[i].info.type == t) return i;
+    return found.size();
+  };
+  if (selector.empty()) {
+    std::size_t i = first_of(DeviceType::Gpu);
+    if (i == found.size()) i = first_of(DeviceType::Cpu);
+    return i == found.size() ? 0 : i;
+  }
+  const std::string want = lower(trim(selector));
+  std::smatch m;
+  static const std::regex index_form(R"((\d+):(\d+))");
+  std::size_t i = found.size();
+  if (std::regex_match(want, m, index_form)) {
+    const auto p = std::stoul(m[1]), d = std::stoul(m[2]);
+    for (std::size_t k = 0; k < found.size(); ++k)
+      if (found[k].info.platform_index == p && found[k].info.device_index == d) i = k;
+  } else if (want == "gpu") {
+    i = first_of(DeviceType::Gpu);
+  } else if (want == "cpu") {
+    i = first_of(DeviceType::Cpu);
+  } else {
+    for (std::size_t k = 0; k < found.size() && i == found.size(); ++k) {
+      const auto& info = found[k].info;
+      const std::string hay = lower(info.platform_name + " " + info.platform_vendor + " " + info.name + " " + info.vendor);
+      if (hay.find(want) != std::string::npos) i = k;
+    }
+  }
+  if (i == found.size())
+    throw Error("no OpenCL device matches '" + selector + "'; available devices:" + device_table(found));
+  return i;
+}
+
+std::string effective_selector(const std::string& selector) {
+  if (!selector.empty()) return selector;
+  const char* env = std::getenv("CLKR_DEVICE");
+  return env ? std::string(env) : std::string();
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> Context::list_devices() {
+  std::vector<DeviceInfo> infos;
+  for (auto& f : discover()) infos.push_back(f.info);
+  return infos;
+}
+
+std::size_t Context::default_device_index() { return select(discover(), effective_selector("")); }
+
+std::shared_ptr<Context> Context::create(const std::string& selector) {
+  auto found = discover();
+  const auto& f = found[select(found, effective_selector(selector))];
+  return std::shared_ptr<Context>(new Context(f.platform, f.device, f.info));
+}
+
+Context::Context(const cl::Platform& platform, const cl::Device& device, DeviceInfo info)
+    : info_(std::move(info)), platform_(platform), device_(device) {
+  try {
+    context_ = cl::Context(device_);
+    queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
+  } catch (const cl::Error& e) {
+    throw Error("creating a context on " + info_.summary() + ": " + e.what() + " " + cl_error_name(e.err()),
+                e.err());
+  }
+  programs_ = std::make_unique<ProgramCache>(context_, device_);
+  // The preferred work-group multiple is a kernel property: ask a trivial kernel once.
+  cl::Kernel probe = kernel("runtime/probe.cl", "probe");
+  info_.preferred_work_group_multiple =
+      probe.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
+}
+
+Context::~Context() = default;
+
+cl::Program Context::program(const std::string& file, const std::string& options) {
+  return programs_->get(file, options);
+}
+
+cl::Kernel Context::kernel(const std::string& file, const std::string& kernel_name, const std::string& options) {
+  cl::Program program = programs_->get(file, options);
+  try {
+    return cl::Kernel(program, kernel_name.c_str());
+  } catch (const cl::Error& e) {
+    throw Error("kernel '" + kernel_name + "' in " + file + ": " + cl_error_name(e.err()), e.err());
+  }
+}
+
+cl::Buffer Context::allocate(std::size_t bytes, const std::string& what, cl_mem_flags flags) {
+  auto mib = [](std::uint64_t b) { return std::to_string(b / (1024.0 * 1024.0)).substr(0, 10) + " MiB"; };
+  if (bytes > info_.max_allocation)
+    throw Error("buffer '" + what + "' needs " + mib(bytes) + ", more than the largest allocation " +
+                    info_.name + " allows (" + mib(info_.max_allocation) + ")",
+                CL_INVALID_BUFFER_SIZE);
+  try {
+    // OpenCL forbids zero-sized buffers; an empty vector still gets a valid handle.
+    return cl::Buffer(context_, flags, std::max<std::size_t>(bytes, 16));
+  } catch (const cl::Error& e) {
+    throw Error("allocating buffer '" + what + "' of " + mib(bytes) + " on " + info_.name + ": " +
+                    cl_error_name(e.err()) + " (out of device memory?)",
+                e.err());
+  }
+}
+
+void Context::finish() {
+  try {
+    queue_.finish();
+  } catch (const cl::Error& e) {
+    throw Error(std::string("clFinish: ") + cl_error_name(e.err()), e.err());
+  }
+}
+
+}  // namespace clkr
