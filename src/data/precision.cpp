@@ -1,0 +1,54 @@
+// Names of precisions and locations, and the build option that selects a precision in common.cl.
+#include "clkr/data/precision.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "clkr/runtime/error.hpp"
+
+namespace clkr {
+
+std::string to_string(Precision p) {
+  switch (p) {
+    case Precision::Single:
+      return "single";
+    case Precision::QuasiDouble:
+      return "qdouble";
+    case Precision::Double:
+      return "double";
+  }
+  throw Error("invalid Precision value " + std::to_string(static_cast<int>(p)));
+}
+
+std::string to_string(Location l) {
+  switch (l) {
+    case Location::Host:
+      return "host";
+    case Location::Device:
+      return "device";
+  }
+  throw Error("invalid Location value " + std::to_string(static_cast<int>(l)));
+}
+
+Precision parse_precision(const std::string& text) {
+  std::string t = text;
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (t == "single" || t == "float" || t == "sp") return Precision::Single;
+  if (t == "qdouble" || t == "quasi-double" || t == "qd") return Precision::QuasiDouble;
+  if (t == "double" || t == "dp") return Precision::Double;
+  throw Error("unknown precision '" + text + "' (expected single/float/sp, qdouble/quasi-double/qd or double/dp)");
+}
+
+std::string precision_build_option(Precision p) {
+  switch (p) {
+    case Precision::Single:
+      return "-DCLKR_SINGLE";
+    case Precision::QuasiDouble:
+      return "-DCLKR_QDOUBLE";
+    case Precision::Double:
+      return "-DCLKR_DOUBLE";
+  }
+  throw Error("invalid Precision value " + std::to_string(static_cast<int>(p)));
+}
+
+}  // namespace clkr
