@@ -1,0 +1,434 @@
+// clkr::Matrix: a sparse matrix on the device in one of the CSR, CSR4, ELL and HYB formats, its values
+// made in each precision on demand, and the statistics `clkr info` prints.
+//
+// Values: on a device with fp64 the double values are uploaded and the single (= quasi-double head)
+// and quasi-double copies are converted from them on the device when first asked for. A device
+// without fp64 cannot hold the doubles: the quasi-double values are split on the host and uploaded
+// (single is their head), and the host CSR is kept, since it is then the only exact copy.
+//
+// Format conversion goes through the host: the current format is read back (or the kept host CSR is
+// used), the new layout is built by the same builders as the constructor (matrix_formats.cpp), and
+// uploaded. Conversions happen once per solver setup, and this keeps a single implementation of every
+// layout, the one the tests check through to_host(); a device-side transposition per format pair
+// would multiply the kernels for no gain.
+#include "clkr/data/matrix.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "clkr/runtime/error.hpp"
+#include "convert.hpp"
+#include "matrix_formats.hpp"
+
+namespace clkr {
+
+std::string to_string(Format f) {
+  switch (f) {
+    case Format::Csr:
+      return "csr";
+    case Format::Csr4:
+      return "csr4";
+    case Format::Ell:
+      return "ell";
+    case Format::Hyb:
+      return "hyb";
+  }
+  throw Error("invalid Format value " + std::to_string(static_cast<int>(f)));
+}
+
+Format parse_format(const std::string& text) {
+  std::string t = text;
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
+    if (t == to_string(f)) return f;
+  throw Error("unknown matrix format '" + text + "' (expected csr, csr4, ell or hyb)");
+}
+
+namespace {
+
+constexpr std::int64_t kIndexLimit = INT32_MAX;
+
+std::string upper(Format f) {
+  std::string s = to_string(f);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  return s;
+}
+
+std::string mib(std::int64_t bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
+std::string number(double x) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+std::int64_t longest_row(const HostCsrMatrix& A) {
+  std::int64_t longest = 0;
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    longest = std::max<std::int64_t>(longest, A.row_offsets[i + 1] - A.row_offsets[i]);
+  return longest;
+}
+
+// Like choose_hyb_width, on a matrix already validated.
+std::int32_t hyb_width_of(const HostCsrMatrix& A) {
+  // at_least[w] = number of rows with >= w entries (a cumulative row-length histogram).
+  std::vector<std::int64_t> at_least(static_cast<std::size_t>(longest_row(A)) + 2, 0);
+  for (std::int32_t i = 0; i < A.rows; ++i) ++at_least[A.row_offsets[i + 1] - A.row_offsets[i]];
+  for (std::size_t w = at_least.size() - 1; w-- > 0;) at_least[w] += at_least[w + 1];
+  const std::int64_t needed = std::max<std::int64_t>(4096, (static_cast<std::int64_t>(A.rows) + 2) / 3);
+  std::int32_t width = 0;
+  while (width + 1 < static_cast<std::int64_t>(at_least.size()) - 1 && at_least[width + 1] >= needed) ++width;
+  return width;
+}
+
+MatrixStats stats_of(const HostCsrMatrix& A) {
+  MatrixStats s;
+  s.rows = A.rows;
+  s.cols = A.cols;
+  s.nnz = A.nnz();
+  s.symmetric = A.symmetric;
+  s.min_row_length = A.rows > 0 ? INT64_MAX : 0;
+  for (std::int32_t i = 0; i < A.rows; ++i) {
+    const std::int64_t length = A.row_offsets[i + 1] - A.row_offsets[i];
+    s.min_row_length = std::min(s.min_row_length, length);
+    s.max_row_length = std::max(s.max_row_length, length);
+    if (length == 0) ++s.empty_rows;
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(static_cast<std::int64_t>(A.col_indices[k]) - i));
+  }
+  s.mean_row_length = A.rows > 0 ? static_cast<double>(s.nnz) / A.rows : 0.0;
+  s.hyb_ell_width = hyb_width_of(A);
+  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
+    s.bytes_per_format[f] = detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width), A.rows, 8);
+  return s;
+}
+
+// One array of stored values (a format part) in each precision; a null buffer is a copy not made yet
+// (values never change after upload, so a made copy stays valid).
+struct PartValues {
+  std::size_t count = 0;
+  std::string what;  // for allocation messages
+  cl::Buffer dbl, head, tail;
+};
+
+struct DeviceFormat {
+  detail::FormatShape shape;
+  Matrix::CsrPart csr;
+  Matrix::EllPart ell;
+  PartValues csr_values, ell_values;
+};
+
+}  // namespace
+
+struct Matrix::Impl {
+  std::shared_ptr<Context> context;
+  MatrixOptions options;
+  Format format = Format::Csr;
+  std::int32_t rows = 0, cols = 0;
+  bool symmetric = false;
+  MatrixStats stats;
+  std::map<Format, DeviceFormat> formats;    // the current format and those kept by convert()
+  std::unique_ptr<HostCsrMatrix> host_copy;  // made by host_csr(), or at construction without fp64
+
+  bool fp64() const { return context->info().fp64; }
+
+  std::string matrix_name() const {
+    return std::to_string(rows) + " x " + std::to_string(cols) + " matrix (nnz " + std::to_string(stats.nnz) + ")";
+  }
+
+  // The shape of `f` for A, refused clearly when it cannot be stored.
+  detail::FormatShape checked_shape(const HostCsrMatrix& A, Format f) const {
+    std::int64_t hyb_width = stats.hyb_ell_width;
+    if (options.hyb_ell_width) {
+      if (*options.hyb_ell_width < 0)
+        throw Error("MatrixOptions::hyb_ell_width must be >= 0, got " + std::to_string(*options.hyb_ell_width));
+      // A width past the longest row would only add padding.
+      hyb_width = std::min<std::int64_t>(*options.hyb_ell_width, stats.max_row_length);
+    }
+    const detail::FormatShape s = detail::format_shape(A, f, hyb_width);
+    const std::string name = upper(f) + " for a " + matrix_name();
+    if (stats.nnz > kIndexLimit) throw Error(name + ": nnz is past the 32-bit index range clkr's kernels use");
+    if (f == Format::Ell) {
+      const double fill = static_cast<double>(s.ell_width) * rows;
+      if (fill > options.max_ell_fill_ratio * static_cast<double>(stats.nnz))
+        throw Error("ELL refused for a " + matrix_name() + ": its longest row has " + std::to_string(s.ell_width) +
+                    " entries, so ELL would store " + std::to_string(s.ell_width) + " x " + std::to_string(rows) +
+                    " = " + std::to_string(s.ell_width * rows) + " entries, more than max_ell_fill_ratio (" +
+                    number(options.max_ell_fill_ratio) +
+                    ") times nnz; use HYB (or raise MatrixOptions::max_ell_fill_ratio)");
+    }
+    if (s.has_csr && s.csr_stored > kIndexLimit)
+      throw Error(name + ": the padded size of its CSR part (" + std::to_string(s.csr_stored) +
+                  " entries) is past the 32-bit index range");
+    // The SpMV kernels step their index one pitch past the last column: that must fit too.
+    if (s.has_ell && s.ell_stored() + s.ell_pitch > kIndexLimit)
+      throw Error(name + ": the ELL padded size (width " + std::to_string(s.ell_width) + " x pitch " +
+                  std::to_string(s.ell_pitch) + " = " + std::to_string(s.ell_stored()) +
+                  " entries, plus one pitch) is past the 32-bit index range");
+    // Checked here, before the host arrays are built, rather than only by Context::allocate.
+    const std::int64_t value_bytes = fp64() ? 8 : 4;
+    auto fits = [&](const char* buffer, std::int64_t bytes) {
+      if (bytes > static_cast<std::int64_t>(context->info().max_allocation))
+        throw Error(name + ": its " + buffer + " need " + std::to_string(bytes) + " bytes (" + mib(bytes) +
+                    "), more than the largest allocation " + context->info().name + " allows (" +
+                    mib(static_cast<std::int64_t>(context->info().max_allocation)) + ")");
+    };
+    if (s.has_csr) {
+      fits("row offsets", (static_cast<std::int64_t>(rows) + 1) * 4);
+      fits("column indices", s.csr_stored * 4);
+      fits("values", s.csr_stored * value_bytes);
+    }
+    if (s.has_ell) {
+      fits("ELL column indices", s.ell_stored() * 4);
+      fits("ELL values", s.ell_stored() * value_bytes);
+    }
+    return s;
+  }
+
+  template <class T>
+  cl::Buffer upload_array(const std::vector<T>& host, const std::string& what) {
+    cl::Buffer b = context->allocate(host.size() * sizeof(T), what);
+    detail::write_buffer(*context, b, host.data(), host.size());
+    return b;
+  }
+
+  PartValues upload_values(const std::vector<double>& values, const std::string& what) {
+    PartValues v;
+    v.count = values.size();
+    v.what = what;
+    if (fp64()) {
+      v.dbl = upload_array(values, what + " (double)");
+    } else {
+      std::vector<float> head(v.count), tail(v.count);
+      detail::host_split(values.data(), head.data(), tail.data(), v.count);
+      v.head = upload_array(head, what + " (quasi-double head)");
+      v.tail = upload_array(tail, what + " (quasi-double tail)");
+    }
+    return v;
+  }
+
+  DeviceFormat upload(const HostCsrMatrix& A, Format f) {
+    DeviceFormat d;
+    d.shape = checked_shape(A, f);
+    // CSR is A's own arrays: no host copy of a matrix that may be most of the host's memory.
+    const bool plain = f == Format::Csr;
+    detail::HostFormat h;
+    if (!plain) h = detail::build_format(A, d.shape);
+    const std::string prefix = "matrix " + upper(f) + " ";
+    if (d.shape.has_csr) {
+      const std::string part = prefix + (f == Format::Hyb ? "overflow " : "");
+      d.csr.row_offsets = upload_array(plain ? A.row_offsets : h.row_offsets, part + "row offsets");
+      d.csr.col_indices = upload_array(plain ? A.col_indices : h.csr_cols, part + "column indices");
+      d.csr.stored = d.shape.csr_stored;
+      d.csr_values = upload_values(plain ? A.values : h.csr_values, part + "values");
+    }
+    if (d.shape.has_ell) {
+      const std::string part = prefix + (f == Format::Hyb ? "ELL part " : "");
+      d.ell.col_indices = upload_array(h.ell_cols, part + "column indices");
+      d.ell.width = static_cast<std::int32_t>(d.shape.ell_width);
+      d.ell.pitch = static_cast<std::int32_t>(d.shape.ell_pitch);
+      d.ell_values = upload_values(h.ell_values, part + "values");
+    }
+    return d;
+  }
+
+  DeviceFormat& current() { return formats.at(format); }
+
+  // The values of a part in precision p; single and quasi-double are converted on the device from
+  // the doubles the first time (on devices without fp64 they were uploaded).
+  Matrix::Values values(PartValues& v, Precision p) {
+    if (p == Precision::Double) {
+      if (!fp64())
+        throw Error("device " + context->info().name + " has no fp64: the " + matrix_name() +
+                    " has no double values there (use single or quasi-double)");
+      return {v.dbl, cl::Buffer()};
+    }
+    if (p == Precision::Single && !v.head()) {
+      cl::Buffer head = context->allocate(v.count * 4, v.what + " (single)");
+      detail::device_narrow(*context, v.dbl, head, v.count);
+      v.head = head;
+    }
+    if (p == Precision::QuasiDouble && !v.tail()) {
+      cl::Buffer head = v.head() ? v.head : context->allocate(v.count * 4, v.what + " (quasi-double head)");
+      cl::Buffer tail = context->allocate(v.count * 4, v.what + " (quasi-double tail)");
+      detail::device_split(*context, v.dbl, head, tail, v.count);
+      v.head = head;
+      v.tail = tail;
+    }
+    return {v.head, p == Precision::QuasiDouble ? v.tail : cl::Buffer()};
+  }
+
+  std::vector<double> read_values(const PartValues& v) const {
+    std::vector<double> out(v.count);
+    if (v.dbl()) {
+      detail::read_buffer(*context, v.dbl, out.data(), v.count);
+    } else {  // no fp64: the quasi-double values, good to ~2^-48 relative
+      std::vector<float> head(v.count), tail(v.count);
+      detail::read_buffer(*context, v.head, head.data(), v.count);
+      detail::read_buffer(*context, v.tail, tail.data(), v.count);
+      detail::host_merge(head.data(), tail.data(), out.data(), v.count);
+    }
+    return out;
+  }
+
+  // Format f read back from the device into plain CSR.
+  HostCsrMatrix read_back(Format f) const {
+    const DeviceFormat& d = formats.at(f);
+    if (f == Format::Csr) {  // straight into the result: no second copy of the matrix
+      HostCsrMatrix A;
+      A.rows = rows;
+      A.cols = cols;
+      A.symmetric = symmetric;
+      A.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
+      A.col_indices.resize(static_cast<std::size_t>(d.shape.csr_stored));
+      detail::read_buffer(*context, d.csr.row_offsets, A.row_offsets.data(), A.row_offsets.size());
+      detail::read_buffer(*context, d.csr.col_indices, A.col_indices.data(), A.col_indices.size());
+      A.values = read_values(d.csr_values);
+      return A;
+    }
+    detail::HostFormat h;
+    h.shape = d.shape;
+    if (d.shape.has_csr) {
+      h.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
+      h.csr_cols.resize(static_cast<std::size_t>(d.shape.csr_stored));
+      detail::read_buffer(*context, d.csr.row_offsets, h.row_offsets.data(), h.row_offsets.size());
+      detail::read_buffer(*context, d.csr.col_indices, h.csr_cols.data(), h.csr_cols.size());
+      h.csr_values = read_values(d.csr_values);
+    }
+    if (d.shape.has_ell) {
+      h.ell_cols.resize(static_cast<std::size_t>(d.shape.ell_stored()));
+      detail::read_buffer(*context, d.ell.col_indices, h.ell_cols.data(), h.ell_cols.size());
+      h.ell_values = read_values(d.ell_values);
+    }
+    return detail::csr_from_format(h, rows, cols, symmetric);
+  }
+};
+
+MatrixStats compute_stats(const HostCsrMatrix& A) {
+  A.validate();
+  return stats_of(A);
+}
+
+// The ELL width of HYB from the row-length histogram, after CUSP's compute_optimal_entries_per_row:
+// ELL pays off for a column of the ELL block only while enough rows fill it, "enough" being a third
+// of the rows (ELL is taken as ~3x faster per entry than CSR, so a column a third full costs what its
+// entries would in CSR) and at least 4096 rows (below that a column cannot keep a GPU busy). The width
+// is the largest W such that at least max(4096, rows/3) rows have W or more entries, capped by the
+// longest row; small matrices (fewer than 4096 rows) get W = 0, a pure CSR4 overflow part.
+std::int32_t choose_hyb_width(const HostCsrMatrix& A) {
+  A.validate();
+  return hyb_width_of(A);
+}
+
+namespace {
+
+// A template so that the private Matrix::Impl need not be named here.
+template <class Impl>
+Impl& checked(const std::unique_ptr<Impl>& impl) {
+  if (!impl) throw Error("clkr::Matrix used after it was moved from");
+  return *impl;
+}
+
+}  // namespace
+
+Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format, MatrixOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+  host.validate();
+  Impl& m = *impl_;
+  m.context = std::move(context);
+  m.options = options;
+  m.format = format;
+  m.rows = host.rows;
+  m.cols = host.cols;
+  m.symmetric = host.symmetric;
+  m.stats = stats_of(host);
+  translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(host, format)); });
+  if (!m.fp64()) m.host_copy = std::make_unique<HostCsrMatrix>(host);
+}
+
+Matrix::Matrix(Matrix&&) noexcept = default;
+Matrix& Matrix::operator=(Matrix&&) noexcept = default;
+Matrix::~Matrix() = default;
+
+std::int32_t Matrix::rows() const { return checked(impl_).rows; }
+std::int32_t Matrix::cols() const { return checked(impl_).cols; }
+std::int64_t Matrix::nnz() const { return checked(impl_).stats.nnz; }
+bool Matrix::symmetric() const { return checked(impl_).symmetric; }
+Format Matrix::format() const { return checked(impl_).format; }
+const MatrixStats& Matrix::stats() const { return checked(impl_).stats; }
+const std::shared_ptr<Context>& Matrix::context() const { return checked(impl_).context; }
+
+void Matrix::convert(Format format) { convert(format, checked(impl_).options.keep_previous_format); }
+
+void Matrix::convert(Format format, bool keep_previous) {
+  Impl& m = checked(impl_);
+  if (format == m.format) return;
+  translate_cl_errors("Matrix::convert", [&] {
+    if (m.formats.count(format)) return;  // kept by an earlier convert()
+    DeviceFormat d = m.host_copy ? m.upload(*m.host_copy, format) : m.upload(m.read_back(m.format), format);
+    m.formats.emplace(format, std::move(d));
+  });
+  if (!keep_previous) m.formats.erase(m.format);
+  m.format = format;
+}
+
+HostCsrMatrix Matrix::to_host() const {
+  const Impl& m = checked(impl_);
+  return translate_cl_errors("Matrix::to_host", [&] { return m.read_back(m.format); });
+}
+
+const HostCsrMatrix& Matrix::host_csr() const {
+  Impl& m = checked(impl_);
+  if (!m.host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(to_host());
+  return *m.host_copy;
+}
+
+std::vector<double> Matrix::diagonal() const {
+  const Impl& m = checked(impl_);
+  HostCsrMatrix read;
+  if (!m.host_copy) read = to_host();
+  const HostCsrMatrix& A = m.host_copy ? *m.host_copy : read;
+  std::vector<double> d(static_cast<std::size_t>(A.rows), 0.0);
+  for (std::int32_t i = 0; i < A.rows; ++i) {
+    const auto begin = A.col_indices.begin() + A.row_offsets[i];
+    const auto end = A.col_indices.begin() + A.row_offsets[i + 1];
+    const auto at = std::lower_bound(begin, end, i);
+    if (at != end && *at == i) d[i] = A.values[at - A.col_indices.begin()];
+  }
+  return d;
+}
+
+const Matrix::CsrPart& Matrix::csr_part() const {
+  Impl& m = checked(impl_);
+  if (!m.current().shape.has_csr) throw Error("a matrix in format " + to_string(m.format) + " has no CSR part");
+  return m.current().csr;
+}
+
+const Matrix::EllPart& Matrix::ell_part() const {
+  Impl& m = checked(impl_);
+  if (!m.current().shape.has_ell) throw Error("a matrix in format " + to_string(m.format) + " has no ELL part");
+  return m.current().ell;
+}
+
+Matrix::Values Matrix::csr_values(Precision p) {
+  Impl& m = checked(impl_);
+  csr_part();
+  return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p); });
+}
+
+Matrix::Values Matrix::ell_values(Precision p) {
+  Impl& m = checked(impl_);
+  ell_part();
+  return translate_cl_errors("Matrix::ell_values", [&] { return m.values(m.current().ell_values, p); });
+}
+
+}  // namespace clkr

@@ -1,0 +1,102 @@
+// The host side of the device matrix formats: sizes, building the arrays, and the inverse.
+#include "matrix_formats.hpp"
+
+#include <algorithm>
+
+namespace clkr::detail {
+namespace {
+
+std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
+
+std::int64_t row_length(const HostCsrMatrix& A, std::int32_t i) { return A.row_offsets[i + 1] - A.row_offsets[i]; }
+
+}  // namespace
+
+FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width) {
+  FormatShape s;
+  s.format = format;
+  s.has_csr = format != Format::Ell;
+  s.has_ell = format == Format::Ell || format == Format::Hyb;
+  std::int64_t longest = 0;
+  for (std::int32_t i = 0; i < A.rows; ++i) longest = std::max(longest, row_length(A, i));
+  if (s.has_ell) {
+    s.ell_width = format == Format::Ell ? longest : hyb_width;
+    s.ell_pitch = round_up(A.rows, 32);
+  }
+  if (format == Format::Csr) {
+    s.csr_stored = A.nnz();
+  } else if (s.has_csr) {
+    for (std::int32_t i = 0; i < A.rows; ++i)
+      s.csr_stored += round_up(std::max<std::int64_t>(0, row_length(A, i) - s.ell_width), 4);
+  }
+  return s;
+}
+
+std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int64_t value_bytes) {
+  std::int64_t bytes = 0;
+  if (shape.has_csr) bytes += (rows + 1) * 4 + shape.csr_stored * (4 + value_bytes);
+  if (shape.has_ell) bytes += shape.ell_stored() * (4 + value_bytes);
+  return bytes;
+}
+
+HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape) {
+  HostFormat h;
+  h.shape = shape;
+  const auto width = static_cast<std::int32_t>(shape.ell_width);
+  const auto pitch = static_cast<std::int32_t>(shape.ell_pitch);
+  if (shape.has_ell) {
+    h.ell_cols.assign(static_cast<std::size_t>(shape.ell_stored()), -1);
+    h.ell_values.assign(static_cast<std::size_t>(shape.ell_stored()), 0.0);
+  }
+  if (shape.has_csr) {
+    h.row_offsets.assign(static_cast<std::size_t>(A.rows) + 1, 0);
+    h.csr_cols.reserve(static_cast<std::size_t>(shape.csr_stored));
+    h.csr_values.reserve(static_cast<std::size_t>(shape.csr_stored));
+  }
+  for (std::int32_t i = 0; i < A.rows; ++i) {
+    std::int32_t k = A.row_offsets[i];
+    const std::int32_t end = A.row_offsets[i + 1];
+    for (std::int32_t j = 0; j < width && k < end; ++j, ++k) {
+      h.ell_cols[static_cast<std::size_t>(j) * pitch + i] = A.col_indices[k];
+      h.ell_values[static_cast<std::size_t>(j) * pitch + i] = A.values[k];
+    }
+    if (!shape.has_csr) continue;
+    h.csr_cols.insert(h.csr_cols.end(), A.col_indices.begin() + k, A.col_indices.begin() + end);
+    h.csr_values.insert(h.csr_values.end(), A.values.begin() + k, A.values.begin() + end);
+    if (k < end) {
+      const auto padding = static_cast<std::size_t>(round_up(end - k, 4) - (end - k));
+      h.csr_cols.insert(h.csr_cols.end(), padding, A.col_indices[end - 1]);
+      h.csr_values.insert(h.csr_values.end(), padding, 0.0);
+    }
+    h.row_offsets[i + 1] = static_cast<std::int32_t>(h.csr_cols.size());
+  }
+  return h;
+}
+
+HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric) {
+  const FormatShape& s = h.shape;
+  HostCsrMatrix A;
+  A.rows = rows;
+  A.cols = cols;
+  A.symmetric = symmetric;
+  A.row_offsets.assign(static_cast<std::size_t>(rows) + 1, 0);
+  for (std::int32_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < s.ell_width; ++j) {
+      const std::size_t k = static_cast<std::size_t>(j * s.ell_pitch + i);
+      if (h.ell_cols[k] < 0) break;
+      A.col_indices.push_back(h.ell_cols[k]);
+      A.values.push_back(h.ell_values[k]);
+    }
+    if (s.has_csr) {
+      for (std::int32_t k = h.row_offsets[i]; k < h.row_offsets[i + 1]; ++k) {
+        if (k > h.row_offsets[i] && h.csr_cols[k] <= h.csr_cols[k - 1]) break;
+        A.col_indices.push_back(h.csr_cols[k]);
+        A.values.push_back(h.csr_values[k]);
+      }
+    }
+    A.row_offsets[i + 1] = static_cast<std::int32_t>(A.col_indices.size());
+  }
+  return A;
+}
+
+}  // namespace clkr::detail

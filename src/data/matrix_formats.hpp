@@ -1,0 +1,51 @@
+// Internal to src/data: the host side of the device matrix formats (sizes, building the CSR/CSR4/
+// ELL/HYB arrays from a HostCsrMatrix, and the inverse), kept free of OpenCL so that every layout
+// rule lives in one place and is tested through Matrix::to_host.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clkr/data/host_csr_matrix.hpp"
+#include "clkr/data/matrix.hpp"
+
+namespace clkr::detail {
+
+// The sizes of one format's arrays, known before anything is built (64-bit: they are checked against
+// the 32-bit index range before use).
+struct FormatShape {
+  Format format = Format::Csr;
+  bool has_csr = false;         // CSR, CSR4, HYB's overflow: row offsets, column indices, values
+  bool has_ell = false;         // ELL, HYB's regular part: column indices, values
+  std::int64_t csr_stored = 0;  // entries of the CSR-like part, padding included
+  std::int64_t ell_width = 0;
+  std::int64_t ell_pitch = 0;  // rows rounded up to a multiple of 32
+  std::int64_t ell_stored() const { return ell_width * ell_pitch; }
+};
+
+// The shape of `format` for A; `hyb_width` is the ELL width of HYB (ignored otherwise).
+FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width);
+
+// Device bytes of a shape with `value_bytes` per stored value (indices are 4 bytes).
+std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int64_t value_bytes);
+
+// A format's arrays on the host, laid out exactly as on the device.
+struct HostFormat {
+  FormatShape shape;
+  std::vector<std::int32_t> row_offsets, csr_cols;
+  std::vector<double> csr_values;
+  std::vector<std::int32_t> ell_cols;
+  std::vector<double> ell_values;
+};
+
+// Builds the arrays of CSR4, ELL or HYB (CSR is A's own arrays); the shape must be format_shape's,
+// checked to fit 32-bit indices. Padding: CSR4 (and HYB's overflow) pads each row to a multiple of 4
+// with value 0 and the row's last column, so a padded entry repeats a column; ELL pads with column -1
+// and value 0.
+HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape);
+
+// The inverse for CSR4, ELL and HYB: the matrix in plain CSR, padding dropped (ELL rows end at the
+// first column -1, CSR4 rows at the first column that does not increase).
+HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric);
+
+}  // namespace clkr::detail
