@@ -26,5 +26,10 @@ struct Command {
 const std::vector<Command>& commands();
 
 int devices_command(const Args& args);
+int solve_command(const Args& args);
+int cg_command(const Args& args);
+int info_command(const Args& args);
+int convert_command(const Args& args);
+int bench_command(const Args& args);
 
 }  // namespace clkr::app

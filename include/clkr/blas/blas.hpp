@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -23,6 +24,8 @@ namespace clkr {
 struct BlasOptions {
   // SpMV in single precision: accumulate each row with Kahan compensation.
   bool kahan_spmv = false;
+  // Launch parameters to use instead of device_params(context->info()) (tests, benchmarks, tuning).
+  std::optional<DeviceParams> params;
 };
 
 class Blas {

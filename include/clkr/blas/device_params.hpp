@@ -46,8 +46,29 @@ struct DeviceParams {
 };
 
 // Defaults for a device by type and vendor, overridden by a tuned entry found under the cache
-// directory (written by `clkr tune`) when one exists for this device and driver.
-DeviceParams device_params(const DeviceInfo& info);
+// directory (written by `clkr tune`) when one exists for this device and driver: the file
+// device_params_path(info, cache_dir). `cache_dir` empty means the program cache's default
+// ($CLKR_CACHE_DIR, else $XDG_CACHE_HOME/clkr, else ~/.cache/clkr); "off" skips the lookup.
+// Throws clkr::ParseError when the tuned file exists but is malformed.
+DeviceParams device_params(const DeviceInfo& info, const std::string& cache_dir = "");
 DeviceParams default_device_params(const DeviceInfo& info);
+
+// <cache_dir>/params/<device name>_<driver version>.txt (unsafe characters replaced by '_'), or ""
+// when the cache is off.
+std::string device_params_path(const DeviceInfo& info, const std::string& cache_dir = "");
+
+// The tuned-parameter file format: one `key = value` per line ("blas1.variant = chunked",
+// "reduction.work_group_size = 256", ...), '#' comments, keys as format_device_params writes them.
+// read_device_params applies the file's keys over `base` (keys it lacks keep base's values) and
+// throws clkr::ParseError naming the file and line for an unknown key or a bad value.
+DeviceParams read_device_params(const std::string& path, DeviceParams base);
+std::string format_device_params(const DeviceParams& params);
+
+// Throws clkr::Error naming the first parameter out of range (zero sizes, a vector width other than
+// 2, 4, 8 or 16, ...).
+void validate_device_params(const DeviceParams& params);
+
+std::string to_string(Blas1Variant v);                  // "grid_stride", "chunked"
+Blas1Variant parse_blas1_variant(const std::string& text);  // throws clkr::Error
 
 }  // namespace clkr
