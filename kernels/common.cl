@@ -94,11 +94,12 @@ typedef float2 real;
 #define VEC_ARG(x) __global float *x##_hi, __global float *x##_lo
 #define CVEC_ARG(x) __global const float *x##_hi, __global const float *x##_lo
 #define VEC_LOAD(x, i) ((float2)((x##_hi)[i], (x##_lo)[i]))
+// (.s0/.s1, not .x/.y: a macro parameter named x would capture the component name.)
 #define VEC_STORE(x, i, v)    \
   do {                        \
     const float2 v_ = (v);    \
-    (x##_hi)[i] = v_.x;       \
-    (x##_lo)[i] = v_.y;       \
+    (x##_hi)[i] = v_.s0;      \
+    (x##_lo)[i] = v_.s1;      \
   } while (0)
 #define R_ADD(a, b) qd_add((a), (b))
 #define R_SUB(a, b) qd_sub((a), (b))

@@ -1,0 +1,53 @@
+// CSR SpMV, y = alpha*A*x + beta*y: the scalar kernel (one work-item per row, or a block of rows per
+// work-item on CPUs) and the vector kernel (a group of `lanes` work-items per row, reduced in local
+// memory), chosen per matrix from its mean row length by src/blas/spmv.cpp.
+#include "spmv/spmv_common.cl"
+
+inline acc_t csr_row_sum(const int begin, const int end, __global const int* cols, CVEC_ARG(val),
+                         CVEC_ARG(x)) {
+  acc_t acc = ACC_ZERO;
+  for (int k = begin; k < end; ++k) acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
+  return acc;
+}
+
+__kernel void spmv_csr_scalar(const int rows, const int rows_per_item, __global const int* row_offsets,
+                              __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
+                              REAL_ARG(beta), VEC_ARG(y)) {
+  const int2 range = row_range(rows, rows_per_item);
+  if (range.x == range.y) return;
+  // Each row's end offset is the next row's begin: read it once.
+  int begin = row_offsets[range.x];
+  for (int row = range.x; row < range.y; ++row) {
+    const int end = row_offsets[row + 1];
+    const acc_t s = csr_row_sum(begin, end, cols, VEC_PASS(val), VEC_PASS(x));
+    SPMV_STORE(y, row, alpha, beta, acc_value(s));
+    begin = end;
+  }
+}
+
+// Work-group of L work-items = L/lanes rows; lane j of a row sums entries j, j + lanes, ... (neighbouring
+// lanes read neighbouring entries: coalesced on GPUs), then the row's `lanes` partial sums are reduced
+// in `partial` (L elements of local memory) with barriers only, as OpenCL 1.2 has no sub-groups.
+// `lanes` is a power of two dividing the work-group size (checked by the host).
+__kernel void spmv_csr_vector(const int rows, const int lanes, __global const int* row_offsets,
+                              __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
+                              REAL_ARG(beta), VEC_ARG(y), __local acc_t* partial) {
+  const int lid = (int)get_local_id(0);
+  const int lane = lid & (lanes - 1);
+  const size_t row_in_grid = get_group_id(0) * (get_local_size(0) / lanes) + lid / lanes;
+  const int row = row_in_grid < (size_t)rows ? (int)row_in_grid : -1;  // -1: past the end, no row
+
+  acc_t acc = ACC_ZERO;
+  if (row >= 0) {
+    const int end = row_offsets[row + 1];
+    for (int k = row_offsets[row] + lane; k < end; k += lanes)
+      acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
+  }
+  partial[lid] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int span = lanes / 2; span > 0; span /= 2) {
+    if (lane < span) partial[lid] = acc_merge(partial[lid], partial[lid + span]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lane == 0 && row >= 0) SPMV_STORE(y, row, alpha, beta, acc_value(partial[lid]));
+}

@@ -1,0 +1,104 @@
+// Shared by the SpMV kernels (csr.cl, csr4.cl, ell.cl, hyb.cl): the row-sum accumulator, four-wide
+// value loads, the (alpha, beta) store variants and the row loop every one-row-per-work-item kernel uses.
+//
+// Build options besides the precision (see src/blas/spmv.cpp):
+//   -DALPHA_ONE   alpha == 1: the row sum is stored without a multiplication
+//   -DBETA_ZERO   beta == 0: y is written without being read (NaN or garbage in y cannot propagate)
+//   -DKAHAN       single precision only: compensated row sums (see acc_t below)
+#include "common.cl"
+
+#if defined(KAHAN) && !defined(CLKR_SINGLE)
+#error "-DKAHAN is for single precision only (quasi-double and double sums are already accurate)"
+#endif
+
+// ---- passing vectors on to helper functions --------------------------------------------------------
+// VEC_PASS(x) forwards a CVEC_ARG/VEC_ARG parameter to a function declared with the same macro.
+#if defined(CLKR_QDOUBLE)
+#define VEC_PASS(x) x##_hi, x##_lo
+#else
+#define VEC_PASS(x) x
+#endif
+
+// ---- four consecutive values (CSR4) ----------------------------------------------------------------
+// real4 holds elements 4*k4 .. 4*k4+3 of a value array; REAL4_S0..S3 extract them as reals.
+#if defined(CLKR_QDOUBLE)
+typedef float8 real4;  // heads in .s0123, tails in .s4567
+#define VEC_LOAD4(x, k4) ((float8)(vload4((k4), x##_hi), vload4((k4), x##_lo)))
+#define REAL4_S0(v) ((float2)((v).s0, (v).s4))
+#define REAL4_S1(v) ((float2)((v).s1, (v).s5))
+#define REAL4_S2(v) ((float2)((v).s2, (v).s6))
+#define REAL4_S3(v) ((float2)((v).s3, (v).s7))
+#else
+#if defined(CLKR_DOUBLE)
+typedef double4 real4;
+#else
+typedef float4 real4;
+#endif
+#define VEC_LOAD4(x, k4) vload4((k4), x)
+#define REAL4_S0(v) ((v).s0)
+#define REAL4_S1(v) ((v).s1)
+#define REAL4_S2(v) ((v).s2)
+#define REAL4_S3(v) ((v).s3)
+#endif
+
+// ---- the row-sum accumulator ------------------------------------------------------------------------
+// acc_add(acc, a, x) adds a*x; acc_merge combines two partial sums (CSR-vector reduction); acc_value
+// gives the sum as a real.
+#if defined(KAHAN)
+// Compensated dot product (Ogita, Rump and Oishi's Dot2, a Kahan-style summation that also catches
+// the rounding error of each product): .x is the running float sum, .y collects the exact errors of
+// every product (qd_two_prod) and every addition (qd_two_sum). The result is as accurate as if the
+// row were summed in twice the working precision and then rounded, so cancellation within a long
+// row no longer costs the digits it does in plain float.
+typedef float2 acc_t;
+#define ACC_ZERO ((float2)(0.0f, 0.0f))
+
+inline float2 acc_add(float2 acc, float a, float x) {
+  const float2 p = qd_two_prod(a, x);
+  const float2 s = qd_two_sum(acc.x, p.x);
+  return (float2)(s.x, acc.y + (p.y + s.y));
+}
+
+inline float2 acc_merge(float2 a, float2 b) {
+  const float2 s = qd_two_sum(a.x, b.x);
+  return (float2)(s.x, (a.y + b.y) + s.y);
+}
+
+inline float acc_value(float2 acc) { return acc.x + acc.y; }
+#else
+typedef real acc_t;
+#define ACC_ZERO R_ZERO
+#define acc_add(acc, a, x) R_MAD((a), (x), (acc))
+#define acc_merge(a, b) R_ADD((a), (b))
+#define acc_value(acc) (acc)
+#endif
+
+// ---- storing the result -----------------------------------------------------------------------------
+#if defined(ALPHA_ONE)
+#define SPMV_SCALE(alpha, s) (s)
+#else
+#define SPMV_SCALE(alpha, s) R_MUL((alpha), (s))
+#endif
+
+// y[row] = alpha*s + beta*y[row]
+#if defined(BETA_ZERO)
+#define SPMV_STORE(y, row, alpha, beta, s) VEC_STORE(y, row, SPMV_SCALE(alpha, s))
+#else
+#define SPMV_STORE(y, row, alpha, beta, s) \
+  VEC_STORE(y, row, R_MAD((beta), VEC_LOAD(y, row), SPMV_SCALE(alpha, s)))
+#endif
+
+// y[row] += alpha*s (HYB's overflow pass, after the ELL pass has applied beta)
+#define SPMV_ACCUMULATE(y, row, alpha, s) VEC_STORE(y, row, R_ADD(VEC_LOAD(y, row), SPMV_SCALE(alpha, s)))
+
+// ---- the rows of a work-item -------------------------------------------------------------------------
+// Work-item g owns rows [g*rows_per_item, min((g+1)*rows_per_item, rows)) (an empty range past the end):
+// one row per work-item on GPUs (rows_per_item == 1, neighbouring work-items on neighbouring rows),
+// a contiguous block of rows per work-item on CPUs (each core streams through its own part of the
+// matrix, as a CPU code would).
+inline int2 row_range(const int rows, const int rows_per_item) {
+  const size_t first = get_global_id(0) * (size_t)rows_per_item;
+  const int begin = first < (size_t)rows ? (int)first : rows;
+  const int end = rows - begin < rows_per_item ? rows : begin + rows_per_item;
+  return (int2)(begin, end);
+}

@@ -1,0 +1,424 @@
+// SpMV y = alpha*A*x + beta*y for every storage format: the work it counts, the choice and launch of
+// the kernels of kernels/spmv/, and the host reference in the arithmetic of each precision.
+#include "spmv.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "clkr/runtime/error.hpp"
+
+namespace clkr::detail {
+namespace {
+
+constexpr std::int64_t kIntMax = std::numeric_limits<std::int32_t>::max();
+
+// ---- work counted ------------------------------------------------------------------------------------
+
+struct StoredEntries {
+  double entries = 0;      // value slots and index slots the kernels read, padding included
+  double row_offsets = 0;  // int offsets read (rows + 1 per CSR-like part)
+};
+
+StoredEntries stored_entries(const Matrix& A) {
+  const double rows = A.rows();
+  switch (A.format()) {
+    case Format::Csr:
+    case Format::Csr4:
+      return {static_cast<double>(A.csr_part().stored), rows + 1};
+    case Format::Ell:
+      // The pitch's padding rows are never touched, a row's padding columns are.
+      return {static_cast<double>(A.ell_part().width) * rows, 0};
+    case Format::Hyb: {
+      // The overflow pass (and its row offsets) only runs when some row overflows.
+      const double overflow = static_cast<double>(A.csr_part().stored);
+      return {static_cast<double>(A.ell_part().width) * rows + overflow, overflow > 0 ? rows + 1 : 0};
+    }
+  }
+  return {};
+}
+
+// ---- launch geometry ----------------------------------------------------------------------------------
+
+std::size_t round_up(std::size_t n, std::size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+
+std::size_t kernel_max_work_group(const cl::Kernel& kernel, const Context& context) {
+  return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
+}
+
+// How a kernel that gives each work-item a block of `rows_per_item` rows (spmv_csr_scalar, spmv_csr4,
+// spmv_ell, spmv_hyb_overflow) is launched.
+struct RowLaunch {
+  std::int32_t rows_per_item = 1;
+  std::size_t global = 0, local = 0;
+};
+
+// The one place the device type enters: what an automatic rows_per_work_item (0) means. A GPU wants
+// one row per work-item in full work-groups, so that neighbouring work-items read neighbouring words.
+// A CPU wants each core to stream through contiguous blocks of rows, as a CPU code would: about four
+// blocks per core (for balance), each its own single-item work-group so the runtime can spread them
+// over every core (a CPU runs one work-group on one core).
+RowLaunch row_launch(const Context& context, const SpmvParams& params, std::int32_t rows, std::size_t max_work_group) {
+  const DeviceInfo& info = context.info();
+  const bool cpu = info.type == DeviceType::Cpu;
+  std::size_t per_item = params.rows_per_work_item;
+  if (per_item == 0) {
+    const std::size_t blocks = std::max<std::size_t>(info.compute_units, 1) * 4;
+    per_item = cpu ? std::max<std::size_t>((static_cast<std::size_t>(rows) + blocks - 1) / blocks, 1) : 1;
+  }
+  per_item = std::min<std::size_t>(per_item, std::max<std::int32_t>(rows, 1));
+  RowLaunch launch;
+  launch.rows_per_item = static_cast<std::int32_t>(per_item);
+  const std::size_t items = (static_cast<std::size_t>(rows) + per_item - 1) / per_item;
+  launch.local = cpu ? 1 : std::min(params.work_group_size, max_work_group);
+  launch.global = round_up(items, launch.local);
+  return launch;
+}
+
+bool is_power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
+// ---- kernel arguments --------------------------------------------------------------------------------
+
+// Sets a kernel's arguments in order; scalars and vectors take the form of the precision
+// (kernels/common.cl: REAL_ARG, VEC_ARG).
+class ArgList {
+ public:
+  ArgList(cl::Kernel& kernel, Precision p) : kernel_(kernel), precision_(p) {}
+
+  template <class T>
+  ArgList& value(const T& v) {
+    kernel_.setArg(index_++, v);
+    return *this;
+  }
+  ArgList& real(double v) {
+    switch (precision_) {
+      case Precision::Single:
+        return value(static_cast<cl_float>(v));
+      case Precision::QuasiDouble: {
+        cl_float2 pair;
+        pair.s[0] = static_cast<float>(v);
+        pair.s[1] = static_cast<float>(v - static_cast<double>(pair.s[0]));
+        return value(pair);
+      }
+      case Precision::Double:
+        break;
+    }
+    return value(static_cast<cl_double>(v));
+  }
+  // A device vector (x, y) or value array: one buffer, or quasi-double's head and tail.
+  template <class Buffers>
+  ArgList& vector(const Buffers& b) {
+    value(b.primary);
+    if (precision_ == Precision::QuasiDouble) value(b.tail);
+    return *this;
+  }
+  ArgList& local(std::size_t bytes) {
+    kernel_.setArg(index_++, cl::Local(bytes));
+    return *this;
+  }
+
+ private:
+  cl::Kernel& kernel_;
+  Precision precision_;
+  cl_uint index_ = 0;
+};
+
+// The -D options of one SpMV program: the precision and the (alpha, beta, Kahan) variant.
+std::string build_options(Precision p, bool kahan, double alpha, double beta) {
+  std::string options = precision_build_option(p);
+  if (alpha == 1) options += " -DALPHA_ONE";
+  if (beta == 0) options += " -DBETA_ZERO";
+  if (kahan) options += " -DKAHAN";
+  return options;
+}
+
+cl::Event enqueue(Context& context, const cl::Kernel& kernel, std::size_t global, std::size_t local) {
+  cl::Event event;
+  context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local), nullptr, &event);
+  return event;
+}
+
+// spmv_csr_scalar, spmv_csr4, spmv_ell or spmv_hyb_overflow over all rows; `other_args` sets the
+// arguments after (rows, rows_per_item).
+template <class SetArgs>
+cl::Event enqueue_rows(Context& context, const SpmvParams& params, Precision p, cl::Kernel& kernel, std::int32_t rows,
+                       const SetArgs& other_args) {
+  const RowLaunch launch = row_launch(context, params, rows, kernel_max_work_group(kernel, context));
+  ArgList args(kernel, p);
+  args.value(static_cast<cl_int>(rows)).value(static_cast<cl_int>(launch.rows_per_item));
+  other_args(args);
+  return enqueue(context, kernel, launch.global, launch.local);
+}
+
+// Throws clkr::Error unless y = alpha*A*x + beta*y is well posed for these operands.
+void check_operands(const Matrix& A, const Vector& x, const Vector& y) {
+  auto shape = [&] { return std::to_string(A.rows()) + " x " + std::to_string(A.cols()); };
+  if (x.size() != static_cast<std::size_t>(A.cols()))
+    throw Error("spmv: x ('" + x.name() + "') has " + std::to_string(x.size()) + " elements, the " + shape() +
+                " matrix needs " + std::to_string(A.cols()));
+  if (y.size() != static_cast<std::size_t>(A.rows()))
+    throw Error("spmv: y ('" + y.name() + "') has " + std::to_string(y.size()) + " elements, the " + shape() +
+                " matrix needs " + std::to_string(A.rows()));
+  if (&x == &y) throw Error("spmv: x and y are the same vector ('" + x.name() + "'); y must not alias x");
+}
+
+// ---- host arithmetic ---------------------------------------------------------------------------------
+// Operation for operation what kernels/common.cl and kernels/spmv/spmv_common.cl compute. The
+// error-free transformations contain no product but the explicit std::fma, so they stay exact even
+// where the compiler contracts a*b + c elsewhere.
+
+struct Qd {
+  float hi = 0, lo = 0;
+};
+
+Qd qd_two_sum(float a, float b) {
+  const float s = a + b;
+  const float bb = s - a;
+  return {s, (a - (s - bb)) + (b - bb)};
+}
+
+Qd qd_quick_two_sum(float a, float b) {
+  const float s = a + b;
+  return {s, b - (s - a)};
+}
+
+Qd qd_two_prod(float a, float b) {
+  const float p = a * b;
+  return {p, std::fma(a, b, -p)};
+}
+
+Qd qd_add(Qd a, Qd b) {
+  Qd s = qd_two_sum(a.hi, b.hi);
+  const Qd t = qd_two_sum(a.lo, b.lo);
+  s.lo += t.hi;
+  s = qd_quick_two_sum(s.hi, s.lo);
+  s.lo += t.lo;
+  return qd_quick_two_sum(s.hi, s.lo);
+}
+
+Qd qd_mul(Qd a, Qd b) {
+  Qd p = qd_two_prod(a.hi, b.hi);
+  p.lo += a.hi * b.lo + a.lo * b.hi;
+  return qd_quick_two_sum(p.hi, p.lo);
+}
+
+Qd qd_from_double(double v) {
+  const float hi = static_cast<float>(v);
+  return {hi, static_cast<float>(v - static_cast<double>(hi))};
+}
+
+// Kahan-style compensated dot product (Dot2), as spmv_common.cl's acc_add with -DKAHAN.
+struct Compensated {
+  float sum = 0, error = 0;
+  void add(float a, float x) {
+    const Qd p = qd_two_prod(a, x);
+    const Qd s = qd_two_sum(sum, p.hi);
+    sum = s.hi;
+    error = error + (p.lo + s.lo);
+  }
+  float value() const { return sum + error; }
+};
+
+template <class RowFn>
+void for_each_row(std::int32_t rows, const RowFn& row_fn) {
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < rows; ++i) row_fn(i);
+}
+
+void host_single(bool kahan, double alpha, const HostCsrMatrix& A, Vector& x, double beta, Vector& y) {
+  const float* xs = x.host_single(Access::Read);
+  float* ys = y.host_single(beta == 0 ? Access::Write : Access::ReadWrite);
+  const float a = static_cast<float>(alpha), b = static_cast<float>(beta);
+  const std::int32_t* offsets = A.row_offsets.data();
+  const std::int32_t* cols = A.col_indices.data();
+  const double* vals = A.values.data();
+  for_each_row(A.rows, [&](std::int32_t i) {
+    float s = 0;
+    if (kahan) {
+      Compensated c;
+      for (std::int32_t k = offsets[i]; k < offsets[i + 1]; ++k) c.add(static_cast<float>(vals[k]), xs[cols[k]]);
+      s = c.value();
+    } else {
+      for (std::int32_t k = offsets[i]; k < offsets[i + 1]; ++k) s = static_cast<float>(vals[k]) * xs[cols[k]] + s;
+    }
+    ys[i] = beta == 0 ? a * s : b * ys[i] + a * s;
+  });
+}
+
+void host_quasi_double(double alpha, const HostCsrMatrix& A, Vector& x, double beta, Vector& y) {
+  const Vector::HostQuasiDouble xq = x.host_quasi_double(Access::Read);
+  const Vector::HostQuasiDouble yq = y.host_quasi_double(beta == 0 ? Access::Write : Access::ReadWrite);
+  const Qd a = qd_from_double(alpha), b = qd_from_double(beta);
+  const std::int32_t* offsets = A.row_offsets.data();
+  const std::int32_t* cols = A.col_indices.data();
+  const double* vals = A.values.data();
+  for_each_row(A.rows, [&](std::int32_t i) {
+    Qd s;
+    for (std::int32_t k = offsets[i]; k < offsets[i + 1]; ++k)
+      s = qd_add(qd_mul(qd_from_double(vals[k]), Qd{xq.head[cols[k]], xq.tail[cols[k]]}), s);
+    Qd r = qd_mul(a, s);
+    if (beta != 0) r = qd_add(qd_mul(b, Qd{yq.head[i], yq.tail[i]}), r);
+    yq.head[i] = r.hi;
+    yq.tail[i] = r.lo;
+  });
+}
+
+void host_double(double alpha, const HostCsrMatrix& A, Vector& x, double beta, Vector& y) {
+  const double* xd = x.host_double(Access::Read);
+  double* yd = y.host_double(beta == 0 ? Access::Write : Access::ReadWrite);
+  const std::int32_t* offsets = A.row_offsets.data();
+  const std::int32_t* cols = A.col_indices.data();
+  const double* vals = A.values.data();
+  for_each_row(A.rows, [&](std::int32_t i) {
+    double s = 0;
+    for (std::int32_t k = offsets[i]; k < offsets[i + 1]; ++k) s = vals[k] * xd[cols[k]] + s;
+    yd[i] = beta == 0 ? alpha * s : beta * yd[i] + alpha * s;
+  });
+}
+
+}  // namespace
+
+// flops = 2 nnz (a multiply and an add per true nonzero; padding is not useful work)
+//       + 2 rows when beta != 0 (beta*y and its addition); the scaling by alpha is not counted.
+// bytes = (value bytes + 4 index bytes) * stored entries (CSR4 and ELL padding included: the
+//           kernels read it; quasi-double values are head + tail, 8 bytes)
+//       + 4 * (rows + 1) row offsets per CSR-like part (CSR, CSR4, HYB's overflow when not empty)
+//       + cols elements of x (each read once: the ideal cache)
+//       + rows elements of y written, and read again when beta != 0.
+OpCost spmv_cost(const Matrix& A, Precision p, double beta) {
+  const double element = static_cast<double>(bytes_per_element(p));
+  const double rows = A.rows(), cols = A.cols();
+  const StoredEntries stored = stored_entries(A);
+  OpCost cost;
+  cost.flops = 2.0 * static_cast<double>(A.nnz()) + (beta != 0 ? 2.0 * rows : 0.0);
+  cost.bytes = (element + 4.0) * stored.entries + 4.0 * stored.row_offsets + element * cols +
+               element * rows * (beta != 0 ? 2.0 : 1.0);
+  return cost;
+}
+
+// Kahan compensation applies to single precision only (quasi-double and double ignore the flag). HYB
+// refuses it: its row sums are split in two passes whose float combination would lose the
+// compensation, so the result would not be what was asked for.
+cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, bool kahan, double alpha, Matrix& A,
+                      Vector& x, double beta, Vector& y, cl::Event* first) {
+  check_operands(A, x, y);
+  if (A.context().get() != &context || x.context().get() != &context || y.context().get() != &context)
+    throw Error("spmv: the matrix and both vectors must live on the context the operation runs on");
+  if (p == Precision::Double && !context.info().fp64)
+    throw Error("spmv: double precision needs fp64, which " + context.info().name + " lacks");
+  kahan = kahan && p == Precision::Single;
+  if (kahan && A.format() == Format::Hyb)
+    throw Error(
+        "spmv: Kahan-compensated single-precision SpMV supports CSR, CSR4 and ELL, not HYB (its two "
+        "passes would round each row sum in between); convert the matrix or turn Kahan off");
+  if (params.work_group_size == 0) throw Error("spmv: SpmvParams::work_group_size must be at least 1");
+
+  const std::int32_t rows = A.rows();
+  if (rows == 0) {
+    // Nothing to compute, but callers profile the returned event.
+    cl::Event marker;
+    context.queue().enqueueMarkerWithWaitList(nullptr, &marker);
+    return marker;
+  }
+
+  const std::string options = build_options(p, kahan, alpha, beta);
+  const Vector::DeviceBuffers xb = x.device(p, Access::Read);
+  const Vector::DeviceBuffers yb = y.device(p, beta == 0 ? Access::Write : Access::ReadWrite);
+  cl::Event last;
+
+  switch (A.format()) {
+    case Format::Csr: {
+      const Matrix::CsrPart& part = A.csr_part();
+      const Matrix::Values values = A.csr_values(p);
+      if (A.stats().mean_row_length >= params.csr_vector_min_mean_row_length) {
+        const std::size_t lanes = params.vector_lanes;
+        if (!is_power_of_two(lanes) || lanes > params.work_group_size)
+          throw Error("spmv: SpmvParams::vector_lanes (" + std::to_string(lanes) +
+                      ") must be a power of two no larger than work_group_size (" +
+                      std::to_string(params.work_group_size) + ")");
+        cl::Kernel kernel = context.kernel("spmv/csr.cl", "spmv_csr_vector", options);
+        const std::size_t max_group = kernel_max_work_group(kernel, context);
+        if (max_group < lanes)
+          throw Error("spmv: SpmvParams::vector_lanes (" + std::to_string(lanes) + ") exceeds the " +
+                      std::to_string(max_group) + " work-items " + context.info().name +
+                      " allows in one work-group for this kernel");
+        const std::size_t group = std::min(params.work_group_size, max_group) / lanes * lanes;
+        const std::size_t rows_per_group = group / lanes;
+        const std::size_t groups = (static_cast<std::size_t>(rows) + rows_per_group - 1) / rows_per_group;
+        const std::size_t accumulator = (p == Precision::Single && !kahan) ? sizeof(cl_float) : 2 * sizeof(cl_float);
+        ArgList args(kernel, p);
+        args.value(static_cast<cl_int>(rows)).value(static_cast<cl_int>(lanes));
+        args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
+        args.real(alpha).real(beta).vector(yb).local(group * accumulator);
+        last = enqueue(context, kernel, groups * group, group);
+      } else {
+        cl::Kernel kernel = context.kernel("spmv/csr.cl", "spmv_csr_scalar", options);
+        last = enqueue_rows(context, params, p, kernel, rows, [&](ArgList& args) {
+          args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
+          args.real(alpha).real(beta).vector(yb);
+        });
+      }
+      break;
+    }
+    case Format::Csr4: {
+      const Matrix::CsrPart& part = A.csr_part();
+      if (part.stored > kIntMax) throw Error("spmv: CSR4 storage exceeds the int32 index range");
+      const Matrix::Values values = A.csr_values(p);
+      cl::Kernel kernel = context.kernel("spmv/csr4.cl", "spmv_csr4", options);
+      last = enqueue_rows(context, params, p, kernel, rows, [&](ArgList& args) {
+        args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
+        args.real(alpha).real(beta).vector(yb);
+      });
+      break;
+    }
+    case Format::Ell:
+    case Format::Hyb: {
+      const bool hyb = A.format() == Format::Hyb;
+      const char* file = hyb ? "spmv/hyb.cl" : "spmv/ell.cl";
+      const Matrix::EllPart& ell = A.ell_part();
+      // The kernel's running index reaches width * pitch + row.
+      if (static_cast<std::int64_t>(ell.width) * ell.pitch + rows > kIntMax)
+        throw Error("spmv: ELL storage (width " + std::to_string(ell.width) + " x pitch " + std::to_string(ell.pitch) +
+                    ") exceeds the int32 index range");
+      const Matrix::Values ell_values = A.ell_values(p);
+      cl::Kernel kernel = context.kernel(file, "spmv_ell", options);
+      last = enqueue_rows(context, params, p, kernel, rows, [&](ArgList& args) {
+        args.value(static_cast<cl_int>(ell.width)).value(static_cast<cl_int>(ell.pitch));
+        args.value(ell.col_indices).vector(ell_values).vector(xb).real(alpha).real(beta).vector(yb);
+      });
+      if (!hyb) break;
+      const Matrix::CsrPart& overflow = A.csr_part();
+      if (overflow.stored == 0) break;  // no row longer than the ELL width: one pass is all
+      if (first) *first = last;
+      if (overflow.stored > kIntMax) throw Error("spmv: HYB overflow storage exceeds the int32 index range");
+      const Matrix::Values overflow_values = A.csr_values(p);
+      cl::Kernel add = context.kernel(file, "spmv_hyb_overflow", options);
+      last = enqueue_rows(context, params, p, add, rows, [&](ArgList& args) {
+        args.value(overflow.row_offsets).value(overflow.col_indices).vector(overflow_values).vector(xb);
+        args.real(alpha).vector(yb);
+      });
+      break;
+    }
+  }
+  return last;
+}
+
+void spmv_host(Precision p, bool kahan, double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
+  check_operands(A, x, y);
+  const HostCsrMatrix& host = A.host_csr();
+  switch (p) {
+    case Precision::Single:
+      host_single(kahan, alpha, host, x, beta, y);
+      return;
+    case Precision::QuasiDouble:
+      host_quasi_double(alpha, host, x, beta, y);
+      return;
+    case Precision::Double:
+      host_double(alpha, host, x, beta, y);
+      return;
+  }
+}
+
+}  // namespace clkr::detail

@@ -1,0 +1,548 @@
+// SpMV y = alpha*A*x + beta*y in every format and precision, on the device and in the host reference,
+// against a long double reference on random matrices of awkward shapes (empty rows, a long row, 0-row
+// and 0-nnz matrices, sizes around powers of two, rectangular).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "../../src/blas/spmv.hpp"
+#include "clkr/blas/blas.hpp"
+#include "clkr/runtime/error.hpp"
+
+namespace clkr {
+namespace {
+
+const std::shared_ptr<Context>& test_context() {
+  static const std::shared_ptr<Context> context = Context::create();
+  return context;
+}
+
+bool can_run(Precision p) { return p != Precision::Double || test_context()->info().fp64; }
+
+// ---- random matrices ------------------------------------------------------------------------------
+
+struct Shape {
+  std::string name;
+  std::int32_t rows = 0, cols = 0;
+  std::int32_t max_row_length = 12;  // lengths uniform in [1, this], capped at cols
+  double empty_fraction = 0.15;      // rows left empty
+  std::int32_t long_row = 0;         // when > 0, row rows/2 gets this many entries (capped at cols)
+};
+
+// Values of both signs over a few binades, never zero.
+double random_value(std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(0.5, 1.0);
+  std::uniform_int_distribution<int> e(-3, 3), sign(0, 1);
+  return std::ldexp(u(rng), e(rng)) * (sign(rng) ? 1 : -1);
+}
+
+HostCsrMatrix random_matrix(const Shape& s, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  HostCsrMatrix A;
+  A.rows = s.rows;
+  A.cols = s.cols;
+  A.row_offsets.assign(1, 0);
+  std::vector<std::int32_t> all_cols(static_cast<std::size_t>(s.cols));
+  std::iota(all_cols.begin(), all_cols.end(), 0);
+  std::uniform_real_distribution<double> coin(0, 1);
+  std::uniform_int_distribution<std::int32_t> length(1, std::max(1, std::min(s.max_row_length, s.cols)));
+  for (std::int32_t i = 0; i < s.rows; ++i) {
+    std::int32_t n = 0;
+    if (s.long_row > 0 && i == s.rows / 2) {
+      n = std::min(s.long_row, s.cols);
+    } else if (s.cols > 0 && s.max_row_length > 0 && coin(rng) >= s.empty_fraction) {
+      n = length(rng);
+    }
+    std::vector<std::int32_t> picked;
+    std::sample(all_cols.begin(), all_cols.end(), std::back_inserter(picked), n, rng);  // sorted
+    for (std::int32_t c : picked) {
+      A.col_indices.push_back(c);
+      A.values.push_back(random_value(rng));
+    }
+    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+  }
+  A.validate();
+  return A;
+}
+
+std::vector<double> random_vector(std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<double> v(n);
+  for (auto& e : v) e = random_value(rng);
+  return v;
+}
+
+const std::vector<Shape>& shapes() {
+  static const std::vector<Shape> list = {
+      {"0x0", 0, 0},
+      {"0x5", 0, 5},
+      {"5x0", 5, 0},
+      {"7x9_no_entries", 7, 9, 0},
+      {"1x1", 1, 1},
+      {"3x3", 3, 3},
+      {"4x4", 4, 4},
+      {"5x5", 5, 5},
+      {"255x255", 255, 255},
+      {"257x257", 257, 257},
+      {"1023x1023", 1023, 1023},
+      {"1025x1025", 1025, 1025},
+      {"300x1025", 300, 1025},
+      {"1025x300", 1025, 300},
+      {"long_row_600x3100", 600, 3100, 12, 0.3, 3000},
+  };
+  return list;
+}
+
+// ---- the long double reference --------------------------------------------------------------------
+
+// A value as the device stores it in precision p.
+long double stored(double v, Precision p) {
+  switch (p) {
+    case Precision::Single:
+      return static_cast<float>(v);
+    case Precision::QuasiDouble: {
+      const float head = static_cast<float>(v);
+      return static_cast<long double>(head) + static_cast<float>(v - head);
+    }
+    case Precision::Double:
+      break;
+  }
+  return v;
+}
+
+struct Reference {
+  std::vector<long double> y;
+  std::vector<long double> scale;  // sum_j |alpha a_ij x_j| + |beta y_i|: what rounding errors scale with
+  std::vector<std::int32_t> row_length;
+};
+
+// alpha*A*x + beta*y0 from the inputs as stored in precision p (so only the arithmetic is measured).
+Reference reference(const HostCsrMatrix& A, Precision p, double alpha, const std::vector<double>& x, double beta,
+                    const std::vector<double>& y0) {
+  Reference r;
+  const long double a = stored(alpha, p), b = stored(beta, p);
+  for (std::int32_t i = 0; i < A.rows; ++i) {
+    long double sum = 0, scale = 0;
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+      const long double term = stored(A.values[k], p) * stored(x[A.col_indices[k]], p);
+      sum += term;
+      scale += std::fabs(a * term);
+    }
+    long double y = a * sum;
+    if (beta != 0) {
+      y += b * stored(y0[i], p);
+      scale += std::fabs(b * stored(y0[i], p));
+    }
+    r.y.push_back(y);
+    r.scale.push_back(scale);
+    r.row_length.push_back(A.row_offsets[i + 1] - A.row_offsets[i]);
+  }
+  return r;
+}
+
+// Relative to the row's scale: the precision's bound, growing like sqrt(row length) past 10 entries
+// (rounding errors of a random sum add up like a random walk).
+double tolerance(Precision p, std::int32_t row_length) {
+  const double base = p == Precision::Single ? 1e-6 : p == Precision::QuasiDouble ? 1e-13 : 1e-14;
+  return base * std::max(1.0, std::sqrt(row_length / 10.0));
+}
+
+// Every element finite and within tolerance; reports the first few offenders only.
+void expect_close(const Reference& ref, const std::vector<double>& got, Precision p, const std::string& what) {
+  ASSERT_EQ(got.size(), ref.y.size()) << what;
+  int reported = 0;
+  for (std::size_t i = 0; i < got.size() && reported < 5; ++i) {
+    const long double error = std::fabs(static_cast<long double>(got[i]) - ref.y[i]);
+    const long double allowed = tolerance(p, ref.row_length[i]) * ref.scale[i];
+    if (!std::isfinite(got[i]) || error > allowed) {
+      ++reported;
+      ADD_FAILURE() << what << ": y[" << i << "] = " << got[i] << ", expected " << static_cast<double>(ref.y[i])
+                    << " (error " << static_cast<double>(error) << ", allowed " << static_cast<double>(allowed)
+                    << ", row length " << ref.row_length[i] << ")";
+    }
+  }
+}
+
+// The device copy of v in precision p, as doubles (head + tail in quasi-double).
+std::vector<double> read_device(Vector& v, Precision p) {
+  const Vector::DeviceBuffers b = v.device(p, Access::Read);
+  auto& queue = v.context()->queue();
+  std::vector<double> out(v.size());
+  if (v.size() == 0) return out;
+  if (p == Precision::Double) {
+    queue.enqueueReadBuffer(b.primary, CL_TRUE, 0, v.size() * sizeof(double), out.data());
+    return out;
+  }
+  std::vector<float> head(v.size()), tail(v.size(), 0.0f);
+  queue.enqueueReadBuffer(b.primary, CL_TRUE, 0, v.size() * sizeof(float), head.data());
+  if (p == Precision::QuasiDouble) queue.enqueueReadBuffer(b.tail, CL_TRUE, 0, v.size() * sizeof(float), tail.data());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(head[i]) + tail[i];
+  return out;
+}
+
+void expect_equal(const HostCsrMatrix& a, const HostCsrMatrix& b, const std::string& what) {
+  EXPECT_EQ(a.rows, b.rows) << what;
+  EXPECT_EQ(a.cols, b.cols) << what;
+  EXPECT_EQ(a.row_offsets, b.row_offsets) << what;
+  EXPECT_EQ(a.col_indices, b.col_indices) << what;
+  EXPECT_EQ(a.values, b.values) << what;
+}
+
+struct AlphaBeta {
+  double alpha, beta;
+};
+// (1, 0) and (1, 1) build the ALPHA_ONE (and BETA_ZERO) variants, (2.5, -0.5) the general one.
+const AlphaBeta kAllCases[] = {{1, 0}, {1, 1}, {2.5, -0.5}};
+const AlphaBeta kTwoCases[] = {{1, 0}, {2.5, -0.5}};
+
+MatrixOptions test_matrix_options() {
+  MatrixOptions options;
+  options.max_ell_fill_ratio = 1e9;  // ELL even for the long-row matrix: padding is what is tested
+  return options;
+}
+
+// y = alpha*A*x + beta*y through `run` (a Blas, or the detail functions directly) on a fresh y (NaN
+// when beta == 0: every element must be written, and y must not be read), checked against the
+// reference; x's device copy and A must come out unchanged.
+template <class Run>
+void check_spmv(Matrix& A, const HostCsrMatrix& H, Precision p, const AlphaBeta& c, const std::string& what,
+                const Run& run, Location location = Location::Device) {
+  const auto& context = test_context();
+  const std::vector<double> xv = random_vector(static_cast<std::size_t>(H.cols), 11);
+  const std::vector<double> y0 = random_vector(static_cast<std::size_t>(H.rows), 12);
+  Vector x(context, xv, "x");
+  Vector y(context, y0, "y");
+  if (c.beta == 0) {
+    if (location == Location::Device) {
+      y.fill(std::numeric_limits<double>::quiet_NaN(), p);
+    } else {
+      y.assign(std::vector<double>(y0.size(), std::numeric_limits<double>::quiet_NaN()));
+    }
+  }
+  const std::string label =
+      what + " " + to_string(p) + " alpha=" + std::to_string(c.alpha) + " beta=" + std::to_string(c.beta);
+  run(c.alpha, A, x, c.beta, y);
+  expect_close(reference(H, p, c.alpha, xv, c.beta, y0), y.to_host(), p, label);
+  if (location == Location::Device) {
+    const std::vector<double> x_after = read_device(x, p);
+    for (std::size_t i = 0; i < xv.size(); ++i)
+      ASSERT_EQ(static_cast<long double>(x_after[i]), stored(xv[i], p)) << label << ": x[" << i << "] changed";
+  } else {
+    EXPECT_EQ(x.to_host(), xv) << label << ": x changed";
+  }
+  expect_equal(A.to_host(), H, label + ": A changed");
+}
+
+// ---- every format x precision through Blas ----------------------------------------------------------
+
+using FormatPrecision = std::tuple<Format, Precision>;
+
+std::string name_of(const testing::TestParamInfo<FormatPrecision>& info) {
+  return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param));
+}
+
+class SpmvDevice : public testing::TestWithParam<FormatPrecision> {};
+
+TEST_P(SpmvDevice, MatchesLongDoubleReference) {
+  const auto [format, p] = GetParam();
+  if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
+  Blas blas(test_context(), Location::Device, p);
+  const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) { blas.spmv(alpha, A, x, beta, y); };
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    const Shape& shape = shapes()[s];
+    const HostCsrMatrix H = random_matrix(shape, 100 + static_cast<std::uint32_t>(s));
+    Matrix A(test_context(), H, format, test_matrix_options());
+    if (format == Format::Csr) {
+      for (const AlphaBeta& c : kAllCases) check_spmv(A, H, p, c, to_string(format) + " " + shape.name, run);
+    } else {
+      for (const AlphaBeta& c : kTwoCases) check_spmv(A, H, p, c, to_string(format) + " " + shape.name, run);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFormats, SpmvDevice,
+                         testing::Combine(testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb),
+                                          testing::Values(Precision::Single, Precision::QuasiDouble,
+                                                          Precision::Double)),
+                         name_of);
+
+// ---- launch variants through the detail interface (parameters Blas would take from the device) -------
+
+class SpmvPrecision : public testing::TestWithParam<Precision> {};
+
+std::string precision_name(const testing::TestParamInfo<Precision>& info) { return to_string(info.param); }
+
+// The CSR-vector kernel, forced by a zero mean-row-length threshold, with a degenerate (1), a small and
+// a warp-sized lane count; work groups of 64 hold 64, 16 and 2 rows.
+TEST_P(SpmvPrecision, CsrVectorKernel) {
+  const Precision p = GetParam();
+  if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
+  for (std::size_t lanes : {1, 4, 32}) {
+    SpmvParams params;
+    params.work_group_size = 64;
+    params.csr_vector_min_mean_row_length = 0;
+    params.vector_lanes = lanes;
+    const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
+      detail::spmv_device(*test_context(), params, p, false, alpha, A, x, beta, y);
+    };
+    for (const char* name : {"5x5", "1025x1025", "1025x300", "long_row_600x3100"}) {
+      const auto shape = std::find_if(shapes().begin(), shapes().end(), [&](const Shape& s) { return s.name == name; });
+      const HostCsrMatrix H = random_matrix(*shape, 7);
+      Matrix A(test_context(), H, Format::Csr);
+      for (const AlphaBeta& c : kTwoCases)
+        check_spmv(A, H, p, c, "csr-vector lanes=" + std::to_string(lanes) + " " + name, run);
+    }
+  }
+}
+
+// Row blocks of 1 and of an awkward 7 rows per work-item (the CPU path's parameter) in the
+// one-row-per-work-item kernels: CSR scalar, CSR4, ELL and both HYB passes.
+TEST_P(SpmvPrecision, RowsPerWorkItem) {
+  const Precision p = GetParam();
+  if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
+  const Shape shape{"1023x1025", 1023, 1025};
+  const HostCsrMatrix H = random_matrix(shape, 8);
+  for (std::size_t per_item : {1, 7}) {
+    SpmvParams params;
+    params.work_group_size = 32;
+    params.csr_vector_min_mean_row_length = std::numeric_limits<double>::infinity();
+    params.rows_per_work_item = per_item;
+    const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
+      detail::spmv_device(*test_context(), params, p, false, alpha, A, x, beta, y);
+    };
+    for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb}) {
+      Matrix A(test_context(), H, f);
+      check_spmv(A, H, p, {2.5, -0.5}, to_string(f) + " rows_per_work_item=" + std::to_string(per_item), run);
+    }
+  }
+}
+
+// HYB with every row in the overflow (ELL width 0), a split, and no overflow at all.
+TEST_P(SpmvPrecision, HybSplits) {
+  const Precision p = GetParam();
+  if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
+  const Shape shape{"long_row_257x3100", 257, 3100, 12, 0.2, 3000};
+  const HostCsrMatrix H = random_matrix(shape, 9);
+  Blas blas(test_context(), Location::Device, p);
+  const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) { blas.spmv(alpha, A, x, beta, y); };
+  for (std::int32_t width : {0, 3, 3000}) {
+    MatrixOptions options;
+    options.hyb_ell_width = width;
+    Matrix A(test_context(), H, Format::Hyb, options);
+    ASSERT_EQ(A.ell_part().width, width);
+    for (const AlphaBeta& c : kTwoCases) check_spmv(A, H, p, c, "hyb ell width " + std::to_string(width), run);
+  }
+}
+
+// The host reference backend (Blas on Location::Host) in each precision's arithmetic.
+TEST_P(SpmvPrecision, HostReference) {
+  const Precision p = GetParam();
+  Blas blas(test_context(), Location::Host, p);
+  const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) { blas.spmv(alpha, A, x, beta, y); };
+  for (const char* name : {"0x5", "5x0", "7x9_no_entries", "1x1", "1025x1025", "1025x300", "long_row_600x3100"}) {
+    const auto shape = std::find_if(shapes().begin(), shapes().end(), [&](const Shape& s) { return s.name == name; });
+    const HostCsrMatrix H = random_matrix(*shape, 10);
+    Matrix A(test_context(), H, Format::Csr);
+    for (const AlphaBeta& c : kAllCases) check_spmv(A, H, p, c, std::string("host ") + name, run, Location::Host);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPrecisions, SpmvPrecision,
+                         testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double), precision_name);
+
+// ---- Kahan-compensated single precision ----------------------------------------------------------------
+
+// One row of 4000 float products in cancelling pairs (a_m x_m = -a_k x_k (1 + d), |d| <= 1e-4, over
+// 2^-8 .. 2^8) in random column order, plus an empty row and a short one: the row's condition number
+// sum |a x| / |sum a x| is about 1e6, so plain float summation keeps no correct digit, while a sum
+// as accurate as twice the working precision keeps about u + u^2 * 1e6 ~ 1e-7.
+HostCsrMatrix ill_conditioned(std::vector<double>& x) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.5f, 1.0f);
+  std::uniform_int_distribution<int> e(-8, 8);
+  std::uniform_real_distribution<double> d(-1e-4, 1e-4);
+  const std::int32_t n = 4000;
+  x.resize(n);
+  for (auto& v : x) v = u(rng);
+  std::vector<std::int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<double> row(n);
+  for (std::int32_t k = 0; k < n; k += 2) {
+    const std::int32_t i = order[k], j = order[k + 1];
+    row[i] = std::ldexp(u(rng), e(rng));
+    row[j] = -static_cast<float>(row[i] * x[i] / x[j] * (1 + d(rng)));
+  }
+  HostCsrMatrix A;
+  A.rows = 3;
+  A.cols = n;
+  A.row_offsets = {0, n, n, n + 3};
+  for (std::int32_t k = 0; k < n; ++k) A.col_indices.push_back(k);
+  A.values = row;
+  for (std::int32_t k : {1, 17, 3999}) A.col_indices.push_back(k);
+  for (double v : {0.75, -1.5, 0.625}) A.values.push_back(v);
+  A.validate();
+  return A;
+}
+
+TEST(SpmvKahan, MoreAccurateThanPlainSingle) {
+  std::vector<double> xv;
+  const HostCsrMatrix H = ill_conditioned(xv);
+  const Reference ref = reference(H, Precision::Single, 1, xv, 0, std::vector<double>(3, 0.0));
+  ASSERT_LT(std::fabs(ref.y[0]), 1e-5L * ref.scale[0]) << "the test row should be ill-conditioned";
+
+  BlasOptions kahan;
+  kahan.kahan_spmv = true;
+  Blas plain_blas(test_context(), Location::Device, Precision::Single);
+  Blas kahan_blas(test_context(), Location::Device, Precision::Single, kahan);
+  Blas host_kahan_blas(test_context(), Location::Host, Precision::Single, kahan);
+  SpmvParams vector_params;
+  vector_params.csr_vector_min_mean_row_length = 0;
+  vector_params.work_group_size = 64;
+  vector_params.vector_lanes = 32;
+
+  const auto relative_error = [&](const std::vector<double>& y) {
+    return static_cast<double>(std::fabs(y[0] - ref.y[0]) / std::fabs(ref.y[0]));
+  };
+  for (Format f : {Format::Csr, Format::Csr4, Format::Ell}) {
+    Matrix A(test_context(), H, f, test_matrix_options());
+    Vector x(test_context(), xv, "x");
+    Vector y_plain(test_context(), 3, "y_plain"), y_kahan(test_context(), 3, "y_kahan");
+    plain_blas.spmv(1, A, x, 0, y_plain);
+    kahan_blas.spmv(1, A, x, 0, y_kahan);
+    const double plain_error = relative_error(y_plain.to_host());
+    const double kahan_error = relative_error(y_kahan.to_host());
+    EXPECT_LT(kahan_error, 1e-6) << to_string(f);
+    EXPECT_LT(kahan_error * 100, plain_error) << to_string(f) << ": plain " << plain_error << ", Kahan " << kahan_error;
+    expect_close(ref, y_kahan.to_host(), Precision::Single, to_string(f) + " Kahan");
+  }
+  Matrix A(test_context(), H, Format::Csr);
+  Vector x(test_context(), xv, "x");
+  Vector y_vector(test_context(), 3, "y_vector"), y_host(test_context(), 3, "y_host");
+  detail::spmv_device(*test_context(), vector_params, Precision::Single, true, 1, A, x, 0, y_vector);
+  host_kahan_blas.spmv(1, A, x, 0, y_host);
+  EXPECT_LT(relative_error(y_vector.to_host()), 1e-6) << "csr-vector Kahan";
+  EXPECT_LT(relative_error(y_host.to_host()), 1e-6) << "host Kahan";
+}
+
+// Every (alpha, beta) variant of the Kahan kernel on ordinary matrices.
+TEST(SpmvKahan, AllVariantsMatchReference) {
+  BlasOptions kahan;
+  kahan.kahan_spmv = true;
+  Blas blas(test_context(), Location::Device, Precision::Single, kahan);
+  const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) { blas.spmv(alpha, A, x, beta, y); };
+  for (const char* name : {"5x0", "1025x300", "long_row_600x3100"}) {
+    const auto shape = std::find_if(shapes().begin(), shapes().end(), [&](const Shape& s) { return s.name == name; });
+    const HostCsrMatrix H = random_matrix(*shape, 13);
+    Matrix A(test_context(), H, Format::Csr);
+    for (const AlphaBeta& c : kAllCases) check_spmv(A, H, Precision::Single, c, std::string("kahan csr ") + name, run);
+  }
+}
+
+// ---- counted work, events, bad input ------------------------------------------------------------------
+
+// Rows of lengths 2, 0, 3 in a 3 x 4 matrix: nnz 5, CSR4 stores 4 + 0 + 4, ELL 3 x 3 (pitch unused).
+HostCsrMatrix small_matrix() {
+  HostCsrMatrix A;
+  A.rows = 3;
+  A.cols = 4;
+  A.row_offsets = {0, 2, 2, 5};
+  A.col_indices = {0, 3, 0, 1, 2};
+  A.values = {1.5, -2, 3, 0.25, -1};
+  return A;
+}
+
+TEST(SpmvCost, CountsStoredEntriesOffsetsAndVectors) {
+  const HostCsrMatrix H = small_matrix();
+  Matrix csr(test_context(), H, Format::Csr);
+  // 5 * (8 + 4) values and indices, 4 * 4 offsets, 4 * 8 x, 3 * 8 y written.
+  auto cost = detail::spmv_cost(csr, Precision::Double, 0);
+  EXPECT_EQ(cost.flops, 10);
+  EXPECT_EQ(cost.bytes, 60 + 16 + 32 + 24);
+  Matrix csr4(test_context(), H, Format::Csr4);
+  // beta != 0: 2 more flops per row and y read as well: 8 * (4 + 4) + 16 + 4 * 4 + 2 * 3 * 4.
+  cost = detail::spmv_cost(csr4, Precision::Single, 1);
+  EXPECT_EQ(cost.flops, 16);
+  EXPECT_EQ(cost.bytes, 64 + 16 + 16 + 24);
+  Matrix ell(test_context(), H, Format::Ell, test_matrix_options());
+  // Quasi-double: 8 value bytes (head + tail); 3 x 3 entries, no offsets.
+  cost = detail::spmv_cost(ell, Precision::QuasiDouble, 0);
+  EXPECT_EQ(cost.flops, 10);
+  EXPECT_EQ(cost.bytes, 9 * 12 + 4 * 8 + 3 * 8);
+}
+
+// Callers time the returned events: the empty matrix's too, and HYB's two kernels (the first reported
+// separately; single-kernel formats leave `first` alone so that no kernel is timed twice).
+TEST(SpmvEvents, AreProfilable) {
+  for (std::int32_t rows : {0, 5}) {
+    const HostCsrMatrix H = random_matrix({"events", rows, 5}, 14);
+    for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb}) {
+      MatrixOptions options = test_matrix_options();
+      options.hyb_ell_width = 1;  // rows of 2 or more entries overflow
+      Matrix A(test_context(), H, f, options);
+      Vector x(test_context(), random_vector(5, 1), "x"), y(test_context(), static_cast<std::size_t>(rows), "y");
+      cl::Event first;
+      cl::Event last =
+          detail::spmv_device(*test_context(), SpmvParams{}, Precision::Single, false, 1, A, x, 0, y, &first);
+      last.wait();
+      EXPECT_GE(last.getProfilingInfo<CL_PROFILING_COMMAND_END>(), last.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+      if (f == Format::Hyb && rows > 0) {
+        ASSERT_NE(first(), nullptr);
+        EXPECT_LE(first.getProfilingInfo<CL_PROFILING_COMMAND_END>(),
+                  last.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+      } else {
+        EXPECT_EQ(first(), nullptr) << to_string(f) << " rows " << rows;
+      }
+    }
+  }
+}
+
+TEST(SpmvErrors, BadOperandsThrow) {
+  const auto& context = test_context();
+  const HostCsrMatrix H = small_matrix();
+  Matrix A(context, H, Format::Csr);
+  Vector x(context, random_vector(4, 1), "x"), y(context, 3, "y");
+  Vector short_x(context, 3, "short_x"), long_y(context, 4, "long_y");
+  Blas blas(context, Location::Device, Precision::Single);
+  EXPECT_THROW(blas.spmv(1, A, short_x, 0, y), Error);
+  EXPECT_THROW(blas.spmv(1, A, x, 0, long_y), Error);
+  const SpmvParams params;
+  EXPECT_THROW(detail::spmv_device(*context, params, Precision::Single, false, 1, A, short_x, 0, y), Error);
+  EXPECT_THROW(detail::spmv_device(*context, params, Precision::Single, false, 1, A, x, 0, long_y), Error);
+  EXPECT_THROW(detail::spmv_host(Precision::Single, false, 1, A, short_x, 0, y), Error);
+
+  // y aliasing x (a square matrix so that the sizes agree).
+  Matrix square(context, random_matrix({"square", 6, 6}, 15), Format::Csr);
+  Vector v(context, random_vector(6, 2), "v");
+  EXPECT_THROW(detail::spmv_device(*context, params, Precision::Single, false, 1, square, v, 0, v), Error);
+  EXPECT_THROW(detail::spmv_host(Precision::Single, false, 1, square, v, 0, v), Error);
+
+  // Operands of another context (a second context on the same device).
+  const std::shared_ptr<Context> other = Context::create(context->info().index_selector());
+  EXPECT_THROW(detail::spmv_device(*other, params, Precision::Single, false, 1, A, x, 0, y), Error);
+
+  SpmvParams bad_lanes;
+  bad_lanes.csr_vector_min_mean_row_length = 0;
+  bad_lanes.vector_lanes = 3;
+  EXPECT_THROW(detail::spmv_device(*context, bad_lanes, Precision::Single, false, 1, A, x, 0, y), Error);
+
+  Matrix hyb(context, H, Format::Hyb);
+  try {
+    detail::spmv_device(*context, params, Precision::Single, true, 1, hyb, x, 0, y);
+    ADD_FAILURE() << "Kahan HYB should throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("HYB"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace clkr
