@@ -1,0 +1,72 @@
+// What every clkr solver takes and returns: the options, the outcome (status, iterations, residuals,
+// history) and the solver/status names.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "clkr/data/precision.hpp"
+
+namespace clkr {
+
+enum class SolverKind { Cg, Pcg, Gmres, BiCgStab, Ir };
+std::string to_string(SolverKind kind);  // "cg", "pcg", "gmres", "bicgstab", "ir"
+// Accepts the names above (case-insensitive); throws clkr::Error listing them on anything else.
+SolverKind parse_solver(const std::string& text);
+
+enum class SolveStatus {
+  Converged,      // the residual reached the tolerance
+  MaxIterations,  // options.max_iterations spent first
+  NotSpd,         // CG/PCG: p'Ap <= 0, or (PCG) a diagonal entry <= 0: the matrix is not SPD
+  Breakdown,      // BiCGStab: rho = 0 or (r0, v) = 0; GMRES: a zero or non-finite Givens pivot
+  NonFinite,      // a NaN or Inf appeared in a scalar of the iteration
+  Stagnated       // the residual recomputed as b - A x stopped decreasing above the tolerance (the
+                  // precision's floor: see SolveOptions), or a GMRES cycle / IR step made no progress
+};
+std::string to_string(SolveStatus status);  // "converged", "max-iterations", "not-spd", ...
+
+struct IterationRecord {
+  int iteration = 0;    // 0 for the initial residual, then 1, 2, ...
+  double residual = 0;  // relative residual ||r_k|| / ||b|| as the solver tracks it (||r_k|| if b = 0)
+  double seconds = 0;   // since the start of the solve
+};
+
+// Convergence is judged on the residual norm ||r|| the iteration tracks (recursively updated in CG,
+// PCG and BiCGStab), and confirmed when it reaches the tolerance by recomputing r = b - A x in the
+// solver's precision: a recursive residual that has drifted below the true one (it does, in single
+// precision) restarts the iteration from x instead of reporting a false convergence, and a confirmed
+// residual that does not at least halve between two such checks ends the solve as Stagnated.
+struct SolveOptions {
+  double relative_tolerance = 1e-8;  // stop when ||b - A x|| <= relative_tolerance * ||b||
+  double absolute_tolerance = 0;     // ... or when ||b - A x|| <= absolute_tolerance
+  int max_iterations = 10000;        // IR: outer steps; CG, PCG, GMRES: SpMVs; BiCGStab: 2 SpMVs each
+  int restart = 30;                  // GMRES(m): the Krylov basis size before a restart
+  bool use_initial_guess = false;    // else x starts at 0 (whatever x held is ignored)
+  bool record_history = false;       // fill SolveResult::history, one record per iteration
+  std::function<void(const IterationRecord&)> progress;  // called every iteration if set
+
+  // Iterative refinement: the inner solve A d = r.
+  Precision inner_precision = Precision::Single;
+  SolverKind inner_solver = SolverKind::Cg;
+  double inner_relative_tolerance = 1e-4;
+  int inner_max_iterations = 10000;
+};
+
+struct SolveResult {
+  SolveStatus status = SolveStatus::MaxIterations;
+  bool converged() const { return status == SolveStatus::Converged; }
+  int iterations = 0;  // Krylov iterations (IR: outer iterations)
+  // ||r_k|| / ||b|| as the iteration tracked it, in the solver's precision.
+  double recursive_relative_residual = 0;
+  // ||b - A x|| / ||b|| recomputed at the end on the host in double from x's final values (see
+  // true_relative_residual): what the answer is actually worth.
+  double true_relative_residual = 0;
+  double seconds = 0;  // wall time of the solve (setup included, the true residual excluded)
+  std::vector<IterationRecord> history;
+  // Why the solve stopped, in words: "p'Ap = -3.2e-01 <= 0 at iteration 5: the matrix is not SPD".
+  std::string message;
+  int inner_iterations = 0;  // IR: the inner solver's iterations summed over every outer step
+};
+
+}  // namespace clkr

@@ -1,0 +1,28 @@
+// The solver level's public entry point: every solver, dispatch by kind, and the true residual.
+// Solvers are written only against Blas, Vector and Matrix, so each runs unchanged on any device,
+// storage format and precision, and on the host reference backend.
+#pragma once
+
+#include "clkr/blas/blas.hpp"
+#include "clkr/solver/bicgstab.hpp"
+#include "clkr/solver/cg.hpp"
+#include "clkr/solver/gmres.hpp"
+#include "clkr/solver/iterative_refinement.hpp"
+#include "clkr/solver/options.hpp"
+#include "clkr/solver/pcg.hpp"
+
+namespace clkr {
+
+// Runs solver `kind`. For SolverKind::Ir an inner Blas is built on blas's context and location in
+// options.inner_precision (options.inner_solver solves the corrections).
+//
+// Every solver refuses up front with clkr::Error: a non-square A, b or x of the wrong size, NaN/Inf in
+// b (or in x with use_initial_guess), bad options. A zero b returns x = 0 at once (converged, 0
+// iterations). x ends valid in blas.precision() at blas.location().
+SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options = {});
+
+// ||b - A x|| / ||b|| on the host in double with long double accumulation, from host copies of A, b
+// and x (||b - A x|| when b = 0). Throws clkr::Error on size mismatches.
+double true_relative_residual(Matrix& A, Vector& b, Vector& x);
+
+}  // namespace clkr

@@ -1,0 +1,112 @@
+// BiCGStab (van der Vorst 1992) for non-symmetric matrices: two SpMVs per iteration, no transpose.
+#include "clkr/solver/bicgstab.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "solver_core.hpp"
+
+namespace clkr {
+namespace detail {
+
+// Memory moved per iteration, n = rows, in elements of the Blas precision: two SpMVs (the matrix
+// twice), p update 6n, (r0, v) 2n, s 3n, (s, s) (t, s) (t, t) 4n, x 6n, r 3n, (r, r) (r0, r) 3n:
+// about 27n + 2 matrices. Three host round trips per iteration: (r0, v); then (s, s), (t, s), (t, t)
+// together; then (r, r) and (r0, r) together.
+void bicgstab_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
+                   SolveMonitor& monitor) {
+  const auto& context = blas.context();
+  const std::size_t n = b.size();
+  // s is computed in place of r; r0 is the fixed shadow residual.
+  Vector r(context, n, "bicgstab.r"), r0(context, n, "bicgstab.r0"), p(context, n, "bicgstab.p"),
+      v(context, n, "bicgstab.v"), t(context, n, "bicgstab.t");
+
+  // r = b - A x;  r0 = r;  rho = (r0, r) = r'r
+  compute_residual(blas, A, b, x, r, x_is_zero);
+  blas.copy(r, r0);
+  double rho = blas.dot(r, r);
+  if (!monitor.check_finite(0, "r'r", rho)) return;
+  monitor.record(0, std::sqrt(rho));
+  if (monitor.reached(std::sqrt(rho))) {
+    monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
+    return;
+  }
+  const auto breakdown = [&](int k, const std::string& what) {
+    monitor.finish(SolveStatus::Breakdown, what + " at iteration " + std::to_string(k) + ": BiCGStab breaks down");
+  };
+  // After an explicit residual check that did not confirm convergence: r = b - A x, and the
+  // iteration starts afresh from it (new shadow residual r0 = r). Returns false when the solve ended.
+  bool fresh = true;
+  const auto confirm_or_restart = [&](int k) {
+    compute_residual(blas, A, b, x, r, false);
+    rho = blas.dot(r, r);
+    if (monitor.check_explicit(k, std::sqrt(rho)) == AfterCheck::Stop) return false;
+    blas.copy(r, r0);
+    fresh = true;
+    return true;
+  };
+
+  double rho_old = 1, alpha = 1, omega = 1;
+  for (int k = 1; k <= options.max_iterations; ++k) {
+    if (rho == 0) return breakdown(k, "rho = (r0, r) = 0 (r is orthogonal to the shadow residual)");
+    if (fresh) {
+      // p = r
+      blas.copy(r, p);
+    } else {
+      // beta = (rho / rho_old) (alpha / omega);  p = r + beta (p - omega v)
+      blas.axpy(-omega, v, p);
+      blas.aypx((rho / rho_old) * (alpha / omega), r, p);
+    }
+    fresh = false;
+    // v = A p;  alpha = rho / (r0, v)  (one scalar read back)
+    blas.spmv(1.0, A, p, 0.0, v);
+    const double r0v = blas.dot(r0, v);
+    if (!monitor.check_finite(k, "(r0, Ap)", r0v)) return;
+    if (r0v == 0) return breakdown(k, "(r0, Ap) = 0");
+    alpha = rho / r0v;
+    // s = r - alpha v (in r);  t = A s;  ss = (s, s), ts = (t, s), tt = (t, t)  (one round trip)
+    blas.axpy(-alpha, v, r);
+    blas.spmv(1.0, A, r, 0.0, t);
+    DeviceScalar ss_async = blas.dot_async(r, r), ts_async = blas.dot_async(t, r), tt_async = blas.dot_async(t, t);
+    const double ss = ss_async.value(), ts = ts_async.value(), tt = tt_async.value();
+    if (!monitor.check_finite(k, "(s, s)", ss) || !monitor.check_finite(k, "(t, s)", ts) ||
+        !monitor.check_finite(k, "(t, t)", tt)) {
+      return;
+    }
+    if (monitor.reached(std::sqrt(ss))) {
+      // Converged half way: x += alpha p.
+      blas.axpy(alpha, p, x);
+      monitor.record(k, std::sqrt(ss));
+      if (!confirm_or_restart(k)) return;
+      continue;
+    }
+    if (tt == 0) return breakdown(k, "(As, As) = 0 with s != 0 (A is singular)");
+    // omega = (t, s) / (t, t);  x += alpha p + omega s;  r = s - omega t
+    rho_old = rho;
+    omega = ts / tt;
+    blas.axpy(alpha, p, x);
+    blas.axpy(omega, r, x);
+    blas.axpy(-omega, t, r);
+    // rr = (r, r) for the stopping test, rho = (r0, r) for the next step  (one round trip)
+    DeviceScalar rr_async = blas.dot_async(r, r), rho_async = blas.dot_async(r0, r);
+    const double rr = rr_async.value();
+    rho = rho_async.value();
+    if (!monitor.check_finite(k, "(r, r)", rr) || !monitor.check_finite(k, "(r0, r)", rho)) return;
+    monitor.record(k, std::sqrt(rr));
+    if (monitor.reached(std::sqrt(rr))) {
+      if (!confirm_or_restart(k)) return;
+      continue;
+    }
+    if (omega == 0) return breakdown(k, "omega = (As, s) / (As, As) = 0");
+  }
+}
+
+}  // namespace detail
+
+SolveResult bicgstab(Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
+  return detail::run_checked("bicgstab", blas, A, b, x, options, [&](bool x_is_zero, detail::SolveMonitor& monitor) {
+    detail::bicgstab_core(blas, A, b, x, x_is_zero, options, monitor);
+  });
+}
+
+}  // namespace clkr

@@ -1,0 +1,207 @@
+// The solver level's shared path: names, dispatch by kind, operand checks, and the true residual.
+#include "clkr/solver/solve.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "clkr/runtime/error.hpp"
+#include "solver_core.hpp"
+
+namespace clkr {
+
+namespace {
+
+const std::pair<SolverKind, const char*> solver_names[] = {
+    {SolverKind::Cg, "cg"}, {SolverKind::Pcg, "pcg"}, {SolverKind::Gmres, "gmres"}, {SolverKind::BiCgStab, "bicgstab"},
+    {SolverKind::Ir, "ir"},
+};
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+// ||v|| with long double accumulation, refusing NaN/Inf (naming the first).
+double checked_norm(const char* solver, const char* name, const std::vector<double>& v) {
+  long double sum = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) {
+      throw Error(std::string(solver) + ": " + name + "[" + std::to_string(i) + "] = " + detail::format_number(v[i]) +
+                  " is not finite");
+    }
+    sum += static_cast<long double>(v[i]) * v[i];
+  }
+  return static_cast<double>(std::sqrt(sum));
+}
+
+void check_tolerance(const char* solver, const char* name, double value) {
+  if (!(value >= 0) || !std::isfinite(value)) {
+    throw Error(std::string(solver) + ": " + name + " = " + detail::format_number(value) +
+                " must be a finite number >= 0");
+  }
+}
+
+void check_operands(const char* solver, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
+  const std::string who = std::string(solver) + ": ";
+  if (A.rows() != A.cols()) {
+    throw Error(who + "the matrix is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ", not square");
+  }
+  if (b.size() != static_cast<std::size_t>(A.rows())) {
+    throw Error(who + "b has " + std::to_string(b.size()) + " elements but A has " + std::to_string(A.rows()) +
+                " rows");
+  }
+  if (x.size() != static_cast<std::size_t>(A.cols())) {
+    throw Error(who + "x has " + std::to_string(x.size()) + " elements but A has " + std::to_string(A.cols()) +
+                " columns");
+  }
+  if (&b == &x) throw Error(who + "b and x must be different vectors");
+  if (A.context() != blas.context() || b.context() != blas.context() || x.context() != blas.context()) {
+    throw Error(who + "A, b, x and the Blas object must live on the same context");
+  }
+  check_tolerance(solver, "relative_tolerance", options.relative_tolerance);
+  check_tolerance(solver, "absolute_tolerance", options.absolute_tolerance);
+  if (options.max_iterations < 0) {
+    throw Error(who + "max_iterations = " + std::to_string(options.max_iterations) + " must be >= 0");
+  }
+}
+
+}  // namespace
+
+std::string to_string(SolverKind kind) {
+  for (const auto& [k, name] : solver_names) {
+    if (k == kind) return name;
+  }
+  throw Error("unknown SolverKind " + std::to_string(static_cast<int>(kind)));
+}
+
+SolverKind parse_solver(const std::string& text) {
+  const std::string name = lower(text);
+  std::string known;
+  for (const auto& [kind, kind_name] : solver_names) {
+    if (name == kind_name) return kind;
+    known += known.empty() ? kind_name : std::string(", ") + kind_name;
+  }
+  throw Error("unknown solver '" + text + "' (expected one of: " + known + ")");
+}
+
+std::string to_string(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Converged:
+      return "converged";
+    case SolveStatus::MaxIterations:
+      return "max-iterations";
+    case SolveStatus::NotSpd:
+      return "not-spd";
+    case SolveStatus::Breakdown:
+      return "breakdown";
+    case SolveStatus::NonFinite:
+      return "non-finite";
+    case SolveStatus::Stagnated:
+      return "stagnated";
+  }
+  throw Error("unknown SolveStatus " + std::to_string(static_cast<int>(status)));
+}
+
+double true_relative_residual(Matrix& A, Vector& b, Vector& x) {
+  const HostCsrMatrix& host = A.host_csr();
+  if (b.size() != static_cast<std::size_t>(host.rows) || x.size() != static_cast<std::size_t>(host.cols)) {
+    throw Error("true_relative_residual: A is " + std::to_string(host.rows) + " x " + std::to_string(host.cols) +
+                " but b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) + " elements");
+  }
+  const std::vector<double> bv = b.to_host();
+  const std::vector<double> xv = x.to_host();
+  long double r_sum = 0, b_sum = 0;
+  for (std::int32_t i = 0; i < host.rows; ++i) {
+    long double r = bv[i];
+    for (std::int32_t k = host.row_offsets[i]; k < host.row_offsets[i + 1]; ++k) {
+      r -= static_cast<long double>(host.values[k]) * xv[host.col_indices[k]];
+    }
+    r_sum += r * r;
+    b_sum += static_cast<long double>(bv[i]) * bv[i];
+  }
+  const long double r_norm = std::sqrt(r_sum), b_norm = std::sqrt(b_sum);
+  return static_cast<double>(b_norm > 0 ? r_norm / b_norm : r_norm);
+}
+
+SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
+  switch (kind) {
+    case SolverKind::Cg:
+      return cg(blas, A, b, x, options);
+    case SolverKind::Pcg:
+      return pcg_jacobi(blas, A, b, x, options);
+    case SolverKind::Gmres:
+      return gmres(blas, A, b, x, options);
+    case SolverKind::BiCgStab:
+      return bicgstab(blas, A, b, x, options);
+    case SolverKind::Ir: {
+      Blas inner(blas.context(), blas.location(), options.inner_precision);
+      return iterative_refinement(blas, inner, A, b, x, options);
+    }
+  }
+  throw Error("solve: unknown SolverKind " + std::to_string(static_cast<int>(kind)));
+}
+
+namespace detail {
+
+SolverCore solver_core(SolverKind kind) {
+  switch (kind) {
+    case SolverKind::Cg:
+      return cg_core;
+    case SolverKind::Pcg:
+      return pcg_jacobi_core;
+    case SolverKind::Gmres:
+      return gmres_core;
+    case SolverKind::BiCgStab:
+      return bicgstab_core;
+    case SolverKind::Ir:
+      break;
+  }
+  throw Error("solver '" + to_string(kind) +
+              "' cannot serve as a Krylov core (iterative refinement "
+              "needs an inner solver: cg, pcg, gmres or bicgstab)");
+}
+
+void set_zero(Blas& blas, Vector& x) {
+  if (x.size() == 0) return;
+  if (blas.location() == Location::Device) {
+    x.fill(0.0, blas.precision());
+  } else {
+    x.assign(std::vector<double>(x.size(), 0.0));
+  }
+}
+
+void compute_residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_zero) {
+  blas.copy(b, r);
+  if (!x_is_zero) blas.spmv(-1.0, A, x, 1.0, r);
+}
+
+SolveResult run_checked(const char* solver, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options,
+                        const Iterate& iterate) {
+  check_operands(solver, blas, A, b, x, options);
+  // One host copy of b: it is checked for NaN/Inf and gives ||b|| exactly (long double sums), so
+  // the tolerance does not depend on the solver's precision.
+  const double b_norm = checked_norm(solver, "b", b.to_host());
+  if (options.use_initial_guess) checked_norm(solver, "x (the initial guess)", x.to_host());
+
+  SolveResult result;
+  SolveMonitor monitor(options, b_norm, result);
+  if (b_norm == 0) {
+    set_zero(blas, x);
+    monitor.record(0, 0.0);
+    monitor.finish(SolveStatus::Converged, "b = 0: the solution is x = 0");
+  } else {
+    const bool x_is_zero = !options.use_initial_guess;
+    if (x_is_zero) set_zero(blas, x);
+    iterate(x_is_zero, monitor);
+    monitor.finish_if_running();
+  }
+  result.seconds = monitor.seconds();
+  result.true_relative_residual = b_norm == 0 ? 0.0 : true_relative_residual(A, b, x);
+  return result;
+}
+
+}  // namespace detail
+}  // namespace clkr

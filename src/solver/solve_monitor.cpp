@@ -1,0 +1,81 @@
+// The iteration log and verdicts shared by every solver core.
+#include "solve_monitor.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+namespace clkr::detail {
+
+std::string format_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+SolveMonitor::SolveMonitor(const SolveOptions& options, double b_norm, SolveResult& result)
+    : options_(options),
+      criterion_(options.relative_tolerance, options.absolute_tolerance, b_norm),
+      result_(result),
+      start_(std::chrono::steady_clock::now()) {}
+
+double SolveMonitor::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void SolveMonitor::record(int iteration, double residual_norm) {
+  result_.iterations = iteration;
+  result_.recursive_relative_residual = criterion_.relative(residual_norm);
+  if (!options_.record_history && !options_.progress) return;
+  const IterationRecord record{iteration, result_.recursive_relative_residual, seconds()};
+  if (options_.record_history) result_.history.push_back(record);
+  if (options_.progress) options_.progress(record);
+}
+
+AfterCheck SolveMonitor::check_explicit(int iteration, double explicit_norm) {
+  // The explicit residual replaces the recursive one as what the solve reports.
+  result_.recursive_relative_residual = criterion_.relative(explicit_norm);
+  const std::string where = " at iteration " + std::to_string(iteration);
+  if (!std::isfinite(explicit_norm)) {
+    finish(SolveStatus::NonFinite, "||b - A x|| = " + format_number(explicit_norm) + where);
+    return AfterCheck::Stop;
+  }
+  if (criterion_.reached(explicit_norm)) {
+    finish(SolveStatus::Converged, "||b - A x|| / ||b|| = " + format_number(criterion_.relative(explicit_norm)) +
+                                       " reached the tolerance" + where);
+    return AfterCheck::Stop;
+  }
+  // The drift between the recursive and the true residual grows like u * ||A|| * ||x|| per restart,
+  // whatever the residual is, so a restart that does not halve the explicit residual has reached
+  // the floor this precision allows and further restarts would only repeat it.
+  if (last_failed_explicit_ >= 0 && explicit_norm > 0.5 * last_failed_explicit_) {
+    finish(SolveStatus::Stagnated, "the recursive residual reached the tolerance but ||b - A x|| / ||b|| stays at " +
+                                       format_number(criterion_.relative(explicit_norm)) + where +
+                                       ": the limit of this precision (try a higher one, or iterative refinement)");
+    return AfterCheck::Stop;
+  }
+  last_failed_explicit_ = explicit_norm;
+  return AfterCheck::Restart;
+}
+
+bool SolveMonitor::check_finite(int iteration, const char* name, double value) {
+  if (std::isfinite(value)) return true;
+  finish(SolveStatus::NonFinite,
+         std::string(name) + " = " + format_number(value) + " at iteration " + std::to_string(iteration));
+  return false;
+}
+
+void SolveMonitor::finish(SolveStatus status, std::string message) {
+  result_.status = status;
+  result_.message = std::move(message);
+  finished_ = true;
+}
+
+void SolveMonitor::finish_if_running() {
+  if (finished_) return;
+  finish(SolveStatus::MaxIterations,
+         "max_iterations = " + std::to_string(options_.max_iterations) +
+             " reached with ||r|| / ||b|| = " + format_number(result_.recursive_relative_residual));
+}
+
+}  // namespace clkr::detail

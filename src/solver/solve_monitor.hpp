@@ -1,0 +1,60 @@
+// What every solver core reports to while it iterates: the stopping criterion, the iteration log
+// (history, progress callback, timing) and the verdict written into the SolveResult.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "clkr/solver/options.hpp"
+#include "stopping_criterion.hpp"
+
+namespace clkr::detail {
+
+// What an explicit residual check (r = b - A x recomputed once the recursive one reached the
+// tolerance) says to do next.
+enum class AfterCheck {
+  Stop,    // finished: converged, stagnated (no halving since the last failed check) or non-finite
+  Restart  // the recursive residual had drifted: restart the iteration from x with the new r
+};
+
+class SolveMonitor {
+ public:
+  // `result` receives iterations, residuals, history and the final status.
+  SolveMonitor(const SolveOptions& options, double b_norm, SolveResult& result);
+
+  const StoppingCriterion& criterion() const { return criterion_; }
+  bool reached(double residual_norm) const { return criterion_.reached(residual_norm); }
+
+  // Logs iteration k (0: the initial residual): sets result.iterations and the recursive residual,
+  // appends to the history and calls the progress callback when asked to.
+  void record(int iteration, double residual_norm);
+
+  // Judges the residual norm recomputed explicitly at `iteration` (see AfterCheck).
+  AfterCheck check_explicit(int iteration, double explicit_norm);
+
+  // Finishes with NonFinite (naming the scalar) unless `value` is finite; returns whether it was.
+  bool check_finite(int iteration, const char* name, double value);
+
+  // Ends the solve: `status` and the reason in words.
+  void finish(SolveStatus status, std::string message);
+  // Ends a solve that ran out of iterations, unless it already ended.
+  void finish_if_running();
+  bool finished() const { return finished_; }
+
+  double seconds() const;
+  // The result being filled (for what a solver adds beyond the common fields).
+  SolveResult& result() { return result_; }
+
+ private:
+  const SolveOptions& options_;
+  StoppingCriterion criterion_;
+  SolveResult& result_;
+  std::chrono::steady_clock::time_point start_;
+  double last_failed_explicit_ = -1;  // the explicit residual norm of the previous failed check
+  bool finished_ = false;
+};
+
+// "1.23e-04": short scientific notation for messages.
+std::string format_number(double value);
+
+}  // namespace clkr::detail

@@ -1,0 +1,46 @@
+// Internal interface of the solver level: the solver cores (the iterations, run on operands already
+// checked) and the checked path every public entry point shares.
+#pragma once
+
+#include <functional>
+
+#include "clkr/blas/blas.hpp"
+#include "clkr/solver/options.hpp"
+#include "solve_monitor.hpp"
+
+namespace clkr::detail {
+
+// One solver's iteration: x holds the start (zero when x_is_zero); the core updates x in
+// blas.precision(), reports each iteration to `monitor` and finishes it.
+using SolverCore = void (*)(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
+                            SolveMonitor& monitor);
+
+void cg_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
+             SolveMonitor& monitor);
+void pcg_jacobi_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
+                     SolveMonitor& monitor);
+void gmres_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
+                SolveMonitor& monitor);
+void bicgstab_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
+                   SolveMonitor& monitor);
+
+// The core of a Krylov solver kind (throws clkr::Error for SolverKind::Ir, which has none).
+SolverCore solver_core(SolverKind kind);
+
+// The path of every public solver: checks the operands and options (clkr::Error naming `solver`),
+// refuses NaN/Inf in b (and in x with use_initial_guess), returns x = 0 at once when b = 0, sets
+// x = 0 unless use_initial_guess, runs `iterate`, then fills seconds and the true residual.
+using Iterate = std::function<void(bool x_is_zero, SolveMonitor& monitor)>;
+SolveResult run_checked(const char* solver, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options,
+                        const Iterate& iterate);
+
+// CG and PCG: whether p'Ap > 0; otherwise finishes the solve (NotSpd, or NonFinite) and says false.
+bool positive_curvature(SolveMonitor& monitor, int iteration, double pq);
+
+// r = b - A x in blas's precision (r = b when x_is_zero).
+void compute_residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_zero);
+
+// x = 0 in blas's precision at its location.
+void set_zero(Blas& blas, Vector& x);
+
+}  // namespace clkr::detail
