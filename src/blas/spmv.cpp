@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr::detail {
@@ -79,52 +80,6 @@ RowLaunch row_launch(const Context& context, const SpmvParams& params, std::int3
 
 bool is_power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
-// ---- kernel arguments --------------------------------------------------------------------------------
-
-// Sets a kernel's arguments in order; scalars and vectors take the form of the precision
-// (kernels/common.cl: REAL_ARG, VEC_ARG).
-class ArgList {
- public:
-  ArgList(cl::Kernel& kernel, Precision p) : kernel_(kernel), precision_(p) {}
-
-  template <class T>
-  ArgList& value(const T& v) {
-    kernel_.setArg(index_++, v);
-    return *this;
-  }
-  ArgList& real(double v) {
-    switch (precision_) {
-      case Precision::Single:
-        return value(static_cast<cl_float>(v));
-      case Precision::QuasiDouble: {
-        cl_float2 pair;
-        pair.s[0] = static_cast<float>(v);
-        pair.s[1] = static_cast<float>(v - static_cast<double>(pair.s[0]));
-        return value(pair);
-      }
-      case Precision::Double:
-        break;
-    }
-    return value(static_cast<cl_double>(v));
-  }
-  // A device vector (x, y) or value array: one buffer, or quasi-double's head and tail.
-  template <class Buffers>
-  ArgList& vector(const Buffers& b) {
-    value(b.primary);
-    if (precision_ == Precision::QuasiDouble) value(b.tail);
-    return *this;
-  }
-  ArgList& local(std::size_t bytes) {
-    kernel_.setArg(index_++, cl::Local(bytes));
-    return *this;
-  }
-
- private:
-  cl::Kernel& kernel_;
-  Precision precision_;
-  cl_uint index_ = 0;
-};
-
 // The -D options of one SpMV program: the precision and the (alpha, beta, Kahan) variant.
 std::string build_options(Precision p, bool kahan, double alpha, double beta) {
   std::string options = precision_build_option(p);
@@ -146,7 +101,7 @@ template <class SetArgs>
 cl::Event enqueue_rows(Context& context, const SpmvParams& params, Precision p, cl::Kernel& kernel, std::int32_t rows,
                        const SetArgs& other_args) {
   const RowLaunch launch = row_launch(context, params, rows, kernel_max_work_group(kernel, context));
-  ArgList args(kernel, p);
+  KernelArgs args(kernel, p);
   args.value(static_cast<cl_int>(rows)).value(static_cast<cl_int>(launch.rows_per_item));
   other_args(args);
   return enqueue(context, kernel, launch.global, launch.local);
@@ -348,14 +303,14 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
         const std::size_t rows_per_group = group / lanes;
         const std::size_t groups = (static_cast<std::size_t>(rows) + rows_per_group - 1) / rows_per_group;
         const std::size_t accumulator = (p == Precision::Single && !kahan) ? sizeof(cl_float) : 2 * sizeof(cl_float);
-        ArgList args(kernel, p);
+        KernelArgs args(kernel, p);
         args.value(static_cast<cl_int>(rows)).value(static_cast<cl_int>(lanes));
         args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
         args.real(alpha).real(beta).vector(yb).local(group * accumulator);
         last = enqueue(context, kernel, groups * group, group);
       } else {
         cl::Kernel kernel = context.kernel("spmv/csr.cl", "spmv_csr_scalar", options);
-        last = enqueue_rows(context, params, p, kernel, rows, [&](ArgList& args) {
+        last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
           args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
           args.real(alpha).real(beta).vector(yb);
         });
@@ -367,7 +322,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       if (part.stored > kIntMax) throw Error("spmv: CSR4 storage exceeds the int32 index range");
       const Matrix::Values values = A.csr_values(p);
       cl::Kernel kernel = context.kernel("spmv/csr4.cl", "spmv_csr4", options);
-      last = enqueue_rows(context, params, p, kernel, rows, [&](ArgList& args) {
+      last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
         args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
         args.real(alpha).real(beta).vector(yb);
       });
@@ -384,7 +339,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
                     ") exceeds the int32 index range");
       const Matrix::Values ell_values = A.ell_values(p);
       cl::Kernel kernel = context.kernel(file, "spmv_ell", options);
-      last = enqueue_rows(context, params, p, kernel, rows, [&](ArgList& args) {
+      last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
         args.value(static_cast<cl_int>(ell.width)).value(static_cast<cl_int>(ell.pitch));
         args.value(ell.col_indices).vector(ell_values).vector(xb).real(alpha).real(beta).vector(yb);
       });
@@ -395,7 +350,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       if (overflow.stored > kIntMax) throw Error("spmv: HYB overflow storage exceeds the int32 index range");
       const Matrix::Values overflow_values = A.csr_values(p);
       cl::Kernel add = context.kernel(file, "spmv_hyb_overflow", options);
-      last = enqueue_rows(context, params, p, add, rows, [&](ArgList& args) {
+      last = enqueue_rows(context, params, p, add, rows, [&](KernelArgs& args) {
         args.value(overflow.row_offsets).value(overflow.col_indices).vector(overflow_values).vector(xb);
         args.real(alpha).vector(yb);
       });

@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "clkr/blas/device_params.hpp"
 #include "clkr/blas/device_scalar.hpp"
@@ -56,6 +57,11 @@ class Blas {
   double nrm2(Vector& x);
   // y = alpha*A*x + beta*y (beta == 0: y is not read, so NaN in y does not propagate)
   void spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y);
+
+  // Counts one call of an operation run outside this Blas (a solver's fused kernel) under `op`, with
+  // the flops and bytes it moves, timed by the profiling events of its kernels (read when the
+  // counters are next asked for; no events: no time).
+  void record(const std::string& op, double flops, double bytes, std::vector<cl::Event> events = {});
 
   // Counters since construction or the last reset.
   const std::map<std::string, OpCounters>& counters() const;

@@ -1,0 +1,159 @@
+// The host reference BLAS1: one loop per operation, written once over an arithmetic type per
+// precision (float, double, quasi-double), parallel with OpenMP when the build has it.
+#include "blas1_host.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "clkr/runtime/error.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace clkr::detail {
+namespace {
+
+// A precision's arithmetic and how to reach a Vector's host copy in it.
+template <class T>
+struct IeeeArith {  // float, double
+  using real = T;
+  struct View {
+    T* data;
+    T get(std::ptrdiff_t i) const { return data[i]; }
+    void set(std::ptrdiff_t i, T v) const { data[i] = v; }
+  };
+  static View view(Vector& v, Access access) {
+    if constexpr (sizeof(T) == sizeof(float))
+      return {v.host_single(access)};
+    else
+      return {v.host_double(access)};
+  }
+  static T scalar(double a) { return static_cast<T>(a); }
+  static T zero() { return T(0); }
+  static T add(T a, T b) { return a + b; }
+  static T mul(T a, T b) { return a * b; }
+  static T mad(T a, T b, T c) { return a * b + c; }
+  static double to_double(T a) { return static_cast<double>(a); }
+};
+
+struct QdArith {
+  using real = Qd;
+  struct View {
+    float* hi;
+    float* lo;
+    Qd get(std::ptrdiff_t i) const { return {hi[i], lo[i]}; }
+    void set(std::ptrdiff_t i, Qd v) const {
+      hi[i] = v.hi;
+      lo[i] = v.lo;
+    }
+  };
+  static View view(Vector& v, Access access) {
+    const auto copy = v.host_quasi_double(access);
+    return {copy.head, copy.tail};
+  }
+  static Qd scalar(double a) { return qd_from_double(a); }
+  static Qd zero() { return {}; }
+  static Qd add(Qd a, Qd b) { return qd_add(a, b); }
+  static Qd mul(Qd a, Qd b) { return qd_mul(a, b); }
+  static Qd mad(Qd a, Qd b, Qd c) { return qd_add(qd_mul(a, b), c); }
+  static double to_double(Qd a) { return qd_to_double(a); }
+};
+
+// Runs body(arith) with the arithmetic type of precision p.
+template <class Body>
+auto dispatch(Precision p, Body&& body) {
+  switch (p) {
+    case Precision::Single:
+      return body(IeeeArith<float>{});
+    case Precision::QuasiDouble:
+      return body(QdArith{});
+    case Precision::Double:
+      return body(IeeeArith<double>{});
+  }
+  throw Error("invalid Precision value " + std::to_string(static_cast<int>(p)));
+}
+
+std::ptrdiff_t length(const Vector& v) { return static_cast<std::ptrdiff_t>(v.size()); }
+
+}  // namespace
+
+void axpy_host(Precision p, double alpha, Vector& x, Vector& y) {
+  dispatch(p, [&](auto arith) {
+    using A = decltype(arith);
+    const auto a = A::scalar(alpha);
+    const auto xv = A::view(x, Access::Read);
+    const auto yv = A::view(y, Access::ReadWrite);
+    const std::ptrdiff_t n = length(y);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < n; ++i) yv.set(i, A::mad(a, xv.get(i), yv.get(i)));
+  });
+}
+
+void aypx_host(Precision p, double alpha, Vector& x, Vector& y) {
+  dispatch(p, [&](auto arith) {
+    using A = decltype(arith);
+    const auto a = A::scalar(alpha);
+    const auto xv = A::view(x, Access::Read);
+    const auto yv = A::view(y, Access::ReadWrite);
+    const std::ptrdiff_t n = length(y);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < n; ++i) yv.set(i, A::mad(a, yv.get(i), xv.get(i)));
+  });
+}
+
+void scal_host(Precision p, double alpha, Vector& x) {
+  dispatch(p, [&](auto arith) {
+    using A = decltype(arith);
+    const auto a = A::scalar(alpha);
+    const auto xv = A::view(x, Access::ReadWrite);
+    const std::ptrdiff_t n = length(x);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < n; ++i) xv.set(i, A::mul(a, xv.get(i)));
+  });
+}
+
+void copy_host(Precision p, Vector& x, Vector& y) {
+  dispatch(p, [&](auto arith) {
+    using A = decltype(arith);
+    const auto xv = A::view(x, Access::Read);
+    const auto yv = A::view(y, Access::Write);
+    const std::ptrdiff_t n = length(y);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t i = 0; i < n; ++i) yv.set(i, xv.get(i));
+  });
+}
+
+double dot_host(Precision p, Vector& x, Vector& y) {
+  return dispatch(p, [&](auto arith) {
+    using A = decltype(arith);
+    using real = typename A::real;
+    const auto xv = A::view(x, Access::Read);
+    const auto yv = A::view(y, Access::Read);
+    const std::ptrdiff_t n = length(x);
+    // One partial sum per thread, added in thread order afterwards, so the result does not depend on
+    // which thread finishes first.
+#ifdef _OPENMP
+    std::vector<real> partial(static_cast<std::size_t>(omp_get_max_threads()), A::zero());
+#else
+    std::vector<real> partial(1, A::zero());
+#endif
+#pragma omp parallel
+    {
+      real sum = A::zero();
+#pragma omp for schedule(static) nowait
+      for (std::ptrdiff_t i = 0; i < n; ++i) sum = A::mad(xv.get(i), yv.get(i), sum);
+#ifdef _OPENMP
+      partial[static_cast<std::size_t>(omp_get_thread_num())] = sum;
+#else
+      partial[0] = sum;
+#endif
+    }
+    real total = A::zero();
+    for (const real& s : partial) total = A::add(total, s);
+    return A::to_double(total);
+  });
+}
+
+}  // namespace clkr::detail

@@ -1,0 +1,143 @@
+// Launch parameters: the default table by device type and vendor, the tuned key=value file (round
+// trip, override, malformed files named by line), validation, and the variant names.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "clkr/blas/device_params.hpp"
+#include "clkr/runtime/error.hpp"
+
+namespace clkr {
+namespace {
+
+namespace fs = std::filesystem;
+
+DeviceInfo device(DeviceType type, const std::string& vendor) {
+  DeviceInfo info;
+  info.type = type;
+  info.vendor = vendor;
+  info.name = "Test Device/1 (x)";
+  info.driver_version = "9.9 beta";
+  return info;
+}
+
+// A fresh directory under the build tree's temp area, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("clkr_params_test_" + std::to_string(::getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string str() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+void write(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+TEST(DeviceParams, DefaultsByTypeAndVendor) {
+  const DeviceParams cpu = default_device_params(device(DeviceType::Cpu, "GenuineIntel"));
+  EXPECT_EQ(cpu.source, "default:cpu");
+  EXPECT_EQ(cpu.blas1.variant, Blas1Variant::Chunked);
+  EXPECT_EQ(cpu.blas1.work_items_per_compute_unit, 1u);
+  EXPECT_EQ(cpu.blas1.vector_width, 8u);
+
+  const DeviceParams nvidia = default_device_params(device(DeviceType::Gpu, "NVIDIA Corporation"));
+  EXPECT_EQ(nvidia.source, "default:gpu:nvidia");
+  EXPECT_EQ(nvidia.blas1.variant, Blas1Variant::GridStride);
+  EXPECT_EQ(nvidia.blas1.work_group_size, 256u);
+  EXPECT_EQ(nvidia.blas1.groups_per_compute_unit, 8u);
+
+  EXPECT_EQ(nvidia.reduction.groups_per_compute_unit, 8u);
+  EXPECT_EQ(default_device_params(device(DeviceType::Gpu, "Advanced Micro Devices, Inc.")).source, "default:gpu");
+  EXPECT_EQ(default_device_params(device(DeviceType::Accelerator, "x")).blas1.variant, Blas1Variant::GridStride);
+  EXPECT_NO_THROW(validate_device_params(default_device_params(device(DeviceType::Other, ""))));
+}
+
+TEST(DeviceParams, FileRoundTripsEveryKey) {
+  TempDir dir;
+  DeviceParams p = default_device_params(device(DeviceType::Cpu, "x"));
+  p.blas1 = {Blas1Variant::GridStride, 96, 3, 5, 16};
+  p.reduction = {128, 6};
+  p.spmv.work_group_size = 64;
+  p.spmv.csr_vector_min_mean_row_length = 7.5;
+  p.spmv.vector_lanes = 16;
+  p.spmv.rows_per_work_item = 40;
+  const std::string path = dir.str() + "/p.txt";
+  write(path, "# written by a test\n\n" + format_device_params(p));
+  const DeviceParams back = read_device_params(path, DeviceParams{});
+  EXPECT_EQ(format_device_params(back), format_device_params(p));
+  EXPECT_EQ(back.source, "tuned:" + path);
+}
+
+TEST(DeviceParams, TunedFileInTheCacheDirectoryOverridesDefaults) {
+  TempDir dir;
+  const DeviceInfo info = device(DeviceType::Cpu, "GenuineIntel");
+  const std::string path = device_params_path(info, dir.str());
+  EXPECT_EQ(path, dir.str() + "/params/Test_Device_1__x__9.9_beta.txt");
+  EXPECT_EQ(device_params(info, dir.str()).source, "default:cpu");  // no file yet
+
+  write(path, "blas1.vector_width = 4   # AVX2 only\n  reduction.work_group_size=32\n");
+  const DeviceParams tuned = device_params(info, dir.str());
+  EXPECT_EQ(tuned.source, "tuned:" + path);
+  EXPECT_EQ(tuned.blas1.vector_width, 4u);
+  EXPECT_EQ(tuned.reduction.work_group_size, 32u);
+  EXPECT_EQ(tuned.blas1.variant, Blas1Variant::Chunked);  // keys the file lacks keep the defaults
+
+  EXPECT_EQ(device_params_path(info, "off"), "");
+  EXPECT_EQ(device_params(info, "off").source, "default:cpu");
+}
+
+TEST(DeviceParams, MalformedFilesNameTheLine) {
+  TempDir dir;
+  const std::string path = dir.str() + "/bad.txt";
+  auto expect_parse_error = [&](const std::string& text, std::size_t line, const std::string& part) {
+    write(path, text);
+    try {
+      read_device_params(path, DeviceParams{});
+      ADD_FAILURE() << "accepted:\n" << text;
+    } catch (const ParseError& e) {
+      EXPECT_EQ(e.line(), line) << e.what();
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  expect_parse_error("blas1.vector_width = 4\nblas1.warp = 3\n", 2, "unknown key 'blas1.warp'");
+  expect_parse_error("blas1.work_group_size = many\n", 1, "blas1.work_group_size");
+  expect_parse_error("blas1.work_group_size = -4\n", 1, "non-negative integer");
+  expect_parse_error("blas1.variant = diagonal\n", 1, "grid_stride or chunked");
+  expect_parse_error("just words\n", 1, "key = value");
+  expect_parse_error("blas1.vector_width = 3\n", 1, "vector_width");
+  expect_parse_error("spmv.csr_vector_min_mean_row_length = 1.5x\n", 1, "expected a number");
+  EXPECT_THROW(read_device_params(dir.str() + "/missing.txt", DeviceParams{}), Error);
+}
+
+TEST(DeviceParams, ValidationNamesTheParameter) {
+  DeviceParams p;
+  p.blas1.work_items_per_compute_unit = 0;
+  try {
+    validate_device_params(p);
+    ADD_FAILURE() << "accepted zero work-items per compute unit";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("blas1.work_items_per_compute_unit"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DeviceParams, VariantNames) {
+  EXPECT_EQ(to_string(Blas1Variant::GridStride), "grid_stride");
+  EXPECT_EQ(to_string(Blas1Variant::Chunked), "chunked");
+  EXPECT_EQ(parse_blas1_variant("Chunked"), Blas1Variant::Chunked);
+  EXPECT_EQ(parse_blas1_variant("grid-stride"), Blas1Variant::GridStride);
+  EXPECT_THROW(parse_blas1_variant("tiled"), Error);
+}
+
+}  // namespace
+}  // namespace clkr
