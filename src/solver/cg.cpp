@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "cg_fused.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -18,12 +19,98 @@ bool positive_curvature(SolveMonitor& monitor, int iteration, double pq) {
   return false;
 }
 
+namespace {
+
+// The device iteration: the same algorithm in three fused passes (FusedCgSteps, kernels/solver/cg.cl)
+// with alpha, beta and rho on the device. Memory moved per iteration, in elements of the precision:
+// the SpMV (the matrix once, p read, q written), then x, p, r, q read and x, r written (6n), then r, p
+// read and p written (3n): the matrix + 11n, against + 14n for the BLAS-call version below.
+// The host reads r'r (and p'q, for the SPD check) of iteration k while iteration k + 1 runs, so the
+// queue never drains: convergence is seen one iteration late, and the solve ends one iteration past
+// the one that reached the tolerance (the residual only gets smaller).
+void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
+               SolveMonitor& monitor) {
+  const auto& context = blas.context();
+  const std::size_t n = b.size();
+  Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");
+  FusedCgSteps steps(blas, A);
+
+  // r = b - A x (already computed when `have_residual`);  p = r;  rho = r'r on the device
+  auto start = [&](bool zero, bool have_residual) {
+    if (!have_residual) compute_residual(blas, A, b, x, r, zero);
+    blas.copy(r, p);
+    const DeviceScalar rr = blas.dot_async(r, r);
+    steps.set_rho(rr);
+    return rr.value();
+  };
+  double rr = start(x_is_zero, false);
+  if (!monitor.check_finite(0, "r'r", rr)) return;
+  monitor.record(0, std::sqrt(rr));
+  if (monitor.reached(std::sqrt(rr))) {
+    monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
+    return;
+  }
+
+  FusedCgSteps::PendingRead reads[2];  // at most two iterations in flight
+  int launched = 0, examined = 0;
+  auto launch = [&] {
+    ++launched;
+    steps.spmv_dot(p, q);       // q = A p;  partial p'q
+    steps.update_xr(x, r, p, q);  // alpha = rho / p'q;  x += alpha p;  r -= alpha q;  partial r'r
+    steps.update_p(r, p);       // beta = r'r / rho;  p = r + beta p;  rho = r'r
+    steps.read_scalars(reads[launched % 2]);
+  };
+  // Judges iteration k from its scalars; false when the solve has ended.
+  enum class Verdict { Continue, Reached, Ended };
+  auto examine = [&](int k) {
+    const FusedCgSteps::Scalars s = reads[k % 2].wait();
+    if (!monitor.check_finite(k, "p'Ap", s.pq)) return Verdict::Ended;
+    if (s.pq <= 0) {
+      monitor.finish(SolveStatus::NotSpd, "p'Ap = " + format_number(s.pq) + " <= 0 at iteration " +
+                                              std::to_string(k) + ": the matrix is not SPD");
+      return Verdict::Ended;
+    }
+    if (!monitor.check_finite(k, "r'r", s.rr)) return Verdict::Ended;
+    monitor.record(k, std::sqrt(s.rr));
+    return monitor.reached(std::sqrt(s.rr)) ? Verdict::Reached : Verdict::Continue;
+  };
+
+  while (examined < launched || launched < options.max_iterations) {
+    if (launched < options.max_iterations && launched - examined < 2) {
+      launch();
+      continue;
+    }
+    const Verdict verdict = examine(++examined);
+    if (verdict == Verdict::Ended) return;
+    if (verdict == Verdict::Continue) continue;
+    // Reached: let the iteration in flight finish. It only counts if it did a step: once r is exactly
+    // zero, p'q is zero and the kernels leave x alone (alpha = 0).
+    if (launched > examined) {
+      ++examined;
+      const FusedCgSteps::Scalars s = reads[examined % 2].wait();
+      if (s.pq > 0 && std::isfinite(s.pq) && std::isfinite(s.rr)) monitor.record(examined, std::sqrt(s.rr));
+    }
+    // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r.
+    compute_residual(blas, A, b, x, r, false);
+    rr = blas.dot(r, r);
+    if (monitor.check_explicit(examined, std::sqrt(rr)) == AfterCheck::Stop) return;
+    start(false, true);
+  }
+}
+
+}  // namespace
+
 // Memory moved per iteration, n = rows, in elements of the Blas precision (quasi-double: 2 floats):
 // the SpMV (the matrix once, p and q), then p'q 2n, x 3n, r 3n, r'r n, p 3n: about 14n + the matrix.
 // Two host round trips per iteration (p'q, then r'r), each a single scalar: alpha and beta are needed
-// on the host as arguments of the next updates.
+// on the host as arguments of the next updates. This is the host backend's iteration; the device
+// runs cg_device above.
 void cg_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
              SolveMonitor& monitor) {
+  if (blas.location() == Location::Device && !options.unfused_cg) {
+    cg_device(blas, A, b, x, x_is_zero, options, monitor);
+    return;
+  }
   const auto& context = blas.context();
   const std::size_t n = b.size();
   Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");

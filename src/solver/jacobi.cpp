@@ -4,18 +4,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "clkr/blas/kernel_args.hpp"
+
 namespace clkr::detail {
-
-namespace {
-
-// Sets the arguments of one vector (one buffer, or head and tail in quasi-double) from `index` on.
-cl_uint set_vector_args(cl::Kernel& kernel, cl_uint index, const Vector::DeviceBuffers& buffers, Precision p) {
-  kernel.setArg(index++, buffers.primary);
-  if (p == Precision::QuasiDouble) kernel.setArg(index++, buffers.tail);
-  return index;
-}
-
-}  // namespace
 
 JacobiPreconditioner::JacobiPreconditioner(Blas& blas, Matrix& A)
     : blas_(blas), inv_diag_(A.context(), static_cast<std::size_t>(A.rows()), "jacobi.inv_diag") {
@@ -47,11 +38,11 @@ void JacobiPreconditioner::apply(Vector& r, Vector& z) {
     return;
   }
   const Precision p = blas_.precision();
-  cl_uint index = 0;
-  kernel_.setArg(index++, static_cast<cl_int>(n));
-  index = set_vector_args(kernel_, index, inv_diag_.device(p, Access::Read), p);
-  index = set_vector_args(kernel_, index, r.device(p, Access::Read), p);
-  set_vector_args(kernel_, index, z.device(p, Access::Write), p);
+  KernelArgs(kernel_, p)
+      .value(static_cast<cl_int>(n))
+      .vector(inv_diag_.device(p, Access::Read))
+      .vector(r.device(p, Access::Read))
+      .vector(z.device(p, Access::Write));
   Context& context = *blas_.context();
   const std::size_t local = std::min<std::size_t>(blas_.params().blas1.work_group_size,
                                                   std::max<std::size_t>(context.info().max_work_group_size, 1));

@@ -45,6 +45,9 @@ struct SolveOptions {
   bool use_initial_guess = false;    // else x starts at 0 (whatever x held is ignored)
   bool record_history = false;       // fill SolveResult::history, one record per iteration
   std::function<void(const IterationRecord&)> progress;  // called every iteration if set
+  // CG on a device runs three fused kernels per iteration with its scalars on the device; true runs
+  // the plain BLAS-call iteration instead (for comparison and benchmarks).
+  bool unfused_cg = false;
 
   // Iterative refinement: the inner solve A d = r.
   Precision inner_precision = Precision::Single;

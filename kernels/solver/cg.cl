@@ -1,0 +1,124 @@
+// Fused conjugate-gradient steps: the three passes over memory one CG iteration needs, with every
+// scalar (alpha, beta, rho) computed and kept on the device, so the host only reads r'r back to test
+// convergence, without stalling the queue.
+//
+//   step 1  q = A p, and per work-group partial sums of p'q       (cg_spmv_csr_dot, cg_spmv_ell_dot, or
+//                                                                   a plain SpMV then cg_dot_partials)
+//   step 2  alpha = rho / p'q; x += alpha p; r -= alpha q;
+//           per work-group partial sums of r'r                    (cg_update_xr)
+//   step 3  beta = r'r / rho; p = r + beta p; rho <- r'r          (cg_update_p)
+//
+// The scalar block `s` (one real each): s[0], s[1] = rho in two slots (step 3 reads the old slot and
+// writes the new one, so no work-group overwrites a value another one is still reading), s[2] = p'q
+// of the last step 2 (the host checks it for "not SPD").
+// Partial sums are reduced by every work-group that needs the total (a few hundred values, served from
+// cache), which saves a kernel launch and a queue round trip per scalar.
+#include "spmv/csr.cl"
+#include "spmv/ell.cl"
+
+#ifndef WG
+#define WG 256
+#endif
+
+// The elements (rows in step 1) a work-item handles: a grid-stride walk on GPUs (coalesced), one
+// contiguous chunk per work-item on CPUs (-DCG_CHUNKED; `chunk` from the host), as BLAS1 does.
+#if defined(CG_CHUNKED)
+#define FOR_EACH_ELEMENT(i, n, chunk) \
+  for (int i = min((int)get_global_id(0) * (chunk), (n)), i##_end = min(i + (chunk), (n)); i < i##_end; ++i)
+#else
+#define FOR_EACH_ELEMENT(i, n, chunk) for (int i = (int)get_global_id(0); i < (n); i += (int)get_global_size(0))
+#endif
+
+// The sum of `v` over the work-group, in the precision's arithmetic; valid in work-item 0.
+inline real group_sum(real v, __local real* scratch) {
+  const int lid = (int)get_local_id(0);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int span = WG / 2; span > 0; span /= 2) {
+    if (lid < span) scratch[lid] = R_ADD(scratch[lid], scratch[lid + span]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const real total = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  // scratch may be reused right after
+  return total;
+}
+
+// The sum of `count` partial sums, returned to every work-item of the group.
+inline real sum_partials(const int count, CVEC_ARG(partials), __local real* scratch) {
+  real v = R_ZERO;
+  for (int k = (int)get_local_id(0); k < count; k += WG) v = R_ADD(v, VEC_LOAD(partials, k));
+  return group_sum(v, scratch);
+}
+
+// Step 1, CSR: one row per work-item at a time, walking the rows like the vector updates (a grid-stride
+// over rows on GPUs, a contiguous block on CPUs), so there are as few partial sums as work-groups.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_spmv_csr_dot(
+    const int rows, const int chunk, __global const int* row_offsets, __global const int* cols, CVEC_ARG(val),
+    CVEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), __local real* scratch) {
+  real pq = R_ZERO;
+  FOR_EACH_ELEMENT(row, rows, chunk) {
+    const real s = acc_value(csr_row_sum(row_offsets[row], row_offsets[row + 1], cols, VEC_PASS(val), VEC_PASS(p)));
+    VEC_STORE(q, row, s);
+    pq = R_MAD(VEC_LOAD(p, row), s, pq);
+  }
+  pq = group_sum(pq, scratch);
+  if (get_local_id(0) == 0) VEC_STORE(partials, get_group_id(0), pq);
+}
+
+// Step 1, ELL (column-major: neighbouring work-items read neighbouring words).
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_spmv_ell_dot(
+    const int rows, const int chunk, const int width, const int pitch, __global const int* cols, CVEC_ARG(val),
+    CVEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), __local real* scratch) {
+  real pq = R_ZERO;
+  FOR_EACH_ELEMENT(row, rows, chunk) {
+    const real s = acc_value(ell_row_sum(row, width, pitch, cols, VEC_PASS(val), VEC_PASS(p)));
+    VEC_STORE(q, row, s);
+    pq = R_MAD(VEC_LOAD(p, row), s, pq);
+  }
+  pq = group_sum(pq, scratch);
+  if (get_local_id(0) == 0) VEC_STORE(partials, get_group_id(0), pq);
+}
+
+// Step 1 for formats without a fused kernel: partial sums of p'q after a plain SpMV wrote q.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_dot_partials(
+    const int n, const int chunk, CVEC_ARG(p), CVEC_ARG(q), VEC_ARG(partials), __local real* scratch) {
+  real pq = R_ZERO;
+  FOR_EACH_ELEMENT(i, n, chunk) pq = R_MAD(VEC_LOAD(p, i), VEC_LOAD(q, i), pq);
+  pq = group_sum(pq, scratch);
+  if (get_local_id(0) == 0) VEC_STORE(partials, get_group_id(0), pq);
+}
+
+// Step 2. A p'q that is not positive (A not SPD) or not finite leaves x and r unchanged (alpha = 0);
+// the host sees p'q in s[2] and stops.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_update_xr(
+    const int n, const int chunk, const int rho_slot, const int pq_count, CVEC_ARG(pq_partials), VEC_ARG(s), CVEC_ARG(p),
+    CVEC_ARG(q), VEC_ARG(x), VEC_ARG(r), VEC_ARG(rr_partials), __local real* scratch) {
+  const real pq = sum_partials(pq_count, VEC_PASS(pq_partials), scratch);
+  const real rho = VEC_LOAD(s, rho_slot);
+#if defined(CLKR_QDOUBLE)
+  const bool usable = pq.x > 0.0f && isfinite(pq.x);
+#else
+  const bool usable = pq > 0 && isfinite(pq);
+#endif
+  const real alpha = usable ? R_DIV(rho, pq) : R_ZERO;
+  if (get_global_id(0) == 0) VEC_STORE(s, 2, pq);
+  real rr = R_ZERO;
+  FOR_EACH_ELEMENT(i, n, chunk) {
+    VEC_STORE(x, i, R_MAD(alpha, VEC_LOAD(p, i), VEC_LOAD(x, i)));
+    const real ri = R_SUB(VEC_LOAD(r, i), R_MUL(alpha, VEC_LOAD(q, i)));
+    VEC_STORE(r, i, ri);
+    rr = R_MAD(ri, ri, rr);
+  }
+  rr = group_sum(rr, scratch);
+  if (get_local_id(0) == 0) VEC_STORE(rr_partials, get_group_id(0), rr);
+}
+
+// Step 3: rho_new = r'r goes to slot 1 - rho_slot, written once by work-item 0.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_update_p(
+    const int n, const int chunk, const int rho_slot, const int rr_count, CVEC_ARG(rr_partials), VEC_ARG(s), CVEC_ARG(r),
+    VEC_ARG(p), __local real* scratch) {
+  const real rr = sum_partials(rr_count, VEC_PASS(rr_partials), scratch);
+  const real beta = R_DIV(rr, VEC_LOAD(s, rho_slot));
+  FOR_EACH_ELEMENT(i, n, chunk) VEC_STORE(p, i, R_MAD(beta, VEC_LOAD(p, i), VEC_LOAD(r, i)));
+  if (get_global_id(0) == 0) VEC_STORE(s, 1 - rho_slot, rr);
+}

@@ -1,0 +1,201 @@
+// FusedCgSteps: launches of kernels/solver/cg.cl, their work counted into the Blas counters.
+#include "cg_fused.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "../blas/spmv.hpp"
+#include "clkr/blas/kernel_args.hpp"
+#include "clkr/runtime/error.hpp"
+
+namespace clkr::detail {
+namespace {
+
+// The per-element bytes of a vector in this precision.
+double element_bytes(Precision p) { return static_cast<double>(bytes_per_element(p)); }
+
+// Element i of a single or double array read into `storage`, as a double.
+double real_at(const std::array<double, 3>& storage, Precision p, int i) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(storage.data());
+  if (p == Precision::Single) {
+    float v;
+    std::memcpy(&v, bytes + 4 * i, 4);
+    return v;
+  }
+  double v;
+  std::memcpy(&v, bytes + 8 * i, 8);
+  return v;
+}
+
+}  // namespace
+
+FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
+    : blas_(blas),
+      A_(A),
+      precision_(blas.precision()),
+      n_(static_cast<std::size_t>(A.rows())),
+      pq_partials_(blas.context(), 1, "cg.pq_partials"),
+      rr_partials_(blas.context(), 1, "cg.rr_partials"),
+      scalars_(blas.context(), 3, "cg.scalars") {
+  Context& context = *blas.context();
+  const DeviceInfo& info = context.info();
+  const DeviceParams& params = blas.params();
+  // Launch shape as data: CPUs get about four contiguous chunks per core, one work-item each; GPUs a
+  // grid of work-groups per compute unit walking the vectors with a stride (coalesced).
+  chunked_ = params.blas1.variant == Blas1Variant::Chunked;
+  if (chunked_) {
+    local_ = 1;
+    groups_ = std::max<std::size_t>(info.compute_units, 1) * 4;
+  } else {
+    local_ = std::min(params.reduction.work_group_size, info.max_work_group_size);
+    groups_ = std::max<std::size_t>(info.compute_units, 1) * params.reduction.groups_per_compute_unit;
+  }
+  groups_ = std::max<std::size_t>(1, std::min(groups_, (n_ + local_ - 1) / local_));
+  chunk_ = static_cast<int>((n_ + groups_ * local_ - 1) / (groups_ * local_));
+
+  std::string options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_);
+  if (chunked_) options += " -DCG_CHUNKED";
+  const bool short_rows = A.stats().mean_row_length < params.spmv.csr_vector_min_mean_row_length;
+  if (A.format() == Format::Csr && short_rows) {
+    step1_ = Step1::CsrFused;
+    spmv_dot_ = context.kernel("solver/cg.cl", "cg_spmv_csr_dot", options);
+  } else if (A.format() == Format::Ell) {
+    step1_ = Step1::EllFused;
+    spmv_dot_ = context.kernel("solver/cg.cl", "cg_spmv_ell_dot", options);
+  } else {
+    step1_ = Step1::SpmvThenDot;
+    dot_partials_ = context.kernel("solver/cg.cl", "cg_dot_partials", options);
+  }
+  update_xr_ = context.kernel("solver/cg.cl", "cg_update_xr", options);
+  update_p_ = context.kernel("solver/cg.cl", "cg_update_p", options);
+  pq_partials_ = Vector(blas.context(), groups_, "cg.pq_partials");
+  rr_partials_ = Vector(blas.context(), groups_, "cg.rr_partials");
+}
+
+void FusedCgSteps::set_rho(const DeviceScalar& rr) {
+  // Slot 0 of the scalar block gets the reduction's result (same precision, same layout).
+  rho_slot_ = 0;
+  const std::size_t bytes = bytes_per_element(precision_);
+  auto s = scalars_.device(precision_, Access::ReadWrite);
+  if (precision_ == Precision::QuasiDouble) {
+    // The DeviceScalar holds (head, tail) interleaved; the scalar block keeps heads and tails apart.
+    blas_.context()->queue().enqueueCopyBuffer(rr.buffer(), s.primary, 0, 0, 4);
+    blas_.context()->queue().enqueueCopyBuffer(rr.buffer(), s.tail, 4, 0, 4);
+  } else {
+    blas_.context()->queue().enqueueCopyBuffer(rr.buffer(), s.primary, 0, 0, bytes);
+  }
+}
+
+void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {
+  Context& context = *blas_.context();
+  const cl::NDRange global(groups_ * local_), local(local_);
+  const double e = element_bytes(precision_);
+  if (step1_ == Step1::SpmvThenDot) {
+    blas_.spmv(1.0, A_, p, 0.0, q);
+    KernelArgs(dot_partials_, precision_)
+        .value(static_cast<cl_int>(n_))
+        .value(static_cast<cl_int>(chunk_))
+        .vector(p.device(precision_, Access::Read))
+        .vector(q.device(precision_, Access::Read))
+        .vector(pq_partials_.device(precision_, Access::Write))
+        .local(local_ * e);
+    cl::Event event;
+    context.queue().enqueueNDRangeKernel(dot_partials_, cl::NullRange, global, local, nullptr, &event);
+    blas_.record("cg_dot_partials", 2.0 * n_, 2.0 * n_ * e, {event});
+    return;
+  }
+  const Matrix::Values values = step1_ == Step1::CsrFused ? A_.csr_values(precision_) : A_.ell_values(precision_);
+  KernelArgs args(spmv_dot_, precision_);
+  args.value(static_cast<cl_int>(n_)).value(static_cast<cl_int>(chunk_));
+  if (step1_ == Step1::CsrFused) {
+    args.value(A_.csr_part().row_offsets).value(A_.csr_part().col_indices);
+  } else {
+    args.value(static_cast<cl_int>(A_.ell_part().width))
+        .value(static_cast<cl_int>(A_.ell_part().pitch))
+        .value(A_.ell_part().col_indices);
+  }
+  args.vector(values)
+      .vector(p.device(precision_, Access::Read))
+      .vector(q.device(precision_, Access::Write))
+      .vector(pq_partials_.device(precision_, Access::Write))
+      .local(local_ * e);
+  cl::Event event;
+  context.queue().enqueueNDRangeKernel(spmv_dot_, cl::NullRange, global, local, nullptr, &event);
+  // The SpMV's own traffic (beta = 0) plus nothing more: p'q reuses the p and q elements in registers.
+  const OpCost cost = spmv_cost(A_, precision_, 0.0);
+  blas_.record("cg_spmv_dot", cost.flops + 2.0 * n_, cost.bytes, {event});
+}
+
+void FusedCgSteps::update_xr(Vector& x, Vector& r, Vector& p, Vector& q) {
+  const double e = element_bytes(precision_);
+  KernelArgs(update_xr_, precision_)
+      .value(static_cast<cl_int>(n_))
+      .value(static_cast<cl_int>(chunk_))
+      .value(static_cast<cl_int>(rho_slot_))
+      .value(static_cast<cl_int>(groups_))
+      .vector(pq_partials_.device(precision_, Access::Read))
+      .vector(scalars_.device(precision_, Access::ReadWrite))
+      .vector(p.device(precision_, Access::Read))
+      .vector(q.device(precision_, Access::Read))
+      .vector(x.device(precision_, Access::ReadWrite))
+      .vector(r.device(precision_, Access::ReadWrite))
+      .vector(rr_partials_.device(precision_, Access::Write))
+      .local(local_ * e);
+  cl::Event event;
+  blas_.context()->queue().enqueueNDRangeKernel(update_xr_, cl::NullRange, cl::NDRange(groups_ * local_),
+                                                cl::NDRange(local_), nullptr, &event);
+  // Reads x, p, r, q and writes x, r: 6n elements; 6n flops.
+  blas_.record("cg_update_xr", 6.0 * n_, 6.0 * n_ * e, {event});
+}
+
+void FusedCgSteps::update_p(Vector& r, Vector& p) {
+  const double e = element_bytes(precision_);
+  KernelArgs(update_p_, precision_)
+      .value(static_cast<cl_int>(n_))
+      .value(static_cast<cl_int>(chunk_))
+      .value(static_cast<cl_int>(rho_slot_))
+      .value(static_cast<cl_int>(groups_))
+      .vector(rr_partials_.device(precision_, Access::Read))
+      .vector(scalars_.device(precision_, Access::ReadWrite))
+      .vector(r.device(precision_, Access::Read))
+      .vector(p.device(precision_, Access::ReadWrite))
+      .local(local_ * e);
+  cl::Event event;
+  blas_.context()->queue().enqueueNDRangeKernel(update_p_, cl::NullRange, cl::NDRange(groups_ * local_),
+                                                cl::NDRange(local_), nullptr, &event);
+  // Reads r, p and writes p: 3n elements; 2n flops.
+  blas_.record("cg_update_p", 2.0 * n_, 3.0 * n_ * e, {event});
+  rho_slot_ = 1 - rho_slot_;
+}
+
+void FusedCgSteps::read_scalars(PendingRead& read) {
+  read.precision_ = precision_;
+  read.rho_slot_ = rho_slot_;
+  auto s = scalars_.device(precision_, Access::Read);
+  auto& queue = blas_.context()->queue();
+  auto* bytes = reinterpret_cast<unsigned char*>(read.storage_.data());
+  if (precision_ == Precision::QuasiDouble) {
+    // Heads and tails live in separate buffers: heads land at bytes [0, 12), tails at [12, 24).
+    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 12, bytes);
+    queue.enqueueReadBuffer(s.tail, CL_FALSE, 0, 12, bytes + 12, nullptr, &read.event_);
+  } else {
+    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 3 * bytes_per_element(precision_), bytes, nullptr, &read.event_);
+  }
+}
+
+FusedCgSteps::Scalars FusedCgSteps::PendingRead::wait() {
+  event_.wait();
+  Scalars out;
+  if (precision_ == Precision::QuasiDouble) {
+    float v[6];
+    std::memcpy(v, storage_.data(), sizeof v);
+    out.rr = static_cast<double>(v[rho_slot_]) + static_cast<double>(v[3 + rho_slot_]);
+    out.pq = static_cast<double>(v[2]) + static_cast<double>(v[5]);
+  } else {
+    out.rr = real_at(storage_, precision_, rho_slot_);
+    out.pq = real_at(storage_, precision_, 2);
+  }
+  return out;
+}
+
+}  // namespace clkr::detail
