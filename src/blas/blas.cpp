@@ -463,12 +463,12 @@ void Blas::report(std::ostream& out) const {
   out << "BLAS on " << to_string(impl_->location) << " (" << impl_->context->info().name << "), "
       << to_string(impl_->precision) << ", parameters " << impl_->params.source << "\n";
   char line[160];
-  std::snprintf(line, sizeof line, "%-10s %10s %12s %8s %10s %10s\n", "operation", "calls", "seconds", "share",
+  std::snprintf(line, sizeof line, "%-16s %8s %12s %8s %10s %10s\n", "operation", "calls", "seconds", "share",
                 "GFLOP/s", "GB/s");
   out << line;
   auto row = [&](const std::string& name, const OpCounters& c) {
     const double share = total_seconds > 0 ? 100.0 * c.seconds / total_seconds : 0.0;
-    std::snprintf(line, sizeof line, "%-10s %10llu %12.6f %7.1f%% %10.3f %10.3f\n", name.c_str(),
+    std::snprintf(line, sizeof line, "%-16s %8llu %12.6f %7.1f%% %10.3f %10.3f\n", name.c_str(),
                   static_cast<unsigned long long>(c.calls), c.seconds, share, c.gflops(), c.gbytes_per_second());
     out << line;
   };
