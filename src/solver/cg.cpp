@@ -59,8 +59,11 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
     steps.update_xr(x, r, p, q);  // alpha = rho / p'q;  x += alpha p;  r -= alpha q;  partial r'r
     steps.update_p(r, p);       // beta = r'r / rho;  p = r + beta p;  rho = r'r
     steps.read_scalars(reads[launched % 2]);
+    // Submit now: drivers may hold enqueued commands until a flush, which would leave the device idle
+    // while the host waits for the previous iteration's scalars.
+    blas.context()->queue().flush();
   };
-  // Judges iteration k from its scalars; false when the solve has ended.
+  // Judges iteration k from its scalars.
   enum class Verdict { Continue, Reached, Ended };
   auto examine = [&](int k) {
     const FusedCgSteps::Scalars s = reads[k % 2].wait();
