@@ -2,11 +2,13 @@
 # Builds clkr and runs the GPU benchmark set in one go (the device machine is lent by the minute):
 # devices, BLAS1 sweep, SpMV per format, CG per matrix/format/precision against ViennaCL (same
 # OpenCL device) and CuPy/cuSPARSE, and mixed-precision IR against double CG, with the copy bandwidth
-# measured in the same run. Results land in $OUT (or ./gpu-results).
+# measured in the same run. Results land in ./gpu-results (and, on the lent machine, as one archive
+# $OUT/gpu-results.tgz, since only a few files come back from there).
 #   usage: benchmarks/run_gpu_benchmarks.sh [CARRY_DIR]   (CARRY_DIR holds include/viennacl and matrices/)
 set -uo pipefail
 carry=${1:-.carry}
-out=${OUT:-gpu-results}
+out=gpu-results
+rm -rf "$out"
 mkdir -p "$out"
 step() { echo; echo "=== $* ($(date +%T))"; }
 
@@ -47,6 +49,7 @@ step "time to a 1e-10 true residual on poisson3d:192: double CG vs mixed-precisi
 for prec in double mixed; do
   $bin/clkr solve poisson3d:192 --solver cg --format ell --precision $prec --tol 1e-10 --rhs ones --json \
     > "$out/solve_$prec.json" 2>/dev/null
-  echo "$prec: $(cat "$out/solve_$prec.json" | head -c 600)"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], {k: d.get(k) for k in ('converged','iterations','inner_iterations','true_relative_residual','solve_seconds','seconds_per_iteration')})" "$out/solve_$prec.json" $prec
 done
+[ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" "$out"
 step "done"

@@ -31,5 +31,6 @@ int cg_command(const Args& args);
 int info_command(const Args& args);
 int convert_command(const Args& args);
 int bench_command(const Args& args);
+int tune_command(const Args& args);
 
 }  // namespace clkr::app

@@ -1,0 +1,72 @@
+// Pieces the `clkr` subcommands share: the automatic storage-format choice, right-hand sides,
+// number/time/byte formatting for people, a wall clock, and the terminal progress line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clkr/data/host_csr_matrix.hpp"
+#include "clkr/data/matrix.hpp"
+#include "clkr/runtime/device_info.hpp"
+
+namespace clkr::app {
+
+struct FormatChoice {
+  Format format;
+  std::string reason;  // one line: why this format, for the report
+};
+
+// The storage format `--format auto` picks for a matrix on a device (the one place this is decided).
+FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device);
+
+// Uniform values in [-1, 1) from a fixed-seed generator: the same seed gives the same vector on every
+// platform (std::mt19937_64 is specified bit for bit; the distribution is done by hand for that reason).
+std::vector<double> random_vector(std::size_t n, std::uint64_t seed);
+
+// A short name for reports: "bcsstk17" for ".../bcsstk17.mtx.gz"; generator specs as they are.
+std::string display_name(const std::string& spec);
+
+// A x on the host in double with long double accumulation (right-hand sides b = A x_true).
+std::vector<double> host_multiply(const HostCsrMatrix& A, const std::vector<double>& x);
+
+// ||b - A x|| / ||b|| (||b - A x|| when b = 0) on the host with long double sums.
+double relative_residual(const HostCsrMatrix& A, const std::vector<double>& b, const std::vector<double>& x);
+
+// Whether every stored a_ij has a stored a_ji of exactly the same value.
+bool numerically_symmetric(const HostCsrMatrix& A);
+
+// "1.23 s", "4.56 ms", "789 us"; "12.3 MiB"; "%.3g" of a number.
+std::string seconds_text(double seconds);
+std::string bytes_text(double bytes);
+std::string number_text(double x, int digits = 3);
+
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// A one-line status on stderr rewritten in place with \r, shown only when stderr is a terminal (so
+// logs and pipes never see it) and at most ~10 times a second.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled);
+  ~ProgressLine();
+  void show(const std::string& text);  // rate-limited
+  void clear();
+
+ private:
+  bool enabled_;
+  std::size_t width_ = 0;
+  double last_ = -1;
+  Stopwatch clock_;
+};
+
+bool stderr_is_terminal();
+
+}  // namespace clkr::app

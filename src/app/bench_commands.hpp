@@ -1,0 +1,12 @@
+// The `clkr bench` suites, one function each; `bench_command` dispatches `clkr bench <suite>`.
+#pragma once
+
+#include "commands.hpp"
+
+namespace clkr::app {
+
+int bench_cg_command(const Args& args);     // clkr bench cg: CG per matrix/format/precision vs references
+int bench_blas1_command(const Args& args);  // clkr bench blas1: each BLAS1 operation vs vector size
+int bench_spmv_command(const Args& args);   // clkr bench spmv: SpMV per matrix/format/precision
+
+}  // namespace clkr::app

@@ -1,0 +1,134 @@
+// The benchmark suites' shared measurement pieces: copy bandwidth, statistics, counters, CSV.
+#include "bench_common.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "clkr/runtime/error.hpp"
+
+namespace clkr::app {
+
+CopyBandwidth measure_copy_bandwidth(Context& context) {
+  const DeviceInfo& info = context.info();
+  std::size_t bytes = std::size_t{256} << 20;
+  bytes = std::min<std::uint64_t>(bytes, info.global_memory / 4);
+  bytes = std::min<std::uint64_t>(bytes, info.max_allocation);
+  bytes = bytes / 4096 * 4096;
+  if (bytes == 0) throw Error("measure_copy_bandwidth: device " + info.name + " reports no usable memory");
+
+  constexpr int repetitions = 7;
+  return translate_cl_errors("measure_copy_bandwidth", [&] {
+    cl::Buffer source = context.allocate(bytes, "copy bandwidth source");
+    cl::Buffer target = context.allocate(bytes, "copy bandwidth target");
+    cl::CommandQueue& queue = context.queue();
+    // Written once so the source pages exist (a never-touched buffer can be cheaper to read).
+    queue.enqueueFillBuffer(source, cl_uchar{1}, 0, bytes);
+    std::vector<double> rates;
+    for (int r = 0; r <= repetitions; ++r) {
+      cl::Event event;
+      queue.enqueueCopyBuffer(source, target, 0, 0, bytes, nullptr, &event);
+      event.wait();
+      const auto start = event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+      const auto end = event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+      // The first copy is a warm-up (first touch of the target's pages).
+      if (r > 0 && end > start) rates.push_back(2.0 * static_cast<double>(bytes) / static_cast<double>(end - start));
+    }
+    const Spread s = spread_of(rates);  // bytes per nanosecond = GB/s
+    CopyBandwidth result;
+    result.buffer_bytes = bytes;
+    result.repetitions = static_cast<int>(rates.size());
+    result.gbytes_per_second = s.median;
+    result.min_gbytes_per_second = s.min;
+    result.max_gbytes_per_second = s.max;
+    return result;
+  });
+}
+
+void print_copy_bandwidth(std::ostream& out, const CopyBandwidth& copy) {
+  char line[256];
+  std::snprintf(
+      line, sizeof line,
+      "copy bandwidth: %.3g GB/s (read + write, %zu MiB clEnqueueCopyBuffer, median of %d, range %.3g - %.3g)\n",
+      copy.gbytes_per_second, copy.buffer_bytes >> 20, copy.repetitions, copy.min_gbytes_per_second,
+      copy.max_gbytes_per_second);
+  out << line;
+}
+
+Spread spread_of(std::vector<double> samples) {
+  if (samples.empty()) return {};
+  std::sort(samples.begin(), samples.end());
+  const std::size_t n = samples.size();
+  const double median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  return {median, samples.front(), samples.back()};
+}
+
+OpCounters total_of(const std::map<std::string, OpCounters>& counters) {
+  OpCounters total;
+  for (const auto& [name, c] : counters) {
+    total.calls += c.calls;
+    total.seconds += c.seconds;
+    total.flops += c.flops;
+    total.bytes += c.bytes;
+  }
+  return total;
+}
+
+TopKernel top_kernel_of(const std::map<std::string, OpCounters>& counters) {
+  TopKernel top;
+  double best = -1, total = 0;
+  for (const auto& [name, c] : counters) {
+    total += c.seconds;
+    if (c.seconds > best) {
+      best = c.seconds;
+      top.name = name;
+    }
+  }
+  top.share = total > 0 ? best / total : 0;
+  return top;
+}
+
+void CsvTable::set(const std::string& column, const std::string& value) {
+  if (rows_.empty()) throw Error("CsvTable::set before add_row");
+  const auto it = std::find(columns_.begin(), columns_.end(), column);
+  if (it == columns_.end()) throw Error("CsvTable: no column '" + column + "'");
+  rows_.back()[static_cast<std::size_t>(it - columns_.begin())] = value;
+}
+
+void CsvTable::set(const std::string& column, double value) {
+  if (!std::isfinite(value)) return set(column, std::string());
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  set(column, std::string(buffer));
+}
+
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+void write_line(std::ostream& out, const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << csv_field(fields[i]);
+  out << "\n";
+}
+
+}  // namespace
+
+void CsvTable::write(std::ostream& out) const {
+  write_line(out, columns_);
+  for (const auto& row : rows_) write_line(out, row);
+}
+
+void CsvTable::write_file(const std::string& path) const {
+  std::ofstream out(path);
+  if (!out) throw Error("cannot open '" + path + "' for writing");
+  write(out);
+  if (!out.flush()) throw Error("writing '" + path + "' failed");
+}
+
+}  // namespace clkr::app

@@ -1,0 +1,67 @@
+// What the `clkr bench` suites share: the device copy bandwidth every result is compared with,
+// median/min/max of repeated measurements, CSV output, and per-call BLAS counter sums.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "clkr/blas/op_counters.hpp"
+#include "clkr/runtime/context.hpp"
+
+namespace clkr::app {
+
+struct CopyBandwidth {
+  std::size_t buffer_bytes = 0;  // size of one copy
+  int repetitions = 0;
+  double gbytes_per_second = 0;  // median; bytes read + bytes written per second
+  double min_gbytes_per_second = 0, max_gbytes_per_second = 0;
+};
+
+// The device's achievable memory bandwidth, as the roofline that memory-bound kernels are judged
+// against: clEnqueueCopyBuffer of 256 MiB (or the largest that fits: a quarter of global memory, at
+// most the largest allocation), timed with profiling events, counting bytes read plus bytes written,
+// median of 7 copies after one warm-up copy.
+CopyBandwidth measure_copy_bandwidth(Context& context);
+
+// The copy bandwidth as the benchmark reports print it first.
+void print_copy_bandwidth(std::ostream& out, const CopyBandwidth& copy);
+
+struct Spread {
+  double median = 0, min = 0, max = 0;
+};
+// Median (mean of the two middle values for an even count), min and max; zeros for no samples.
+Spread spread_of(std::vector<double> samples);
+
+// The sum of every operation's counters (after reset_counters(), the work since then).
+OpCounters total_of(const std::map<std::string, OpCounters>& counters);
+
+// The operation with the most time, and its share of the total time (0 when nothing was timed).
+struct TopKernel {
+  std::string name;
+  double share = 0;
+};
+TopKernel top_kernel_of(const std::map<std::string, OpCounters>& counters);
+
+// Writes CSV rows with a fixed header; fields containing commas, quotes or newlines are quoted.
+class CsvTable {
+ public:
+  explicit CsvTable(std::vector<std::string> columns) : columns_(std::move(columns)) {}
+  // Starts a row; set() fills columns by name (unset ones stay empty).
+  void add_row() { rows_.emplace_back(columns_.size()); }
+  void set(const std::string& column, const std::string& value);
+  void set(const std::string& column, double value);  // %.6g; NaN/Inf stay empty
+  void write(std::ostream& out) const;
+  // Writes to `path`, throwing clkr::Error when it cannot be written.
+  void write_file(const std::string& path) const;
+  const std::vector<std::vector<std::string>>& rows() const { return rows_; }
+  const std::vector<std::string>& columns() const { return columns_; }
+
+ private:
+  std::vector<std::string> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace clkr::app

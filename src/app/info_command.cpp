@@ -1,0 +1,132 @@
+// `clkr info MATRIX`: the statistics that decide how a matrix should be stored and solved (size, row
+// lengths, bandwidth, symmetry, diagonal) and the device bytes of each storage format. Needs no device.
+#include <algorithm>
+#include <iostream>
+
+#include "app_common.hpp"
+#include "cli_options.hpp"
+#include "clkr/io/generators.hpp"
+#include "clkr/runtime/error.hpp"
+#include "commands.hpp"
+#include "json_writer.hpp"
+
+namespace clkr::app {
+namespace {
+
+const std::vector<OptionSpec> info_specs = {
+    {"--json", nullptr, "print one JSON object instead of the table"},
+};
+
+struct DiagonalSummary {
+  std::int64_t positive = 0, nonpositive = 0, missing = 0;
+};
+
+DiagonalSummary diagonal_summary(const HostCsrMatrix& A) {
+  DiagonalSummary d;
+  const std::int32_t n = std::min(A.rows, A.cols);
+  for (std::int32_t i = 0; i < n; ++i) {
+    const auto first = A.col_indices.begin() + A.row_offsets[i];
+    const auto last = A.col_indices.begin() + A.row_offsets[i + 1];
+    const auto it = std::lower_bound(first, last, i);
+    if (it == last || *it != i) {
+      ++d.missing;
+    } else if (A.values[it - A.col_indices.begin()] > 0) {
+      ++d.positive;
+    } else {
+      ++d.nonpositive;
+    }
+  }
+  return d;
+}
+
+std::string symmetry_text(bool declared, bool numeric) {
+  if (declared) return "yes (declared by the source)";
+  return numeric ? "yes (numerically; stored as general)" : "no";
+}
+
+}  // namespace
+
+int info_command(const Args& args) {
+  const ParsedArgs opts("info", info_specs, args);
+  if (opts.has("--help")) {
+    print_usage(std::cout, "info MATRIX [--json]",
+                "Prints a matrix's statistics and the device memory of each storage format (double values).\n"
+                "MATRIX: a Matrix Market file (.mtx, .mtx.gz) or poisson2d:N / poisson3d:N.",
+                info_specs);
+    return 0;
+  }
+  if (opts.positional().size() != 1) {
+    throw UsageError(opts.positional().empty()
+                         ? "missing MATRIX (a .mtx/.mtx.gz file, poisson2d:N or poisson3d:N)"
+                         : "expected one MATRIX, got " + std::to_string(opts.positional().size()));
+  }
+  const std::string spec = opts.positional()[0];
+  Stopwatch load_clock;
+  const HostCsrMatrix A = load_matrix(spec);
+  const double load_seconds = load_clock.seconds();
+  const MatrixStats s = compute_stats(A);
+  const bool numeric_symmetry = s.symmetric || numerically_symmetric(A);
+  const DiagonalSummary diagonal = diagonal_summary(A);
+  DeviceInfo cpu, gpu;
+  cpu.type = DeviceType::Cpu;
+  gpu.type = DeviceType::Gpu;
+  const FormatChoice on_cpu = choose_format(s, cpu), on_gpu = choose_format(s, gpu);
+  const double ell_fill = s.nnz > 0 ? static_cast<double>(s.max_row_length) * s.rows / s.nnz : 0;
+
+  if (opts.has("--json")) {
+    JsonWriter j(std::cout);
+    j.begin_object()
+        .member("matrix", spec)
+        .member("rows", static_cast<std::int64_t>(s.rows))
+        .member("cols", static_cast<std::int64_t>(s.cols))
+        .member("nnz", static_cast<std::int64_t>(s.nnz))
+        .member("min_row_length", static_cast<std::int64_t>(s.min_row_length))
+        .member("max_row_length", static_cast<std::int64_t>(s.max_row_length))
+        .member("mean_row_length", s.mean_row_length)
+        .member("empty_rows", static_cast<std::int64_t>(s.empty_rows))
+        .member("bandwidth", static_cast<std::int64_t>(s.bandwidth))
+        .member("symmetric_declared", s.symmetric)
+        .member("symmetric", numeric_symmetry)
+        .member("diagonal_positive", diagonal.positive)
+        .member("diagonal_nonpositive", diagonal.nonpositive)
+        .member("diagonal_missing", diagonal.missing)
+        .member("hyb_ell_width", static_cast<std::int64_t>(s.hyb_ell_width))
+        .member("ell_fill_ratio", ell_fill)
+        .member("auto_format_cpu", to_string(on_cpu.format))
+        .member("auto_format_gpu", to_string(on_gpu.format))
+        .member("load_seconds", load_seconds);
+    j.key("bytes_per_format").begin_object();
+    for (const auto& [format, bytes] : s.bytes_per_format)
+      j.member(to_string(format), static_cast<std::int64_t>(bytes));
+    j.end_object().end_object();
+    std::cout << "\n";
+    return 0;
+  }
+
+  std::cout << "matrix        " << spec << " (read in " << seconds_text(load_seconds) << ")\n"
+            << "size          " << s.rows << " x " << s.cols << "\n"
+            << "nnz           " << s.nnz << "\n"
+            << "row length    min " << s.min_row_length << ", max " << s.max_row_length << ", mean "
+            << number_text(s.mean_row_length, 4) << "\n"
+            << "empty rows    " << s.empty_rows << "\n"
+            << "bandwidth     " << s.bandwidth << " (max |i - j|)\n"
+            << "symmetric     " << symmetry_text(s.symmetric, numeric_symmetry) << "\n"
+            << "diagonal      " << diagonal.positive << " positive, " << diagonal.nonpositive << " <= 0, "
+            << diagonal.missing << " missing"
+            << (diagonal.positive == std::min(s.rows, s.cols) && numeric_symmetry
+                    ? " (CG/PCG may apply: SPD is not checked)"
+                    : "")
+            << "\n"
+            << "HYB width     " << s.hyb_ell_width << " (ELL part of HYB; longer rows spill into its CSR part)\n"
+            << "ELL fill      " << number_text(ell_fill) << " x nnz (longest row x rows / nnz)\n"
+            << "auto format   " << on_cpu.reason << "; " << on_gpu.reason << "\n"
+            << "device bytes per format (32-bit indices, double values):\n";
+  for (const auto& [format, bytes] : s.bytes_per_format) {
+    const std::string name = to_string(format);
+    std::cout << "  " << name << std::string(6 - std::min<std::size_t>(name.size(), 5), ' ')
+              << bytes_text(static_cast<double>(bytes)) << " (" << bytes << " bytes)\n";
+  }
+  return 0;
+}
+
+}  // namespace clkr::app

@@ -1,0 +1,515 @@
+// `clkr solve MATRIX` and `clkr cg MATRIX`: load (or generate) a matrix, pick its storage format and
+// precision, solve on a device, and report the outcome, the timings and every kernel's counters, as
+// text or as one JSON object. Exit code 0 converged, 1 not converged, 2 usage or input error.
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "app_common.hpp"
+#include "cli_options.hpp"
+#include "clkr/blas/blas.hpp"
+#include "clkr/io/generators.hpp"
+#include "clkr/io/matrix_market.hpp"
+#include "clkr/runtime/error.hpp"
+#include "clkr/solver/solve.hpp"
+#include "commands.hpp"
+#include "json_writer.hpp"
+
+namespace clkr::app {
+namespace {
+
+std::vector<OptionSpec> solve_specs(bool with_solver) {
+  std::vector<OptionSpec> specs;
+  if (with_solver) specs.push_back({"--solver", "NAME", "cg | pcg | gmres | bicgstab | ir (default cg)"});
+  const std::vector<OptionSpec> common = {
+      {"--format", "NAME",
+       "csr | csr4 | ell | hyb | auto (default auto: CSR on CPUs; on GPUs ELL when\n"
+       "longest/mean row <= 1.5, else HYB; docs/cli.md has the rule)"},
+      {"--precision", "P",
+       "single | qdouble | double | mixed (default double, qdouble without fp64);\n"
+       "mixed: iterative refinement, double (or qdouble) outside, single inside"},
+      {"--device", "SEL",
+       "OpenCL device: \"P:D\", gpu, cpu or a name substring (default CLKR_DEVICE,\n"
+       "else the first GPU, else the first CPU)"},
+      {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8)"},
+      {"--maxit", "N", "maximum iterations (IR: outer steps; default 10000)"},
+      {"--restart", "M", "GMRES restart length (default 30)"},
+      {"--rhs", "R",
+       "ones | random | Ax | FILE.mtx (default ones); Ax: b = A x_true with a seeded\n"
+       "random x_true, and the error of x is reported"},
+      {"--seed", "N", "seed of the random right-hand side / x_true (default 1)"},
+      {"--x0", "FILE", "initial guess (Matrix Market array); default zero"},
+      {"--out-x", "FILE", "write the solution as a Matrix Market array"},
+      {"--history", "FILE", "write the residual history as CSV: iteration,residual,seconds"},
+      {"--json", nullptr, "print one JSON object on stdout instead of the report"},
+      {"--verify", nullptr, "also solve with the host reference backend in double and compare x"},
+      {"--quiet", nullptr, "print only the one-line outcome"},
+  };
+  specs.insert(specs.end(), common.begin(), common.end());
+  return specs;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+// The option values as usage errors naming the option; the library's parse_solver message already
+// lists the accepted names.
+SolverKind parse_solver_option(const std::string& name) {
+  try {
+    return parse_solver(name);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--solver: ") + e.what());
+  }
+}
+
+std::optional<Format> parse_format_option(const std::string& name) {
+  if (name == "auto") return std::nullopt;
+  try {
+    return parse_format(name);
+  } catch (const Error&) {
+    throw UsageError("--format: unknown format '" + name + "' (expected one of: csr, csr4, ell, hyb, auto)");
+  }
+}
+
+struct PrecisionPlan {
+  Precision outer;                 // the solver's (IR: the outer loop's) precision
+  std::optional<Precision> inner;  // IR only
+  std::string label;               // "double", "mixed (double outer, single inner)"
+};
+
+// --precision's value other than "mixed" and "" (the default).
+Precision parse_precision_option(const std::string& name) {
+  try {
+    return parse_precision(name);
+  } catch (const Error&) {
+    throw UsageError("--precision: unknown precision '" + name + "' (expected one of: single, qdouble, double, mixed)");
+  }
+}
+
+PrecisionPlan plan_precision(const std::string& name, SolverKind kind, const DeviceInfo& device) {
+  const Precision widest = device.fp64 ? Precision::Double : Precision::QuasiDouble;
+  PrecisionPlan plan{widest, std::nullopt, to_string(widest)};
+  if (name == "mixed") {
+    plan.inner = Precision::Single;
+    plan.label = "mixed (" + to_string(widest) + " outer, single inner)";
+    return plan;
+  }
+  if (!name.empty()) {
+    plan.outer = parse_precision_option(name);
+    plan.label = to_string(plan.outer);
+  }
+  if (plan.outer == Precision::Double && !device.fp64) {
+    throw UsageError("--precision double: device " + device.name +
+                     " has no fp64 (cl_khr_fp64); use --precision qdouble or mixed");
+  }
+  if (kind == SolverKind::Ir) {
+    plan.inner = Precision::Single;
+    plan.label += " outer, single inner";
+  }
+  return plan;
+}
+
+struct Rhs {
+  std::vector<double> b;
+  std::vector<double> x_true;  // only for "Ax"
+  std::string label;
+};
+
+Rhs make_rhs(const std::string& spec, const HostCsrMatrix& A, std::uint64_t seed) {
+  const auto n = static_cast<std::size_t>(A.rows);
+  const std::string name = lower(spec);
+  if (name == "ones") return {std::vector<double>(n, 1.0), {}, "ones"};
+  if (name == "random") return {random_vector(n, seed), {}, "random (seed " + std::to_string(seed) + ")"};
+  if (name == "ax") {
+    Rhs r;
+    r.x_true = random_vector(n, seed);
+    r.b = host_multiply(A, r.x_true);
+    r.label = "A x_true, x_true random (seed " + std::to_string(seed) + ")";
+    return r;
+  }
+  std::vector<double> b;
+  try {
+    b = read_matrix_market_array(spec);
+  } catch (const Error& e) {
+    throw Error(std::string("--rhs: ") + e.what());
+  }
+  if (b.size() != n) {
+    throw UsageError("--rhs " + spec + ": has " + std::to_string(b.size()) + " entries but the matrix has " +
+                     std::to_string(n) + " rows");
+  }
+  return {std::move(b), {}, spec};
+}
+
+// Makes the matrix values exist in precision p now, so their conversion is timed apart from the solve.
+void prepare_values(Matrix& A, Precision p) {
+  if (A.format() != Format::Ell) A.csr_values(p);
+  if (A.format() == Format::Ell || A.format() == Format::Hyb) A.ell_values(p);
+}
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// max_i |x_i - y_i| / max_i |y_i| (|x - y| alone when y = 0): normwise, so tiny components of y do
+// not turn rounding into huge relative differences.
+double max_relative_difference(const std::vector<double>& x, const std::vector<double>& y) {
+  double diff = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) diff = std::max(diff, std::abs(x[i] - y[i]));
+  const double scale = max_abs(y);
+  return scale > 0 ? diff / scale : diff;
+}
+
+double relative_error(const std::vector<double>& x, const std::vector<double>& x_true) {
+  long double e = 0, t = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    e += static_cast<long double>(x[i] - x_true[i]) * (x[i] - x_true[i]);
+    t += static_cast<long double>(x_true[i]) * x_true[i];
+  }
+  return static_cast<double>(t > 0 ? std::sqrt(e / t) : std::sqrt(e));
+}
+
+void write_history(const std::string& path, const std::vector<IterationRecord>& history) {
+  std::ofstream out(path);
+  if (!out) throw Error("--history: cannot open '" + path + "' for writing");
+  out << "iteration,residual,seconds\n";
+  char line[96];
+  for (const auto& r : history) {
+    std::snprintf(line, sizeof line, "%d,%.17g,%.9g\n", r.iteration, r.residual, r.seconds);
+    out << line;
+  }
+  if (!out.flush()) throw Error("--history: writing '" + path + "' failed");
+}
+
+struct Verification {
+  SolverKind kind;
+  SolveResult result;
+  double max_relative_difference = 0;
+};
+
+// What one `clkr solve` did: the input as decided, the timings, the result and the BLAS objects'
+// counters, for the text report and the JSON object.
+struct SolveRun {
+  std::string matrix;
+  MatrixStats stats;
+  FormatChoice format;
+  bool format_forced = false;
+  PrecisionPlan precision;
+  bool mixed = false;  // --precision mixed (IR chosen by the precision, not by --solver)
+  SolverKind solver = SolverKind::Cg;
+  SolveOptions options;
+  std::string rhs_label;
+  DeviceInfo device;
+  double load_seconds = 0, upload_seconds = 0, convert_seconds = 0, setup_seconds = 0;
+  SolveResult result;
+  double relative_error = std::nan("");  // --rhs Ax only
+  std::optional<Verification> verification;
+  const Blas* blas = nullptr;   // the solver's (IR: the outer) BLAS
+  const Blas* inner = nullptr;  // IR only
+
+  bool refinement() const { return solver == SolverKind::Ir; }
+  double per_iteration() const { return result.iterations > 0 ? result.seconds / result.iterations : 0; }
+  double per_inner_iteration() const {
+    return result.inner_iterations > 0 ? result.seconds / result.inner_iterations : 0;
+  }
+  std::string verdict() const {
+    return result.converged() ? std::string("converged") : "NOT converged (" + to_string(result.status) + ")";
+  }
+};
+
+void write_kernels(JsonWriter& json, const Blas& blas, const char* role) {
+  for (const auto& [name, c] : blas.counters()) {
+    json.begin_object()
+        .member("name", name)
+        .member("blas", role)
+        .member("precision", to_string(blas.precision()))
+        .member("calls", static_cast<std::uint64_t>(c.calls))
+        .member("seconds", c.seconds)
+        .member("gflops", c.gflops())
+        .member("gbytes_per_second", c.gbytes_per_second())
+        .end_object();
+  }
+}
+
+void print_json(std::ostream& out, const SolveRun& run) {
+  const SolveResult& r = run.result;
+  JsonWriter j(out);
+  j.begin_object().member("matrix", run.matrix).member("solver", to_string(run.solver));
+  if (run.refinement()) j.member("inner_solver", to_string(run.options.inner_solver));
+  j.member("format", to_string(run.format.format))
+      .member("format_reason", run.format_forced ? std::string("--format") : run.format.reason)
+      .member("precision", run.mixed ? std::string("mixed") : to_string(run.precision.outer))
+      .member("outer_precision", to_string(run.precision.outer));
+  if (run.precision.inner) j.member("inner_precision", to_string(*run.precision.inner));
+  j.member("device", run.device.name)
+      .member("device_selector", run.device.index_selector())
+      .member("n", static_cast<std::int64_t>(run.stats.rows))
+      .member("nnz", static_cast<std::int64_t>(run.stats.nnz))
+      .member("rhs", run.rhs_label)
+      .member("tolerance", run.options.relative_tolerance)
+      .member("max_iterations", run.options.max_iterations)
+      .member("converged", r.converged())
+      .member("status", to_string(r.status))
+      .member("message", r.message)
+      .member("iterations", r.iterations);
+  if (run.refinement()) j.member("inner_iterations", r.inner_iterations);
+  j.member("recursive_relative_residual", r.recursive_relative_residual)
+      .member("true_relative_residual", r.true_relative_residual);
+  if (!std::isnan(run.relative_error)) j.member("relative_error", run.relative_error);
+  j.member("load_seconds", run.load_seconds)
+      .member("upload_seconds", run.upload_seconds)
+      .member("convert_seconds", run.convert_seconds)
+      .member("setup_seconds", run.setup_seconds)
+      .member("solve_seconds", r.seconds)
+      .member("seconds_per_iteration", run.per_iteration());
+  if (run.refinement()) j.member("seconds_per_inner_iteration", run.per_inner_iteration());
+  j.key("kernels").begin_array();
+  write_kernels(j, *run.blas, run.refinement() ? "outer" : "solver");
+  if (run.inner) write_kernels(j, *run.inner, "inner");
+  j.end_array();
+  if (run.verification) {
+    const Verification& v = *run.verification;
+    j.key("verify")
+        .begin_object()
+        .member("solver", to_string(v.kind))
+        .member("backend", "host")
+        .member("precision", "double")
+        .member("status", to_string(v.result.status))
+        .member("iterations", v.result.iterations)
+        .member("true_relative_residual", v.result.true_relative_residual)
+        .member("max_relative_difference", v.max_relative_difference)
+        .end_object();
+  }
+  j.end_object();
+  out << "\n";
+}
+
+// The lines printed before the solve starts (so a long solve shows what it is doing).
+void print_preamble(std::ostream& out, const SolveRun& run) {
+  const MatrixStats& s = run.stats;
+  out << "matrix      " << run.matrix << ": " << s.rows << " x " << s.cols << ", nnz " << s.nnz << " ("
+      << number_text(s.mean_row_length) << " per row, min " << s.min_row_length << ", max " << s.max_row_length << ")"
+      << (s.symmetric ? ", symmetric" : "") << "\n"
+      << "format      " << to_string(run.format.format) << " ("
+      << (run.format_forced ? "--format" : "auto, " + run.format.reason) << "), "
+      << bytes_text(static_cast<double>(s.bytes_per_format.at(run.format.format))) << " with double values\n"
+      << "times       load " << seconds_text(run.load_seconds) << ", upload " << seconds_text(run.upload_seconds)
+      << ", value conversion " << seconds_text(run.convert_seconds) << ", kernels + warm-up "
+      << seconds_text(run.setup_seconds) << "\n"
+      << "solver      " << to_string(run.solver)
+      << (run.refinement() ? " (inner " + to_string(run.options.inner_solver) + ")" : std::string()) << " in "
+      << run.precision.label << ", tol " << number_text(run.options.relative_tolerance) << ", maxit "
+      << run.options.max_iterations << ", rhs " << run.rhs_label
+      << (run.options.use_initial_guess ? ", x0 from file" : "") << "\n"
+      << std::flush;
+}
+
+void print_result(std::ostream& out, const SolveRun& run, const ParsedArgs& opts) {
+  const SolveResult& r = run.result;
+  out << "status      " << run.verdict() << ": " << r.message << "\n"
+      << "iterations  " << r.iterations;
+  if (run.refinement()) out << " outer, " << r.inner_iterations << " inner";
+  out << "\nresidual    " << number_text(r.true_relative_residual) << " true relative (recursive "
+      << number_text(r.recursive_relative_residual) << ")\n";
+  if (!std::isnan(run.relative_error)) {
+    out << "error       ||x - x_true|| / ||x_true|| = " << number_text(run.relative_error) << "\n";
+  }
+  out << "time        solve " << seconds_text(r.seconds) << ", " << seconds_text(run.per_iteration()) << " per "
+      << (run.refinement() ? "outer iteration, " + seconds_text(run.per_inner_iteration()) + " per inner iteration"
+                           : "iteration")
+      << "\n";
+  if (r.status == SolveStatus::Stagnated && run.precision.outer == Precision::Single) {
+    out << "hint        single precision cannot reach every tolerance: try --precision mixed, qdouble or "
+           "double, or a larger --tol\n";
+  }
+  if (run.verification) {
+    const Verification& v = *run.verification;
+    out << "verify      host reference " << to_string(v.kind) << " in double: " << to_string(v.result.status)
+        << " after " << v.result.iterations << " iterations, true relative residual "
+        << number_text(v.result.true_relative_residual)
+        << "; max |x - x_ref| / max |x_ref| = " << number_text(v.max_relative_difference) << "\n";
+  }
+  if (opts.has("--history")) out << "history     " << opts.text("--history") << "\n";
+  if (opts.has("--out-x")) out << "solution    " << opts.text("--out-x") << "\n";
+  out << "\nkernels (" << (run.refinement() ? "outer, " : "") << to_string(run.blas->precision()) << "):\n";
+  run.blas->report(out);
+  if (run.inner) {
+    out << "\nkernels (inner, " << to_string(run.inner->precision()) << "):\n";
+    run.inner->report(out);
+  }
+}
+
+void print_help(std::ostream& out, const std::string& command, bool cg_only, const std::vector<OptionSpec>& specs) {
+  const std::string common =
+      "MATRIX: a Matrix Market file (.mtx, .mtx.gz) or poisson2d:N / poisson3d:N.\n"
+      "Exit code: 0 converged, 1 not converged, 2 usage or input error.";
+  print_usage(out, command + " MATRIX [options]",
+              (cg_only ? "Solves A x = b with the conjugate gradient method (clkr solve --solver cg).\n"
+                       : "Solves A x = b with a Krylov method on an OpenCL device.\n") +
+                  common,
+              specs);
+}
+
+int run_solve(const std::string& command, const Args& args, std::optional<SolverKind> fixed_kind) {
+  const auto specs = solve_specs(!fixed_kind);
+  const ParsedArgs opts(command, specs, args);
+  if (opts.has("--help")) {
+    print_help(std::cout, command, fixed_kind.has_value(), specs);
+    return 0;
+  }
+  if (opts.positional().size() != 1) {
+    throw UsageError(opts.positional().empty()
+                         ? "missing MATRIX (a .mtx/.mtx.gz file, poisson2d:N or poisson3d:N)"
+                         : "expected one MATRIX, got " + std::to_string(opts.positional().size()) +
+                               " arguments (first extra: '" + opts.positional()[1] + "')");
+  }
+  SolveRun run;
+  run.matrix = opts.positional()[0];
+
+  // Every option is checked before the device is opened or the matrix read.
+  const SolverKind kind = fixed_kind ? *fixed_kind : parse_solver_option(opts.text("--solver", "cg"));
+  const std::optional<Format> forced_format = parse_format_option(lower(opts.text("--format", "auto")));
+  const std::string precision_name = lower(opts.text("--precision", ""));
+  if (!precision_name.empty() && precision_name != "mixed") parse_precision_option(precision_name);
+  SolveOptions& options = run.options;
+  options.relative_tolerance = opts.number("--tol", 1e-8, 0);
+  options.max_iterations = static_cast<int>(opts.integer("--maxit", 10000, 0, INT_MAX));
+  options.restart = static_cast<int>(opts.integer("--restart", 30, 1, 1 << 20));
+  options.record_history = opts.has("--history");
+  const auto seed = static_cast<std::uint64_t>(opts.integer("--seed", 1, 0, INT64_MAX));
+  const bool json = opts.has("--json"), quiet = opts.has("--quiet");
+  const bool report = !json && !quiet;
+  std::ostream& out = std::cout;
+
+  auto context = open_context(opts.text("--device"));
+  run.device = context->info();
+  run.precision = plan_precision(precision_name, kind, run.device);
+  run.mixed = precision_name == "mixed";
+  run.solver = run.precision.inner ? SolverKind::Ir : kind;
+  if (run.refinement()) {
+    options.inner_precision = *run.precision.inner;
+    options.inner_solver = kind == SolverKind::Ir ? SolverKind::Cg : kind;
+  }
+  if (report) out << "device      " << run.device.summary() << " [" << run.device.index_selector() << "]\n";
+
+  Stopwatch load_clock;
+  const HostCsrMatrix host = load_matrix(run.matrix);
+  run.load_seconds = load_clock.seconds();
+  if (host.rows != host.cols) {
+    throw UsageError(run.matrix + " is " + std::to_string(host.rows) + " x " + std::to_string(host.cols) +
+                     ": the solvers need a square matrix");
+  }
+  run.stats = compute_stats(host);
+  run.format_forced = forced_format.has_value();
+  run.format = forced_format ? FormatChoice{*forced_format, "--format"} : choose_format(run.stats, run.device);
+
+  const Rhs rhs = make_rhs(opts.text("--rhs", "ones"), host, seed);
+  run.rhs_label = rhs.label;
+  std::vector<double> x0;
+  if (opts.has("--x0")) {
+    try {
+      x0 = read_matrix_market_array(opts.text("--x0"));
+    } catch (const Error& e) {
+      throw Error(std::string("--x0: ") + e.what());
+    }
+    if (x0.size() != static_cast<std::size_t>(host.rows)) {
+      throw UsageError("--x0 " + opts.text("--x0") + ": has " + std::to_string(x0.size()) +
+                       " entries but the matrix has " + std::to_string(host.rows) + " rows");
+    }
+    options.use_initial_guess = true;
+  }
+
+  Stopwatch upload_clock;
+  Matrix A(context, host, run.format.format);
+  context->finish();
+  run.upload_seconds = upload_clock.seconds();
+  Stopwatch convert_clock;
+  prepare_values(A, run.precision.outer);
+  if (run.precision.inner) prepare_values(A, *run.precision.inner);
+  context->finish();
+  run.convert_seconds = convert_clock.seconds();
+
+  Blas blas(context, Location::Device, run.precision.outer);
+  std::optional<Blas> inner;
+  if (run.refinement()) inner.emplace(context, Location::Device, *run.precision.inner);
+  run.blas = &blas;
+  run.inner = inner ? &*inner : nullptr;
+  Vector b(context, rhs.b, "b"), x(context, host.rows, "x");
+  if (!x0.empty()) x.assign(x0);
+  auto solve_into = [&](Vector& x_out, const SolveOptions& o) {
+    return run.refinement() ? iterative_refinement(blas, *inner, A, b, x_out, o)
+                            : solve(run.solver, blas, A, b, x_out, o);
+  };
+
+  // A one-iteration warm-up builds (or loads from the cache) every kernel the solve uses and uploads
+  // b, so the solve time is the iteration's alone; its counters are then discarded.
+  Stopwatch setup_clock;
+  {
+    SolveOptions warm = options;
+    warm.max_iterations = 1;
+    warm.inner_max_iterations = 1;
+    warm.use_initial_guess = false;
+    warm.record_history = false;
+    Vector x_warm(context, host.rows, "x (warm-up)");
+    solve_into(x_warm, warm);
+    context->finish();
+  }
+  blas.reset_counters();
+  if (inner) inner->reset_counters();
+  run.setup_seconds = setup_clock.seconds();
+  if (report) print_preamble(out, run);
+
+  ProgressLine progress(!quiet && stderr_is_terminal());
+  if (!quiet && stderr_is_terminal()) {
+    options.progress = [&](const IterationRecord& r) {
+      const double rate = r.seconds > 0 ? r.iteration / r.seconds : 0;
+      progress.show("iteration " + std::to_string(r.iteration) + "  residual " + number_text(r.residual) + "  " +
+                    number_text(rate) + " it/s");
+    };
+  }
+  run.result = solve_into(x, options);
+  progress.clear();
+  options.progress = nullptr;
+
+  const std::vector<double> x_host = x.to_host();
+  if (!rhs.x_true.empty()) run.relative_error = relative_error(x_host, rhs.x_true);
+  if (opts.has("--verify")) {
+    // The reference: the same Krylov method (for IR, its inner method run directly) in double on the
+    // host backend, on the same matrix, b and options.
+    Blas reference(context, Location::Host, Precision::Double);
+    Vector b_ref(context, rhs.b, "b (reference)"), x_ref(context, host.rows, "x (reference)");
+    if (!x0.empty()) x_ref.assign(x0);
+    SolveOptions o = options;
+    o.record_history = false;
+    const SolverKind k = run.refinement() ? options.inner_solver : run.solver;
+    SolveResult r = solve(k, reference, A, b_ref, x_ref, o);
+    run.verification = Verification{k, std::move(r), max_relative_difference(x_host, x_ref.to_host())};
+  }
+  if (opts.has("--history")) write_history(opts.text("--history"), run.result.history);
+  if (opts.has("--out-x")) write_matrix_market_array(opts.text("--out-x"), x_host);
+
+  if (json) {
+    print_json(out, run);
+  } else if (quiet) {
+    out << run.verdict() << " after " << run.result.iterations << " iterations, true relative residual "
+        << number_text(run.result.true_relative_residual) << ", " << seconds_text(run.result.seconds) << "\n";
+  } else {
+    print_result(out, run, opts);
+  }
+  return run.result.converged() ? 0 : 1;
+}
+
+}  // namespace
+
+int solve_command(const Args& args) { return run_solve("solve", args, std::nullopt); }
+
+int cg_command(const Args& args) { return run_solve("cg", args, SolverKind::Cg); }
+
+}  // namespace clkr::app

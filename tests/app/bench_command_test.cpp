@@ -1,0 +1,148 @@
+// End-to-end smoke tests of `clkr bench`: the CSV columns docs/benchmarks.md documents, a fixed
+// iteration count, ratios against a reference, and matrices that cannot run reported with the reason.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app_test_support.hpp"
+
+using namespace app_test;
+
+namespace {
+
+// CSV text -> rows of fields (no quoted commas in the columns these tests read).
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> fields;
+    bool quoted = false;
+    std::string field;
+    for (char c : line) {
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        fields.push_back(field);
+        field.clear();
+      } else {
+        field += c;
+      }
+    }
+    fields.push_back(field);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return i;
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+TEST(BenchCommand, CgWritesTheDocumentedCsv) {
+  const fs::path nonsymmetric = scratch_dir() / "nonsymmetric.mtx";
+  write_text(nonsymmetric, "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 2.0\n1 2 1.0\n2 2 2.0\n");
+  const fs::path csv = scratch_dir() / "cg.csv", json = scratch_dir() / "cg.json";
+  const Result r =
+      run_clkr({"bench", "cg", "poisson2d:16", nonsymmetric.string(), "--iterations", "12", "--reps", "2", "--formats",
+                "csr", "--precisions", "single", "--peers", "eigen", "--csv", csv.string(), "--json", json.string()});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const auto rows = parse_csv(read_text(csv));
+  ASSERT_GE(rows.size(), 4u) << read_text(csv);
+  const std::vector<std::string> documented = {"matrix",
+                                               "n",
+                                               "nnz",
+                                               "implementation",
+                                               "format",
+                                               "precision",
+                                               "status",
+                                               "iterations",
+                                               "reps",
+                                               "wall_s_per_iter_median",
+                                               "wall_s_per_iter_min",
+                                               "wall_s_per_iter_max",
+                                               "profile_s_per_iter_median",
+                                               "bytes_per_iter",
+                                               "gbytes_per_s",
+                                               "copy_gbytes_per_s",
+                                               "fraction_of_copy",
+                                               "top_kernel",
+                                               "top_kernel_share",
+                                               "true_relative_residual",
+                                               "ratio_vs_eigen",
+                                               "ratio_vs_viennacl_csr",
+                                               "ratio_vs_viennacl_hyb",
+                                               "ratio_vs_host",
+                                               "device",
+                                               "note"};
+  EXPECT_EQ(rows[0], documented);
+  const auto& h = rows[0];
+  bool saw_clkr = false, saw_eigen = false, saw_skipped = false;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    ASSERT_EQ(row.size(), h.size()) << i;
+    const std::string impl = row[column(h, "implementation")];
+    if (impl == "clkr") {
+      saw_clkr = true;
+      EXPECT_EQ(row[column(h, "status")], "ok") << row[column(h, "note")];
+      EXPECT_EQ(row[column(h, "iterations")], "12");
+      EXPECT_EQ(row[column(h, "reps")], "2");
+      const double median = std::stod(row[column(h, "wall_s_per_iter_median")]);
+      EXPECT_GE(median, std::stod(row[column(h, "wall_s_per_iter_min")]));
+      EXPECT_LE(median, std::stod(row[column(h, "wall_s_per_iter_max")]));
+      EXPECT_GT(std::stod(row[column(h, "bytes_per_iter")]), 0);
+      EXPECT_GT(std::stod(row[column(h, "copy_gbytes_per_s")]), 0);
+      EXPECT_GT(std::stod(row[column(h, "ratio_vs_eigen")]), 0);
+      EXPECT_FALSE(row[column(h, "top_kernel")].empty());
+    } else if (impl == "eigen") {
+      saw_eigen = true;
+      const std::string status = row[column(h, "status")];
+      EXPECT_TRUE(status == "ok" || status == "unavailable") << status;
+      if (status == "ok") {
+        EXPECT_EQ(row[column(h, "iterations")], "12");
+      }
+    } else if (row[column(h, "status")] == "skipped") {
+      saw_skipped = true;
+      EXPECT_EQ(row[column(h, "matrix")], "nonsymmetric");
+      EXPECT_NE(row[column(h, "note")].find("not symmetric"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(saw_clkr && saw_eigen && saw_skipped) << read_text(csv);
+  const Json j = parse_json(read_text(json));
+  EXPECT_GT(j["copy_bandwidth"]["gbytes_per_second"].number, 0);
+  EXPECT_EQ(j["rows"].items.size(), rows.size() - 1);
+}
+
+TEST(BenchCommand, Blas1AndSpmvSmoke) {
+  const fs::path blas1 = scratch_dir() / "blas1.csv", spmv = scratch_dir() / "spmv.csv";
+  const Result b = run_clkr({"bench", "blas1", "--ops", "axpy,dot", "--sizes", "1000,4099", "--precisions", "single",
+                             "--reps", "2", "--csv", blas1.string()});
+  ASSERT_EQ(b.code, 0) << describe(b);
+  const auto blas1_rows = parse_csv(read_text(blas1));
+  ASSERT_EQ(blas1_rows.size(), 1u + 2 * 2);
+  for (std::size_t i = 1; i < blas1_rows.size(); ++i) {
+    EXPECT_EQ(blas1_rows[i][column(blas1_rows[0], "status")], "ok");
+    EXPECT_GT(std::stod(blas1_rows[i][column(blas1_rows[0], "gbytes_per_s")]), 0);
+  }
+  const Result s = run_clkr({"bench", "spmv", "poisson2d:16", "--formats", "csr,ell", "--precisions", "single",
+                             "--reps", "2", "--csv", spmv.string()});
+  ASSERT_EQ(s.code, 0) << describe(s);
+  const auto spmv_rows = parse_csv(read_text(spmv));
+  ASSERT_EQ(spmv_rows.size(), 3u);
+  EXPECT_EQ(spmv_rows[1][column(spmv_rows[0], "status")], "ok");
+}
+
+TEST(BenchCommand, UsageErrors) {
+  const Result suite = run_clkr({"bench", "fft"});
+  EXPECT_EQ(suite.code, 2) << describe(suite);
+  EXPECT_NE(suite.err.find("unknown benchmark suite 'fft'"), std::string::npos) << suite.err;
+  const Result format = run_clkr({"bench", "cg", "--formats", "csr,dia"});
+  EXPECT_EQ(format.code, 2) << describe(format);
+  EXPECT_NE(format.err.find("unknown format 'dia'"), std::string::npos) << format.err;
+  const Result iterations = run_clkr({"bench", "cg", "--iterations", "0"});
+  EXPECT_EQ(iterations.code, 2) << describe(iterations);
+}
+
+}  // namespace
