@@ -8,6 +8,8 @@
 // the last work-item can have a tail of fewer than VW elements, handled one at a time. One contiguous
 // stream per core is what CPU prefetchers and caches want; a grid-stride walk touches each cache line
 // from many work-items that a CPU runs one after another, and measured 20x slower on PoCL.
+#include "common.cl"
+
 #if defined(CLKR_CHUNKED) == defined(CLKR_GRID_STRIDE)
 #error "build BLAS1 kernels with exactly one of -DCLKR_CHUNKED or -DCLKR_GRID_STRIDE"
 #endif

@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "clkr/blas/device_params.hpp"
 #include "clkr/data/precision.hpp"
 #include "clkr/runtime/context.hpp"
 #include "clkr/runtime/error.hpp"
@@ -14,15 +15,20 @@ namespace {
 
 std::string mib(std::uint64_t bytes) { return std::to_string(bytes / (1024 * 1024)) + " MiB"; }
 
-// Builds every kernel file in every precision; prints one line per failure and returns the count.
+// Builds every kernel file in every precision, with the options this device's parameter table gives
+// it (the BLAS1 split variant); prints one line per failure and returns the count.
 int self_check(Context& context, std::ostream& out) {
   int built = 0, failed = 0;
   std::vector<Precision> precisions{Precision::Single, Precision::QuasiDouble};
   if (context.info().fp64) precisions.push_back(Precision::Double);
+  const DeviceParams params = device_params(context.info());
+  const std::string blas1_variant =
+      params.blas1.variant == Blas1Variant::Chunked ? " -DCLKR_CHUNKED" : " -DCLKR_GRID_STRIDE";
   for (const auto& [file, source] : embedded_kernel_sources()) {
+    const std::string extra = file.rfind("blas1/", 0) == 0 ? blas1_variant : "";
     for (Precision p : precisions) {
       try {
-        context.program(file, precision_build_option(p));
+        context.program(file, precision_build_option(p) + extra);
         ++built;
       } catch (const Error& e) {
         ++failed;
