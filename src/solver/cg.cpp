@@ -51,14 +51,15 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
     return;
   }
 
-  FusedCgSteps::PendingRead reads[2];  // at most two iterations in flight
+  // At most FusedCgSteps::kReadSlots iterations in flight; iteration k reads into slot k % kReadSlots.
+  constexpr int slots = FusedCgSteps::kReadSlots;
   int launched = 0, examined = 0;
   auto launch = [&] {
     ++launched;
     steps.spmv_dot(p, q);       // q = A p;  partial p'q
     steps.update_xr(x, r, p, q);  // alpha = rho / p'q;  x += alpha p;  r -= alpha q;  partial r'r
     steps.update_p(r, p);       // beta = r'r / rho;  p = r + beta p;  rho = r'r
-    steps.read_scalars(reads[launched % 2]);
+    steps.read_scalars(launched % slots);
     // Submit now: drivers may hold enqueued commands until a flush, which would leave the device idle
     // while the host waits for the previous iteration's scalars.
     blas.context()->queue().flush();
@@ -66,7 +67,7 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
   // Judges iteration k from its scalars.
   enum class Verdict { Continue, Reached, Ended };
   auto examine = [&](int k) {
-    const FusedCgSteps::Scalars s = reads[k % 2].wait();
+    const FusedCgSteps::Scalars s = steps.wait_scalars(k % slots);
     if (!monitor.check_finite(k, "p'Ap", s.pq)) return Verdict::Ended;
     if (s.pq <= 0) {
       monitor.finish(SolveStatus::NotSpd, "p'Ap = " + format_number(s.pq) + " <= 0 at iteration " +
@@ -79,7 +80,7 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
   };
 
   while (examined < launched || launched < options.max_iterations) {
-    if (launched < options.max_iterations && launched - examined < 2) {
+    if (launched < options.max_iterations && launched - examined < slots) {
       launch();
       continue;
     }
@@ -90,7 +91,7 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
     // zero, p'q is zero and the kernels leave x alone (alpha = 0).
     if (launched > examined) {
       ++examined;
-      const FusedCgSteps::Scalars s = reads[examined % 2].wait();
+      const FusedCgSteps::Scalars s = steps.wait_scalars(examined % slots);
       if (s.pq > 0 && std::isfinite(s.pq) && std::isfinite(s.rr)) monitor.record(examined, std::sqrt(s.rr));
     }
     // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r.

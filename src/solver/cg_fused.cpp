@@ -14,9 +14,8 @@ namespace {
 // The per-element bytes of a vector in this precision.
 double element_bytes(Precision p) { return static_cast<double>(bytes_per_element(p)); }
 
-// Element i of a single or double array read into `storage`, as a double.
-double real_at(const std::array<double, 3>& storage, Precision p, int i) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(storage.data());
+// Element i of a single or double array stored at `bytes`, as a double.
+double real_at(const unsigned char* bytes, Precision p, int i) {
   if (p == Precision::Single) {
     float v;
     std::memcpy(&v, bytes + 4 * i, 4);
@@ -70,6 +69,10 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
   update_p_ = context.kernel("solver/cg.cl", "cg_update_p", options);
   pq_partials_ = Vector(blas.context(), groups_, "cg.pq_partials");
   rr_partials_ = Vector(blas.context(), groups_, "cg.rr_partials");
+  staging_ = context.allocate(kReadSlots * kSlotBytes, "cg.scalar staging (pinned)",
+                              CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+  staging_host_ = static_cast<unsigned char*>(context.queue().enqueueMapBuffer(
+      staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kReadSlots * kSlotBytes));
 }
 
 void FusedCgSteps::set_rho(const DeviceScalar& rr) {
@@ -168,32 +171,42 @@ void FusedCgSteps::update_p(Vector& r, Vector& p) {
   rho_slot_ = 1 - rho_slot_;
 }
 
-void FusedCgSteps::read_scalars(PendingRead& read) {
-  read.precision_ = precision_;
-  read.rho_slot_ = rho_slot_;
-  auto s = scalars_.device(precision_, Access::Read);
-  auto& queue = blas_.context()->queue();
-  auto* bytes = reinterpret_cast<unsigned char*>(read.storage_.data());
-  if (precision_ == Precision::QuasiDouble) {
-    // Heads and tails live in separate buffers: heads land at bytes [0, 12), tails at [12, 24).
-    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 12, bytes);
-    queue.enqueueReadBuffer(s.tail, CL_FALSE, 0, 12, bytes + 12, nullptr, &read.event_);
-  } else {
-    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 3 * bytes_per_element(precision_), bytes, nullptr, &read.event_);
+FusedCgSteps::~FusedCgSteps() {
+  // Destructors never throw: a failed unmap only leaks the staging mapping until the context goes.
+  try {
+    if (staging_host_) blas_.context()->queue().enqueueUnmapMemObject(staging_, staging_host_);
+  } catch (const cl::Error&) {
   }
 }
 
-FusedCgSteps::Scalars FusedCgSteps::PendingRead::wait() {
-  event_.wait();
+void FusedCgSteps::read_scalars(int slot) {
+  read_rho_slot_[slot] = rho_slot_;
+  auto s = scalars_.device(precision_, Access::Read);
+  auto& queue = blas_.context()->queue();
+  unsigned char* into = staging_host_ + slot * kSlotBytes;
+  if (precision_ == Precision::QuasiDouble) {
+    // Heads and tails live in separate buffers: heads land at bytes [0, 12), tails at [12, 24).
+    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 12, into);
+    queue.enqueueReadBuffer(s.tail, CL_FALSE, 0, 12, into + 12, nullptr, &read_events_[slot]);
+  } else {
+    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 3 * bytes_per_element(precision_), into, nullptr,
+                            &read_events_[slot]);
+  }
+}
+
+FusedCgSteps::Scalars FusedCgSteps::wait_scalars(int slot) {
+  read_events_[slot].wait();
+  const unsigned char* from = staging_host_ + slot * kSlotBytes;
+  const int rho = read_rho_slot_[slot];
   Scalars out;
   if (precision_ == Precision::QuasiDouble) {
     float v[6];
-    std::memcpy(v, storage_.data(), sizeof v);
-    out.rr = static_cast<double>(v[rho_slot_]) + static_cast<double>(v[3 + rho_slot_]);
+    std::memcpy(v, from, sizeof v);
+    out.rr = static_cast<double>(v[rho]) + static_cast<double>(v[3 + rho]);
     out.pq = static_cast<double>(v[2]) + static_cast<double>(v[5]);
   } else {
-    out.rr = real_at(storage_, precision_, rho_slot_);
-    out.pq = real_at(storage_, precision_, 2);
+    out.rr = real_at(from, precision_, rho);
+    out.pq = real_at(from, precision_, 2);
   }
   return out;
 }

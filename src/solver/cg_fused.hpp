@@ -25,22 +25,18 @@ class FusedCgSteps {
   // beta = r'r / rho; p = r + beta p; rho = r'r.
   void update_p(Vector& r, Vector& p);
 
-  // The scalars after the latest update_p, read without blocking: r'r (the new rho) and p'q.
+  // The scalars after the latest update_p, read without blocking into staging slot `slot`
+  // (0 <= slot < kReadSlots) and collected by wait_scalars(slot): r'r (the new rho) and p'q.
+  static constexpr int kReadSlots = 2;
   struct Scalars {
     double rr = 0, pq = 0;
   };
-  class PendingRead {
-   public:
-    Scalars wait();  // blocks until the read has completed
-   private:
-    friend class FusedCgSteps;
-    cl::Event event_;
-    std::array<double, 3> storage_{};  // room for three reals of any precision
-    Precision precision_ = Precision::Double;
-    int rho_slot_ = 0;
-  };
-  // `read` must stay alive (and unmoved) until wait() returns.
-  void read_scalars(PendingRead& read);
+  void read_scalars(int slot);
+  Scalars wait_scalars(int slot);
+
+  FusedCgSteps(const FusedCgSteps&) = delete;
+  FusedCgSteps& operator=(const FusedCgSteps&) = delete;
+  ~FusedCgSteps();
 
  private:
   Blas& blas_;
@@ -55,6 +51,13 @@ class FusedCgSteps {
   cl::Kernel spmv_dot_, dot_partials_, update_xr_, update_p_;
   Vector pq_partials_, rr_partials_, scalars_;
   int rho_slot_ = 0;  // which of scalars_[0], scalars_[1] holds the current rho
+  // Pinned (mapped) host memory the scalars are read into: a non-blocking read into ordinary pageable
+  // memory is carried out synchronously by some drivers (NVIDIA's), which drains the queue.
+  static constexpr std::size_t kSlotBytes = 24;  // three reals of any precision
+  cl::Buffer staging_;
+  unsigned char* staging_host_ = nullptr;
+  std::array<cl::Event, kReadSlots> read_events_;
+  std::array<int, kReadSlots> read_rho_slot_{};
 };
 
 }  // namespace clkr::detail
