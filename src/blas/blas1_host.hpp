@@ -1,66 +1,13 @@
 // The host reference BLAS1 (Location::Host): plain loops, parallel with OpenMP, on the Vectors'
 // host copies in the arithmetic of the precision, quasi-double included (the same double-single
-// algorithms as kernels/common.cl, so host and device agree element for element).
+// algorithms as kernels/common.cl, in quasi_double_host.hpp).
 #pragma once
-
-#include <cmath>
 
 #include "clkr/data/precision.hpp"
 #include "clkr/data/vector.hpp"
-
-// The error-free transformations are exact only when a*b + c is not fused into an fma behind our
-// back, and single/double results match the device (built with FP_CONTRACT OFF) only then too.
-// g++ contracts by default even in ISO C++ mode once FMA instructions are enabled (-march=native), so
-// contraction is switched off for the rest of every file that includes this header.
-#if defined(__FAST_MATH__)
-#error "clkr's host reference arithmetic must not be built with -ffast-math"
-#endif
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "quasi_double_host.hpp"
 
 namespace clkr::detail {
-
-// ---- quasi-double arithmetic on the host: common.cl's qd_* in C++ --------------------------------
-struct Qd {
-  float hi = 0;
-  float lo = 0;
-};
-
-inline Qd qd_from_double(double d) {
-  const float hi = static_cast<float>(d);
-  return {hi, static_cast<float>(d - static_cast<double>(hi))};
-}
-inline double qd_to_double(Qd a) { return static_cast<double>(a.hi) + static_cast<double>(a.lo); }
-
-inline Qd qd_two_sum(float a, float b) {
-  const float s = a + b;
-  const float bb = s - a;
-  return {s, (a - (s - bb)) + (b - bb)};
-}
-inline Qd qd_quick_two_sum(float a, float b) {
-  const float s = a + b;
-  return {s, b - (s - a)};
-}
-inline Qd qd_two_prod(float a, float b) {
-  const float p = a * b;
-  return {p, std::fma(a, b, -p)};
-}
-inline Qd qd_add(Qd a, Qd b) {
-  Qd s = qd_two_sum(a.hi, b.hi);
-  const Qd t = qd_two_sum(a.lo, b.lo);
-  s.lo += t.hi;
-  s = qd_quick_two_sum(s.hi, s.lo);
-  s.lo += t.lo;
-  return qd_quick_two_sum(s.hi, s.lo);
-}
-inline Qd qd_mul(Qd a, Qd b) {
-  Qd p = qd_two_prod(a.hi, b.hi);
-  p.lo += a.hi * b.lo + a.lo * b.hi;
-  return qd_quick_two_sum(p.hi, p.lo);
-}
 
 // ---- BLAS1 on host copies -------------------------------------------------------------------------
 // Callers have checked contexts and sizes.

@@ -10,6 +10,7 @@
 
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
+#include "quasi_double_host.hpp"
 
 namespace clkr::detail {
 namespace {
@@ -120,49 +121,8 @@ void check_operands(const Matrix& A, const Vector& x, const Vector& y) {
 }
 
 // ---- host arithmetic ---------------------------------------------------------------------------------
-// Operation for operation what kernels/common.cl and kernels/spmv/spmv_common.cl compute. The
-// error-free transformations contain no product but the explicit std::fma, so they stay exact even
-// where the compiler contracts a*b + c elsewhere.
-
-struct Qd {
-  float hi = 0, lo = 0;
-};
-
-Qd qd_two_sum(float a, float b) {
-  const float s = a + b;
-  const float bb = s - a;
-  return {s, (a - (s - bb)) + (b - bb)};
-}
-
-Qd qd_quick_two_sum(float a, float b) {
-  const float s = a + b;
-  return {s, b - (s - a)};
-}
-
-Qd qd_two_prod(float a, float b) {
-  const float p = a * b;
-  return {p, std::fma(a, b, -p)};
-}
-
-Qd qd_add(Qd a, Qd b) {
-  Qd s = qd_two_sum(a.hi, b.hi);
-  const Qd t = qd_two_sum(a.lo, b.lo);
-  s.lo += t.hi;
-  s = qd_quick_two_sum(s.hi, s.lo);
-  s.lo += t.lo;
-  return qd_quick_two_sum(s.hi, s.lo);
-}
-
-Qd qd_mul(Qd a, Qd b) {
-  Qd p = qd_two_prod(a.hi, b.hi);
-  p.lo += a.hi * b.lo + a.lo * b.hi;
-  return qd_quick_two_sum(p.hi, p.lo);
-}
-
-Qd qd_from_double(double v) {
-  const float hi = static_cast<float>(v);
-  return {hi, static_cast<float>(v - static_cast<double>(hi))};
-}
+// Operation for operation what kernels/common.cl and kernels/spmv/spmv_common.cl compute; the
+// quasi-double arithmetic is quasi_double_host.hpp's.
 
 // Kahan-style compensated dot product (Dot2), as spmv_common.cl's acc_add with -DKAHAN.
 struct Compensated {
