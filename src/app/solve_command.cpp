@@ -38,6 +38,13 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8)"},
       {"--maxit", "N", "maximum iterations (IR: outer steps; default 10000)"},
       {"--restart", "M", "GMRES restart length (default 30)"},
+      {"--refinement", "S",
+       "restarted | reliable: how iterative refinement couples its precisions (default\n"
+       "reliable with CG inside, else restarted; docs/solvers.md)"},
+      {"--inner-tol", "X",
+       "iterative refinement: the reduction of the inner residual between two outer\n"
+       "residuals (restarted: the inner solve's tolerance, default 1e-4; reliable: delta,\n"
+       "default 0.1)"},
       {"--rhs", "R",
        "ones | random | Ax | FILE.mtx (default ones); Ax: b = A x_true with a seeded\n"
        "random x_true, and the error of x is reported"},
@@ -113,6 +120,28 @@ PrecisionPlan plan_precision(const std::string& name, SolverKind kind, const Dev
     plan.label += " outer, single inner";
   }
   return plan;
+}
+
+// --refinement and --inner-tol into `options` (whose inner_solver is set).
+void set_refinement_options(const ParsedArgs& opts, SolveOptions& options) {
+  if (opts.has("--refinement")) {
+    const std::string scheme = lower(opts.text("--refinement"));
+    if (scheme != "restarted" && scheme != "reliable") {
+      throw UsageError("--refinement: unknown scheme '" + opts.text("--refinement") +
+                       "' (expected one of: restarted, reliable)");
+    }
+    options.refinement = parse_refinement(scheme);
+  }
+  const bool reliable = resolved_refinement(options) == RefinementScheme::ReliableUpdate;
+  if (reliable && options.inner_solver != SolverKind::Cg) {
+    throw UsageError("--refinement reliable: runs CG inside, not " + to_string(options.inner_solver) +
+                     " (use --refinement restarted)");
+  }
+  if (opts.has("--inner-tol")) {
+    const double tol = opts.number("--inner-tol", 0, 0);
+    if (!(tol > 0 && tol < 1)) throw UsageError("--inner-tol " + opts.text("--inner-tol") + ": must lie in (0, 1)");
+    (reliable ? options.reliable_update_delta : options.inner_relative_tolerance) = tol;
+  }
 }
 
 struct Rhs {
@@ -215,6 +244,8 @@ struct SolveRun {
   const Blas* inner = nullptr;  // IR only
 
   bool refinement() const { return solver == SolverKind::Ir; }
+  bool reliable() const { return refinement() && resolved_refinement(options) == RefinementScheme::ReliableUpdate; }
+  double inner_tolerance() const { return reliable() ? options.reliable_update_delta : options.inner_relative_tolerance; }
   double per_iteration() const { return result.iterations > 0 ? result.seconds / result.iterations : 0; }
   double per_inner_iteration() const {
     return result.inner_iterations > 0 ? result.seconds / result.inner_iterations : 0;
@@ -242,7 +273,11 @@ void print_json(std::ostream& out, const SolveRun& run) {
   const SolveResult& r = run.result;
   JsonWriter j(out);
   j.begin_object().member("matrix", run.matrix).member("solver", to_string(run.solver));
-  if (run.refinement()) j.member("inner_solver", to_string(run.options.inner_solver));
+  if (run.refinement()) {
+    j.member("inner_solver", to_string(run.options.inner_solver))
+        .member("refinement", to_string(resolved_refinement(run.options)))
+        .member("inner_tolerance", run.inner_tolerance());
+  }
   j.member("format", to_string(run.format.format))
       .member("format_reason", run.format_forced ? std::string("--format") : run.format.reason)
       .member("precision", run.mixed ? std::string("mixed") : to_string(run.precision.outer))
@@ -304,7 +339,11 @@ void print_preamble(std::ostream& out, const SolveRun& run) {
       << ", value conversion " << seconds_text(run.convert_seconds) << ", kernels + warm-up "
       << seconds_text(run.setup_seconds) << "\n"
       << "solver      " << to_string(run.solver)
-      << (run.refinement() ? " (inner " + to_string(run.options.inner_solver) + ")" : std::string()) << " in "
+      << (run.refinement() ? " (inner " + to_string(run.options.inner_solver) + ", " +
+                                 to_string(resolved_refinement(run.options)) + ", inner tol " +
+                                 number_text(run.inner_tolerance()) + ")"
+                           : std::string())
+      << " in "
       << run.precision.label << ", tol " << number_text(run.options.relative_tolerance) << ", maxit "
       << run.options.max_iterations << ", rhs " << run.rhs_label
       << (run.options.use_initial_guess ? ", x0 from file" : "") << "\n"
@@ -385,6 +424,16 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   options.record_history = opts.has("--history");
   const auto seed = static_cast<std::uint64_t>(opts.integer("--seed", 1, 0, INT64_MAX));
   const bool json = opts.has("--json"), quiet = opts.has("--quiet");
+  if (precision_name == "mixed" || kind == SolverKind::Ir) {
+    options.inner_solver = kind == SolverKind::Ir ? SolverKind::Cg : kind;
+    set_refinement_options(opts, options);
+  } else {
+    for (const char* option : {"--refinement", "--inner-tol"}) {
+      if (opts.has(option)) {
+        throw UsageError(std::string(option) + " applies to iterative refinement only (--precision mixed or --solver ir)");
+      }
+    }
+  }
   const bool report = !json && !quiet;
   std::ostream& out = std::cout;
 

@@ -1,16 +1,27 @@
 // Mixed-precision iterative refinement (Wilkinson; Moler 1967; on GPUs Goddeke et al. and the CUKr
 // thesis): the residual and the update in the outer precision, the correction from a cheaper inner
-// Krylov solve in a lower precision.
+// Krylov solve in a lower precision. Two schemes: restarted (here) and reliable-update CG
+// (reliable_update_cg.cpp), which keeps the inner Krylov space across outer steps.
 #include "clkr/solver/iterative_refinement.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <string>
+#include <utility>
 
 #include "clkr/runtime/error.hpp"
+#include "reliable_update_cg.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
 
 namespace {
+
+const std::pair<RefinementScheme, const char*> scheme_names[] = {
+    {RefinementScheme::Auto, "auto"},
+    {RefinementScheme::Restarted, "restarted"},
+    {RefinementScheme::ReliableUpdate, "reliable"},
+};
 
 // Checks what only refinement needs and returns the inner solver's core.
 detail::SolverCore check_inner(Blas& outer, Blas& inner, const SolveOptions& options) {
@@ -25,6 +36,15 @@ detail::SolverCore check_inner(Blas& outer, Blas& inner, const SolveOptions& opt
   if (options.inner_max_iterations < 1) {
     throw Error("iterative_refinement: inner_max_iterations = " + std::to_string(options.inner_max_iterations) +
                 " must be >= 1");
+  }
+  const double delta = options.reliable_update_delta;
+  if (!(delta > 0 && delta < 1)) {
+    throw Error("iterative_refinement: reliable_update_delta = " + detail::format_number(delta) +
+                " must lie in (0, 1)");
+  }
+  if (options.refinement == RefinementScheme::ReliableUpdate && options.inner_solver != SolverKind::Cg) {
+    throw Error("iterative_refinement: the reliable-update scheme runs CG inside, but inner_solver is " +
+                to_string(options.inner_solver) + " (use RefinementScheme::Restarted for it)");
   }
   return detail::solver_core(options.inner_solver);
 }
@@ -89,12 +109,40 @@ void refine(Blas& outer, Blas& inner, detail::SolverCore inner_core, Matrix& A, 
 
 }  // namespace
 
+std::string to_string(RefinementScheme scheme) {
+  for (const auto& [s, name] : scheme_names) {
+    if (s == scheme) return name;
+  }
+  throw Error("unknown RefinementScheme " + std::to_string(static_cast<int>(scheme)));
+}
+
+RefinementScheme parse_refinement(const std::string& text) {
+  std::string name = text;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string known;
+  for (const auto& [scheme, scheme_name] : scheme_names) {
+    if (name == scheme_name) return scheme;
+    known += known.empty() ? scheme_name : std::string(", ") + scheme_name;
+  }
+  throw Error("unknown refinement scheme '" + text + "' (expected one of: " + known + ")");
+}
+
+RefinementScheme resolved_refinement(const SolveOptions& options) {
+  if (options.refinement != RefinementScheme::Auto) return options.refinement;
+  return options.inner_solver == SolverKind::Cg ? RefinementScheme::ReliableUpdate : RefinementScheme::Restarted;
+}
+
 SolveResult iterative_refinement(Blas& outer, Blas& inner, Matrix& A, Vector& b, Vector& x,
                                  const SolveOptions& options) {
   const detail::SolverCore inner_core = check_inner(outer, inner, options);
+  const bool reliable = resolved_refinement(options) == RefinementScheme::ReliableUpdate;
   return detail::run_checked("iterative_refinement", outer, A, b, x, options,
                              [&](bool x_is_zero, detail::SolveMonitor& monitor) {
-                               refine(outer, inner, inner_core, A, b, x, x_is_zero, options, monitor);
+                               if (reliable) {
+                                 detail::reliable_update_cg(outer, inner, A, b, x, x_is_zero, options, monitor);
+                               } else {
+                                 refine(outer, inner, inner_core, A, b, x, x_is_zero, options, monitor);
+                               }
                              });
 }
 

@@ -7,8 +7,12 @@
 
 namespace clkr {
 
-// Outer loop in outer.precision(): r = b - A x, solve A d = r with options.inner_solver on `inner`
-// to options.inner_relative_tolerance, x += d; stops when ||b - A x|| reaches the tolerance.
+// Stops when ||b - A x||, computed in outer.precision(), reaches the tolerance. The scheme is
+// resolved_refinement(options):
+// - Restarted: each outer step computes r = b - A x, solves A d = r with options.inner_solver on
+//   `inner` to options.inner_relative_tolerance, and adds x += d.
+// - ReliableUpdate: one CG on `inner` whose residual is replaced by b - A x from the outer precision
+//   whenever it has dropped by options.reliable_update_delta; x accumulates in outer.precision().
 // `inner` and `outer` must share a context and location.
 SolveResult iterative_refinement(Blas& outer, Blas& inner, Matrix& A, Vector& b, Vector& x,
                                  const SolveOptions& options = {});

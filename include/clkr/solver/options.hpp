@@ -26,6 +26,20 @@ enum class SolveStatus {
 };
 std::string to_string(SolveStatus status);  // "converged", "max-iterations", "not-spd", ...
 
+// How iterative refinement (SolverKind::Ir) couples its outer and inner precisions.
+enum class RefinementScheme {
+  Auto,       // ReliableUpdate when the inner solver is CG, else Restarted
+  Restarted,  // each outer step solves A d = r afresh in the inner precision (any inner solver): the
+              // inner Krylov space is thrown away at every outer step
+  // One CG in the inner precision whose residual is replaced by b - A x, recomputed in the outer
+  // precision, whenever it has dropped by reliable_update_delta (Sleijpen and van der Vorst 1996): the
+  // search direction is kept across updates. Needs inner_solver == SolverKind::Cg.
+  ReliableUpdate
+};
+std::string to_string(RefinementScheme scheme);  // "auto", "restarted", "reliable"
+// Accepts the names above (case-insensitive); throws clkr::Error listing them on anything else.
+RefinementScheme parse_refinement(const std::string& text);
+
 struct IterationRecord {
   int iteration = 0;    // 0 for the initial residual, then 1, 2, ...
   double residual = 0;  // relative residual ||r_k|| / ||b|| as the solver tracks it (||r_k|| if b = 0)
@@ -52,14 +66,24 @@ struct SolveOptions {
   // Iterative refinement: the inner solve A d = r.
   Precision inner_precision = Precision::Single;
   SolverKind inner_solver = SolverKind::Cg;
+  RefinementScheme refinement = RefinementScheme::Auto;
+  // Restarted: each inner solve stops at ||r_inner|| <= inner_relative_tolerance * ||r||.
   double inner_relative_tolerance = 1e-4;
+  // Restarted: the iterations of one inner solve at most; ReliableUpdate: the inner iterations
+  // between two reliable updates at most (an update is forced after that many).
   int inner_max_iterations = 10000;
+  // ReliableUpdate: the outer residual b - A x replaces the inner one once the inner one has dropped
+  // below reliable_update_delta times its largest value since the previous update (QUDA's delta).
+  double reliable_update_delta = 0.1;
 };
+
+// The scheme iterative_refinement runs with these options: `refinement`, with Auto resolved.
+RefinementScheme resolved_refinement(const SolveOptions& options);
 
 struct SolveResult {
   SolveStatus status = SolveStatus::MaxIterations;
   bool converged() const { return status == SolveStatus::Converged; }
-  int iterations = 0;  // Krylov iterations (IR: outer iterations)
+  int iterations = 0;  // Krylov iterations (IR: outer iterations; reliable-update IR: the updates)
   // ||r_k|| / ||b|| as the iteration tracked it, in the solver's precision.
   double recursive_relative_residual = 0;
   // ||b - A x|| / ||b|| recomputed at the end on the host in double from x's final values (see

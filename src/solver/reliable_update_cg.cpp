@@ -1,0 +1,268 @@
+// Reliable-update mixed-precision CG (Sleijpen and van der Vorst 1996; on GPUs QUDA's "reliable
+// updates", Clark et al. 2010): iterative refinement that keeps its Krylov space.
+//
+// Restarted refinement solves A d = r afresh at every outer step, so each inner CG rebuilds the Krylov
+// space the previous one threw away. Here one CG runs in the inner precision from start to end and only
+// its residual is refreshed from the outer precision. With s the scale of the current segment:
+//
+//   x (outer), dx (inner):   the iterate is x + s dx;   r (inner) ~ (b - A (x + s dx)) / s
+//   every inner iteration:   CG on (dx, r, p) in the inner precision, unchanged
+//   a reliable update, once the recursive ||r|| has fallen below delta times its largest value since the
+//   previous update (or has reached the tolerance):
+//       x += s dx                   outer   the increment folded in, dx converted once
+//       r = b - A x                 outer   the true residual replaces the drifted recursive one
+//       s' = ||r||;  r /= s'        outer   then converted to the inner precision once
+//       p *= s / s'                 inner   the search direction is kept, in the new scale,
+//       p -= ((r'p - r'r) / r'r) r  inner   with r'p = r'r restored (as CG's r and p satisfy)
+//       dx = 0;  rho = r'r;  s = s' inner
+//
+// Between two updates the recursive residual drifts from the true one by about u_inner * kappa(A) times
+// the largest residual of the segment (Greenbaum 1997), so with delta = 0.1 the drift stays a small
+// part of what a segment gains, and the iteration count stays close to CG's in the outer precision
+// while every vector of the iteration moves in the inner one. Scaling r to unit norm keeps the inner
+// vectors clear of single precision's underflow, however small b or the residual get.
+#include "reliable_update_cg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "cg_fused.hpp"
+#include "solver_core.hpp"
+
+namespace clkr::detail {
+namespace {
+
+enum class Next {
+  Iterate,  // go on with the inner CG
+  Update,   // a reliable update is due
+  Stop      // the solve has ended (the monitor holds why)
+};
+
+// The state the device and host iterations share: the outer x and the segment's scale, the verdict on
+// each inner iteration, and the reliable update itself.
+class ReliableUpdates {
+ public:
+  ReliableUpdates(Blas& outer, Blas& inner, Matrix& A, Vector& b, Vector& x, const SolveOptions& options,
+                  SolveMonitor& monitor)
+      : r(outer.context(), b.size(), "ir.r"),
+        dx(outer.context(), b.size(), "ir.dx"),
+        p(outer.context(), b.size(), "ir.p"),
+        q(outer.context(), b.size(), "ir.q"),
+        outer_(outer),
+        inner_(inner),
+        A_(A),
+        b_(b),
+        x_(x),
+        options_(options),
+        monitor_(monitor),
+        inner_name_(to_string(inner.precision())) {}
+
+  // The inner iteration's vectors: r, dx, p and q in the inner precision (r is also written in the
+  // outer one at each update and converted lazily).
+  Vector r, dx, p, q;
+
+  // r = b - A x;  s = ||r||;  r /= s;  p = r;  dx = 0. False when there is nothing to iterate (the
+  // start meets the tolerance, max_iterations = 0, or ||r|| is not finite).
+  bool start(bool x_is_zero) {
+    compute_residual(outer_, A_, b_, x_, r, x_is_zero);
+    const double norm = outer_.nrm2(r);
+    if (!monitor_.check_finite(0, "||r||", norm)) return false;
+    monitor_.record(0, norm);
+    if (monitor_.reached(norm)) {
+      monitor_.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
+      return false;
+    }
+    if (options_.max_iterations == 0) return false;
+    outer_.scal(1.0 / norm, r);
+    inner_.copy(r, p);
+    set_zero(inner_, dx);
+    scale_ = peak_ = best_ = norm;
+    return true;
+  }
+
+  // p'Ap of the next inner iteration (in the segment's scale): false, with the solve finished, when it
+  // is not finite or not positive.
+  bool accept_curvature(double pq) {
+    const int j = monitor_.result().inner_iterations + 1;
+    if (!monitor_.check_finite(j, "inner p'Ap", pq)) return false;
+    if (pq > 0) return true;
+    monitor_.finish(SolveStatus::NotSpd, "p'Ap = " + format_number(pq) + " <= 0 at inner iteration " +
+                                             std::to_string(j) + " (" + inner_name_ + "): the matrix is not SPD");
+    return false;
+  }
+
+  // Counts an inner iteration that left r'r = rr (in the segment's scale) and says what comes next.
+  Next after_step(double rr) {
+    const int j = ++monitor_.result().inner_iterations;
+    if (!monitor_.check_finite(j, "inner r'r", rr)) return Next::Stop;
+    ++segment_;
+    recursive_ = scale_ * std::sqrt(rr);
+    peak_ = std::max(peak_, recursive_);
+    const bool due = recursive_ <= options_.reliable_update_delta * peak_ || monitor_.reached(recursive_) ||
+                     segment_ >= options_.inner_max_iterations;
+    return due ? Next::Update : Next::Iterate;
+  }
+
+  // The reliable update (see the top of the file). keep_p false restarts the direction from r: after
+  // the inner residual vanished exactly, the kernels leave p zero or undefined. Memory moved, n = rows:
+  // outer precision x += s dx 3n (+ dx converted, n inner read, n written), r = b - A x 2n + the outer
+  // matrix + 2n, ||r|| n, r /= s' 2n; inner r converted (n read, n written), p 2n, r'r and r'p 3n, p 3n,
+  // dx n, rho n. Three host round trips (||r||, r'r, r'p). False when the solve has ended.
+  bool update(bool keep_p) {
+    outer_.axpy(scale_, dx, x_);
+    compute_residual(outer_, A_, b_, x_, r, false);
+    const double norm = outer_.nrm2(r);
+    const int k = ++updates_;
+    if (!monitor_.check_finite(k, "||b - A x||", norm)) return false;
+    monitor_.record(k, norm);
+    if (monitor_.reached(norm)) {
+      monitor_.finish(SolveStatus::Converged, "||b - A x|| / ||b|| = " +
+                                                  format_number(monitor_.criterion().relative(norm)) +
+                                                  " reached the tolerance at reliable update " + std::to_string(k));
+      return false;
+    }
+    if (stagnated(k, norm) || k >= options_.max_iterations) return false;
+    outer_.scal(1.0 / norm, r);
+    if (keep_p) {
+      inner_.scal(scale_ / norm, p);
+      // r'p = r'r, as CG's p and r satisfy: p -= ((r'p - r'r) / r'r) r (QUDA's "restore the
+      // orthogonality of the gradient vector"). alpha = r'r / p'Ap is then the exact minimiser along p
+      // even when the new r differs much from the recursive one (at a precision's floor, where it is
+      // rounding noise): without it that step can make the iteration diverge.
+      const double rr = inner_.dot(r, r), rp = inner_.dot(r, p);
+      inner_.axpy(-(rp - rr) / rr, r, p);
+    } else {
+      inner_.copy(r, p);
+    }
+    set_zero(inner_, dx);
+    scale_ = peak_ = norm;
+    segment_ = 0;
+    return true;
+  }
+
+ private:
+  // The true residual no longer follows the recursive one: the floor of a precision. Said when an
+  // update gained less than a factor 2 on the segment's largest residual while the recursive one
+  // claimed more than twice the true one's progress, or when three updates in a row did not improve
+  // on the smallest true residual so far (CG's residual is not monotone, so one such update is not
+  // enough).
+  bool stagnated(int k, double norm) {
+    const bool lost = norm > 0.5 * peak_ && norm > 2 * recursive_;
+    if (norm < best_) {
+      best_ = norm;
+      since_best_ = 0;
+    } else {
+      ++since_best_;
+    }
+    if (!lost && since_best_ < 3) return false;
+    monitor_.finish(SolveStatus::Stagnated,
+                    "at reliable update " + std::to_string(k) + " ||b - A x|| / ||b|| = " +
+                        format_number(monitor_.criterion().relative(norm)) + " against the " + inner_name_ +
+                        " recursive " + format_number(monitor_.criterion().relative(recursive_)) +
+                        ": the inner precision cannot resolve this system further, or the tolerance is below "
+                        "the outer precision's floor");
+    return true;
+  }
+
+  Blas& outer_;
+  Blas& inner_;
+  Matrix& A_;
+  Vector& b_;
+  Vector& x_;
+  const SolveOptions& options_;
+  SolveMonitor& monitor_;
+  std::string inner_name_;
+  double scale_ = 1;      // s: the inner vectors hold the residual and the increment divided by it
+  double peak_ = 0;       // the largest residual norm of the segment (its true starting one included)
+  double recursive_ = 0;  // the latest recursive residual norm, unscaled
+  double best_ = 0;       // the smallest true residual norm so far
+  int since_best_ = 0;    // updates since best_ last improved
+  int segment_ = 0;       // inner iterations since the last update
+  int updates_ = 0;
+};
+
+// The device iteration: cg_device's three fused kernels per inner iteration (FusedCgSteps, scalars on
+// the device, the host reading r'r one iteration late), moving the inner matrix + 11n elements of the
+// inner precision, with dx in the place of x. When the host sees an update is due, the iteration in
+// flight finishes on the recursive residual first (it counts like any other), then the update runs.
+void iterate_fused(ReliableUpdates& state, Blas& inner, Matrix& A, const SolveOptions& options) {
+  FusedCgSteps steps(inner, A);
+  steps.set_rho(inner.dot_async(state.r, state.r));
+  // At most kReadSlots iterations in flight; iteration k of a segment reads into slot k % kReadSlots.
+  constexpr int slots = FusedCgSteps::kReadSlots;
+  int launched = 0, examined = 0;  // in the current segment
+  auto launch = [&] {
+    ++launched;
+    steps.spmv_dot(state.p, state.q);                      // q = A p;  partial p'q
+    steps.update_xr(state.dx, state.r, state.p, state.q);  // alpha = rho / p'q;  dx += alpha p;  r -= alpha q
+    steps.update_p(state.r, state.p);                      // beta = r'r / rho;  p = r + beta p;  rho = r'r
+    steps.read_scalars(launched % slots);
+    inner.context()->queue().flush();  // see cg_device: keep the device busy while the host waits
+  };
+
+  for (;;) {
+    if (launched < options.inner_max_iterations && launched - examined < slots) {
+      launch();
+      continue;
+    }
+    FusedCgSteps::Scalars s = steps.wait_scalars(++examined % slots);
+    if (!state.accept_curvature(s.pq)) return;
+    const Next next = state.after_step(s.rr);
+    if (next == Next::Stop) return;
+    if (next == Next::Iterate) continue;
+    // Once r'r is exactly zero the iteration in flight does nothing (alpha = 0) and leaves p undefined.
+    bool keep_p = s.rr > 0;
+    while (examined < launched) {
+      s = steps.wait_scalars(++examined % slots);
+      if (!keep_p) continue;
+      if (!state.accept_curvature(s.pq) || state.after_step(s.rr) == Next::Stop) return;
+      keep_p = s.rr > 0;
+    }
+    if (!state.update(keep_p)) return;
+    steps.set_rho(inner.dot_async(state.r, state.r));
+    launched = examined = 0;
+  }
+}
+
+// The BLAS-call iteration (the host backend, and options.unfused_cg): per inner iteration the inner
+// matrix + 14n elements and two host round trips (p'q, r'r), as cg_core's.
+void iterate_blas(ReliableUpdates& state, Blas& inner, Matrix& A) {
+  double rho = inner.dot(state.r, state.r);
+  for (;;) {
+    // q = A p;  p'q
+    inner.spmv(1.0, A, state.p, 0.0, state.q);
+    const double pq = inner.dot(state.p, state.q);
+    if (!state.accept_curvature(pq)) return;
+    // alpha = rho / p'q;  dx += alpha p;  r -= alpha q;  r'r
+    const double alpha = rho / pq;
+    inner.axpy(alpha, state.p, state.dx);
+    inner.axpy(-alpha, state.q, state.r);
+    const double rr = inner.dot(state.r, state.r);
+    const Next next = state.after_step(rr);
+    if (next == Next::Stop) return;
+    // beta = r'r / rho;  p = r + beta p  (before an update too, as on the device: the update keeps p)
+    const bool keep_p = rr > 0;
+    if (keep_p) inner.aypx(rr / rho, state.r, state.p);
+    rho = rr;
+    if (next == Next::Update) {
+      if (!state.update(keep_p)) return;
+      rho = inner.dot(state.r, state.r);
+    }
+  }
+}
+
+}  // namespace
+
+void reliable_update_cg(Blas& outer, Blas& inner, Matrix& A, Vector& b, Vector& x, bool x_is_zero,
+                        const SolveOptions& options, SolveMonitor& monitor) {
+  ReliableUpdates state(outer, inner, A, b, x, options, monitor);
+  if (!state.start(x_is_zero)) return;
+  if (inner.location() == Location::Device && !options.unfused_cg) {
+    iterate_fused(state, inner, A, options);
+  } else {
+    iterate_blas(state, inner, A);
+  }
+}
+
+}  // namespace clkr::detail
