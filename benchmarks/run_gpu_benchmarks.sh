@@ -46,10 +46,13 @@ step "CuPy/cuSPARSE CG on the same matrices"
 PYTHONUNBUFFERED=1 python3 benchmarks/cupy_cg.py --iterations 500 --reps 5 $mats 2>"$out/cupy.err" | tee "$out/cupy.csv"
 
 step "time to a 1e-10 true residual on poisson3d:192: double CG vs mixed-precision IR"
-for prec in double mixed; do
-  $bin/clkr solve poisson3d:192 --solver cg --format ell --precision $prec --tol 1e-10 --rhs ones --json \
-    > "$out/solve_$prec.json" 2>/dev/null
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], {k: d.get(k) for k in ('converged','iterations','inner_iterations','true_relative_residual','solve_seconds','seconds_per_iteration')})" "$out/solve_$prec.json" $prec
+for fmt in ell csr; do
+  for prec in double mixed; do
+    $bin/clkr solve poisson3d:192 --solver cg --format $fmt --precision $prec --tol 1e-10 --rhs ones --json \
+      > "$out/solve_${prec}_$fmt.json" 2>/dev/null
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], {k: d.get(k) for k in ('converged','iterations','inner_iterations','true_relative_residual','solve_seconds')})" \
+      "$out/solve_${prec}_$fmt.json" "$prec $fmt"
+  done
 done
 [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" "$out"
 step "done"
