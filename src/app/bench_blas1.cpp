@@ -72,28 +72,15 @@ int bench_blas1_command(const Args& args) {
       sizes.push_back(static_cast<std::size_t>(n));
     }
   }
-  std::vector<Precision> precisions;
-  for (const auto& p : opts.list("--precisions", {})) {
-    try {
-      precisions.push_back(parse_precision(p));
-    } catch (const Error&) {
-      throw UsageError("--precisions: unknown precision '" + p + "' (expected single, qdouble, double)");
-    }
-  }
+  std::vector<Precision> requested_precisions = parse_precisions_option(opts);
   const int reps = static_cast<int>(opts.integer("--reps", 20, 1, 100000));
 
-  auto context = open_context(opts.text("--device"));
+  BenchProgress progress(false);
+  const BenchSetup setup = open_bench_setup(opts, std::move(requested_precisions), progress);
+  const std::shared_ptr<Context>& context = setup.context;
   const DeviceInfo& device = context->info();
-  if (precisions.empty()) {
-    precisions = {Precision::Single, Precision::QuasiDouble};
-    if (device.fp64) precisions.push_back(Precision::Double);
-  }
-  ProgressLine progress(stderr_is_terminal());
-  std::cout << "device: " << device.summary() << " [" << device.index_selector() << "]\n";
-  progress.show("measuring the device copy bandwidth");
-  const CopyBandwidth copy = measure_copy_bandwidth(*context);
-  progress.clear();
-  print_copy_bandwidth(std::cout, copy);
+  const std::vector<Precision>& precisions = setup.precisions;
+  const CopyBandwidth& copy = setup.copy;
   std::cout << "\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-6s %-8s %10s %12s %12s %9s %9s %7s\n", "op", "prec", "n", "kernel us", "wall us",
@@ -106,7 +93,7 @@ int bench_blas1_command(const Args& args) {
   for (Precision p : precisions) {
     for (std::size_t n : sizes) {
       for (const auto& op : ops) {
-        progress.show("blas1 " + op + " " + to_string(p) + " n = " + std::to_string(n));
+        progress.step("blas1 " + op + " " + to_string(p) + " n = " + std::to_string(n));
         csv.add_row();
         csv.set("op", op);
         csv.set("precision", to_string(p));

@@ -54,27 +54,6 @@ struct Row {
   double vs_eigen = nan, vs_viennacl_csr = nan, vs_viennacl_hyb = nan, vs_host = nan;
 };
 
-// Progress on stderr: rewritten in place on a terminal, one line per step otherwise (logs).
-class Progress {
- public:
-  Progress() : terminal_(stderr_is_terminal()), line_(terminal_) {}
-  void step(const std::string& text) {
-    if (terminal_) {
-      line_.show(text);
-    } else {
-      std::cerr << "bench: " << text << "\n";
-    }
-  }
-  void detail(const std::string& text) {  // only on a terminal: too chatty for logs
-    if (terminal_) line_.show(text);
-  }
-  void clear() { line_.clear(); }
-
- private:
-  bool terminal_;
-  ProgressLine line_;
-};
-
 // clkr's CG on the device (or its host backend) in one format and precision.
 class ClkrCg : public CgRunner {
  public:
@@ -128,7 +107,7 @@ struct Config {
 
 // Builds a runner, recording in the row why it cannot run.
 template <class Make>
-Config configure(Row row, const std::string& label, Progress& progress, Make make) {
+Config configure(Row row, const std::string& label, BenchProgress& progress, Make make) {
   Config c;
   c.row = std::move(row);
   c.label = label;
@@ -376,14 +355,7 @@ int bench_cg_command(const Args& args) {
       throw UsageError("--formats: unknown format '" + f + "' (expected csr, csr4, ell, hyb)");
     }
   }
-  std::vector<Precision> precisions;
-  for (const auto& p : opts.list("--precisions", {})) {
-    try {
-      precisions.push_back(parse_precision(p));
-    } catch (const Error&) {
-      throw UsageError("--precisions: unknown precision '" + p + "' (expected single, qdouble, double)");
-    }
-  }
+  std::vector<Precision> requested_precisions = parse_precisions_option(opts);
   const std::vector<std::string> peers = opts.list("--peers", {"host", "eigen", "viennacl"});
   for (const auto& p : peers) {
     if (p != "host" && p != "eigen" && p != "viennacl" && p != "none") {
@@ -395,18 +367,12 @@ int bench_cg_command(const Args& args) {
   std::vector<std::string> matrices = opts.positional();
   if (matrices.empty()) matrices.push_back("poisson3d:64");
 
-  auto context = open_context(opts.text("--device"));
+  BenchProgress progress(true);
+  const BenchSetup setup = open_bench_setup(opts, std::move(requested_precisions), progress);
+  const std::shared_ptr<Context>& context = setup.context;
   const DeviceInfo& device = context->info();
-  if (precisions.empty()) {
-    precisions = {Precision::Single, Precision::QuasiDouble};
-    if (device.fp64) precisions.push_back(Precision::Double);
-  }
-  Progress progress;
-  std::cout << "device: " << device.summary() << " [" << device.index_selector() << "]\n";
-  progress.step("measuring the device copy bandwidth");
-  const CopyBandwidth copy = measure_copy_bandwidth(*context);
-  progress.clear();
-  print_copy_bandwidth(std::cout, copy);
+  const std::vector<Precision>& precisions = setup.precisions;
+  const CopyBandwidth& copy = setup.copy;
   std::cout << "CG: " << iterations << " iterations (tolerance 0), b = A * ones, " << reps
             << " repetitions after a warm-up; times are wall clock per iteration\n\n";
   print_header(std::cout);

@@ -1,10 +1,11 @@
-// The benchmark suites' shared measurement pieces: copy bandwidth, statistics, counters, CSV.
+// The benchmark suites' shared pieces: their common start, copy bandwidth, statistics, counters, CSV.
 #include "bench_common.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 
 #include "clkr/runtime/error.hpp"
 
@@ -54,6 +55,50 @@ void print_copy_bandwidth(std::ostream& out, const CopyBandwidth& copy) {
       copy.gbytes_per_second, copy.buffer_bytes >> 20, copy.repetitions, copy.min_gbytes_per_second,
       copy.max_gbytes_per_second);
   out << line;
+}
+
+BenchProgress::BenchProgress(bool log_steps)
+    : terminal_(stderr_is_terminal()), log_steps_(log_steps), line_(terminal_) {}
+
+void BenchProgress::step(const std::string& text) {
+  if (terminal_) {
+    line_.show(text);
+  } else if (log_steps_) {
+    std::cerr << "bench: " << text << "\n";
+  }
+}
+
+void BenchProgress::detail(const std::string& text) {
+  if (terminal_) line_.show(text);
+}
+
+std::vector<Precision> parse_precisions_option(const ParsedArgs& opts) {
+  std::vector<Precision> precisions;
+  for (const auto& p : opts.list("--precisions", {})) {
+    try {
+      precisions.push_back(parse_precision(p));
+    } catch (const Error&) {
+      throw UsageError("--precisions: unknown precision '" + p + "' (expected single, qdouble, double)");
+    }
+  }
+  return precisions;
+}
+
+BenchSetup open_bench_setup(const ParsedArgs& opts, std::vector<Precision> precisions, BenchProgress& progress) {
+  BenchSetup setup;
+  setup.context = open_context(opts.text("--device"));
+  const DeviceInfo& device = setup.context->info();
+  if (precisions.empty()) {
+    precisions = {Precision::Single, Precision::QuasiDouble};
+    if (device.fp64) precisions.push_back(Precision::Double);
+  }
+  setup.precisions = std::move(precisions);
+  std::cout << "device: " << device.summary() << " [" << device.index_selector() << "]\n";
+  progress.step("measuring the device copy bandwidth");
+  setup.copy = measure_copy_bandwidth(*setup.context);
+  progress.clear();
+  print_copy_bandwidth(std::cout, setup.copy);
+  return setup;
 }
 
 Spread spread_of(std::vector<double> samples) {

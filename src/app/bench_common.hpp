@@ -1,15 +1,20 @@
-// What the `clkr bench` suites share: the device copy bandwidth every result is compared with,
-// median/min/max of repeated measurements, CSV output, and per-call BLAS counter sums.
+// What the `clkr bench` suites share: their common start (device, precisions, progress line), the device
+// copy bandwidth every result is compared with, median/min/max of repeated measurements, CSV output,
+// and per-call BLAS counter sums.
 #pragma once
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "app_common.hpp"
+#include "cli_options.hpp"
 #include "clkr/blas/op_counters.hpp"
 #include "clkr/runtime/context.hpp"
+#include "clkr/data/precision.hpp"
 
 namespace clkr::app {
 
@@ -28,6 +33,37 @@ CopyBandwidth measure_copy_bandwidth(Context& context);
 
 // The copy bandwidth as the benchmark reports print it first.
 void print_copy_bandwidth(std::ostream& out, const CopyBandwidth& copy);
+
+// Progress on stderr: rewritten in place on a terminal; elsewhere (logs) one line per step when
+// `log_steps`, nothing otherwise.
+class BenchProgress {
+ public:
+  explicit BenchProgress(bool log_steps);
+  void step(const std::string& text);
+  void detail(const std::string& text);  // only on a terminal: too chatty for logs
+  void clear() { line_.clear(); }
+
+ private:
+  bool terminal_;
+  bool log_steps_;
+  ProgressLine line_;
+};
+
+// The --precisions option as given (empty when absent); an unknown name is a UsageError. Parsed
+// apart from open_bench_setup so each suite checks its options in its own order before any device
+// is opened.
+std::vector<Precision> parse_precisions_option(const ParsedArgs& opts);
+
+struct BenchSetup {
+  std::shared_ptr<Context> context;
+  std::vector<Precision> precisions;
+  CopyBandwidth copy;
+};
+
+// The start every bench suite shares: opens the --device context, takes `precisions` or (when empty)
+// single and quasi-double, plus double where the device has fp64, prints the device line, then
+// measures and prints the copy bandwidth.
+BenchSetup open_bench_setup(const ParsedArgs& opts, std::vector<Precision> precisions, BenchProgress& progress);
 
 struct Spread {
   double median = 0, min = 0, max = 0;

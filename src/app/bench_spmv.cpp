@@ -40,30 +40,17 @@ int bench_spmv_command(const Args& args) {
       throw UsageError("--formats: unknown format '" + f + "' (expected csr, csr4, ell, hyb)");
     }
   }
-  std::vector<Precision> precisions;
-  for (const auto& p : opts.list("--precisions", {})) {
-    try {
-      precisions.push_back(parse_precision(p));
-    } catch (const Error&) {
-      throw UsageError("--precisions: unknown precision '" + p + "' (expected single, qdouble, double)");
-    }
-  }
+  std::vector<Precision> requested_precisions = parse_precisions_option(opts);
   const int reps = static_cast<int>(opts.integer("--reps", 20, 1, 100000));
   std::vector<std::string> matrices = opts.positional();
   if (matrices.empty()) matrices.push_back("poisson3d:64");
 
-  auto context = open_context(opts.text("--device"));
+  BenchProgress progress(false);
+  const BenchSetup setup = open_bench_setup(opts, std::move(requested_precisions), progress);
+  const std::shared_ptr<Context>& context = setup.context;
   const DeviceInfo& device = context->info();
-  if (precisions.empty()) {
-    precisions = {Precision::Single, Precision::QuasiDouble};
-    if (device.fp64) precisions.push_back(Precision::Double);
-  }
-  ProgressLine progress(stderr_is_terminal());
-  std::cout << "device: " << device.summary() << " [" << device.index_selector() << "]\n";
-  progress.show("measuring the device copy bandwidth");
-  const CopyBandwidth copy = measure_copy_bandwidth(*context);
-  progress.clear();
-  print_copy_bandwidth(std::cout, copy);
+  const std::vector<Precision>& precisions = setup.precisions;
+  const CopyBandwidth& copy = setup.copy;
   std::cout << "\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-20s %-5s %-8s %12s %12s %9s %9s %7s\n", "matrix", "fmt", "prec", "kernel us",
@@ -74,7 +61,7 @@ int bench_spmv_command(const Args& args) {
                 "seconds_max", "wall_seconds_median", "gflops", "gbytes_per_s", "copy_gbytes_per_s", "fraction_of_copy",
                 "device", "note"});
   for (const std::string& spec : matrices) {
-    progress.show("spmv: loading " + spec);
+    progress.step("spmv: loading " + spec);
     HostCsrMatrix host;
     std::string load_error;
     try {
@@ -84,7 +71,7 @@ int bench_spmv_command(const Args& args) {
     }
     for (Format f : formats) {
       for (Precision p : precisions) {
-        progress.show("spmv " + spec + " " + to_string(f) + " " + to_string(p));
+        progress.step("spmv " + spec + " " + to_string(f) + " " + to_string(p));
         csv.add_row();
         csv.set("matrix", display_name(spec));
         csv.set("format", to_string(f));
