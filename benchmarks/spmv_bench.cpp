@@ -6,7 +6,6 @@
 //                        [--formats csr,csr4,ell,hyb] [--device SELECTOR] [--csv FILE]
 // SPEC: a generator ("poisson3d:64", the default) or a Matrix Market file.
 #include <Eigen/Sparse>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

@@ -13,8 +13,8 @@
 #include "app_common.hpp"
 #include "cli_options.hpp"
 #include "clkr/blas/op_counters.hpp"
-#include "clkr/runtime/context.hpp"
 #include "clkr/data/precision.hpp"
+#include "clkr/runtime/context.hpp"
 
 namespace clkr::app {
 

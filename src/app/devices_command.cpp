@@ -71,9 +71,9 @@ int devices_command(const Args& args) {
     std::cout << (i == chosen ? " * " : "   ") << d.index_selector() << "  " << d.name << "\n"
               << "      type " << to_string(d.type) << ", vendor " << d.vendor << ", driver " << d.driver_version
               << "\n      " << d.device_version << ", " << d.opencl_c_version << "\n      compute units "
-              << d.compute_units << ", fp64 " << (d.fp64 ? "yes" : "no") << ", global memory "
-              << mib(d.global_memory) << ", max allocation " << mib(d.max_allocation) << ", local memory "
-              << d.local_memory / 1024 << " KiB, max work-group " << d.max_work_group_size << "\n";
+              << d.compute_units << ", fp64 " << (d.fp64 ? "yes" : "no") << ", global memory " << mib(d.global_memory)
+              << ", max allocation " << mib(d.max_allocation) << ", local memory " << d.local_memory / 1024
+              << " KiB, max work-group " << d.max_work_group_size << "\n";
     if (check) {
       try {
         auto context = Context::create(d.index_selector());

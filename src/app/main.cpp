@@ -10,7 +10,8 @@ namespace {
 
 void print_help(std::ostream& out) {
   out << "clkr: OpenCL sparse Krylov solvers\n\nusage: clkr <command> [options]\n\ncommands:\n";
-  for (const auto& c : clkr::app::commands()) out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  for (const auto& c : clkr::app::commands())
+    out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
   out << "\nRun `clkr <command> --help` for a command's options. Select the device with --device or "
          "CLKR_DEVICE (\"1:0\", \"nvidia\", \"pocl\", \"gpu\", \"cpu\").\n";
 }

@@ -245,7 +245,9 @@ struct SolveRun {
 
   bool refinement() const { return solver == SolverKind::Ir; }
   bool reliable() const { return refinement() && resolved_refinement(options) == RefinementScheme::ReliableUpdate; }
-  double inner_tolerance() const { return reliable() ? options.reliable_update_delta : options.inner_relative_tolerance; }
+  double inner_tolerance() const {
+    return reliable() ? options.reliable_update_delta : options.inner_relative_tolerance;
+  }
   double per_iteration() const { return result.iterations > 0 ? result.seconds / result.iterations : 0; }
   double per_inner_iteration() const {
     return result.inner_iterations > 0 ? result.seconds / result.inner_iterations : 0;
@@ -339,12 +341,11 @@ void print_preamble(std::ostream& out, const SolveRun& run) {
       << ", value conversion " << seconds_text(run.convert_seconds) << ", kernels + warm-up "
       << seconds_text(run.setup_seconds) << "\n"
       << "solver      " << to_string(run.solver)
-      << (run.refinement() ? " (inner " + to_string(run.options.inner_solver) + ", " +
-                                 to_string(resolved_refinement(run.options)) + ", inner tol " +
-                                 number_text(run.inner_tolerance()) + ")"
-                           : std::string())
-      << " in "
-      << run.precision.label << ", tol " << number_text(run.options.relative_tolerance) << ", maxit "
+      << (run.refinement()
+              ? " (inner " + to_string(run.options.inner_solver) + ", " + to_string(resolved_refinement(run.options)) +
+                    ", inner tol " + number_text(run.inner_tolerance()) + ")"
+              : std::string())
+      << " in " << run.precision.label << ", tol " << number_text(run.options.relative_tolerance) << ", maxit "
       << run.options.max_iterations << ", rhs " << run.rhs_label
       << (run.options.use_initial_guess ? ", x0 from file" : "") << "\n"
       << std::flush;
@@ -430,7 +431,8 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   } else {
     for (const char* option : {"--refinement", "--inner-tol"}) {
       if (opts.has(option)) {
-        throw UsageError(std::string(option) + " applies to iterative refinement only (--precision mixed or --solver ir)");
+        throw UsageError(std::string(option) +
+                         " applies to iterative refinement only (--precision mixed or --solver ir)");
       }
     }
   }

@@ -18,8 +18,8 @@ OpCost spmv_cost(const Matrix& A, Precision p, double beta);
 
 // y = alpha*A*x + beta*y on the device; returns the event of the last kernel (for profiling; a format
 // with two kernels, HYB, also reports the first through `first`).
-cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, bool kahan, double alpha,
-                      Matrix& A, Vector& x, double beta, Vector& y, cl::Event* first = nullptr);
+cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, bool kahan, double alpha, Matrix& A,
+                      Vector& x, double beta, Vector& y, cl::Event* first = nullptr);
 
 // The host reference: plain loops (OpenMP), in the arithmetic of precision p.
 void spmv_host(Precision p, bool kahan, double alpha, Matrix& A, Vector& x, double beta, Vector& y);

@@ -47,8 +47,7 @@ DeviceInfo describe(const cl::Platform& platform, const cl::Device& device, std:
   info.compute_units = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
   // fp64 is usable when the device reports a double FP config (core in 1.2, or the extension).
   const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS>();
-  info.fp64 = device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0 ||
-              extensions.find("cl_khr_fp64") != std::string::npos;
+  info.fp64 = device.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0 || extensions.find("cl_khr_fp64") != std::string::npos;
   info.global_memory = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
   info.max_allocation = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   info.local_memory = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
@@ -123,7 +122,8 @@ std::size_t select(const std::vector<Found>& found, const std::string& selector)
   } else {
     for (std::size_t k = 0; k < found.size() && i == found.size(); ++k) {
       const auto& info = found[k].info;
-      const std::string hay = lower(info.platform_name + " " + info.platform_vendor + " " + info.name + " " + info.vendor);
+      const std::string hay =
+          lower(info.platform_name + " " + info.platform_vendor + " " + info.name + " " + info.vendor);
       if (hay.find(want) != std::string::npos) i = k;
     }
   }
@@ -160,14 +160,12 @@ Context::Context(const cl::Platform& platform, const cl::Device& device, DeviceI
     context_ = cl::Context(device_);
     queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
   } catch (const cl::Error& e) {
-    throw Error("creating a context on " + info_.summary() + ": " + e.what() + " " + cl_error_name(e.err()),
-                e.err());
+    throw Error("creating a context on " + info_.summary() + ": " + e.what() + " " + cl_error_name(e.err()), e.err());
   }
   programs_ = std::make_unique<ProgramCache>(context_, device_);
   // The preferred work-group multiple is a kernel property: ask a trivial kernel once.
   cl::Kernel probe = kernel("runtime/probe.cl", "probe");
-  info_.preferred_work_group_multiple =
-      probe.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
+  info_.preferred_work_group_multiple = probe.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
 }
 
 Context::~Context() = default;
@@ -188,8 +186,8 @@ cl::Kernel Context::kernel(const std::string& file, const std::string& kernel_na
 cl::Buffer Context::allocate(std::size_t bytes, const std::string& what, cl_mem_flags flags) {
   auto mib = [](std::uint64_t b) { return std::to_string(b / (1024.0 * 1024.0)).substr(0, 10) + " MiB"; };
   if (bytes > info_.max_allocation)
-    throw Error("buffer '" + what + "' needs " + mib(bytes) + ", more than the largest allocation " +
-                    info_.name + " allows (" + mib(info_.max_allocation) + ")",
+    throw Error("buffer '" + what + "' needs " + mib(bytes) + ", more than the largest allocation " + info_.name +
+                    " allows (" + mib(info_.max_allocation) + ")",
                 CL_INVALID_BUFFER_SIZE);
   try {
     // OpenCL forbids zero-sized buffers; an empty vector still gets a valid handle.

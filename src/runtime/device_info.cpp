@@ -5,10 +5,14 @@ namespace clkr {
 
 std::string to_string(DeviceType t) {
   switch (t) {
-    case DeviceType::Gpu: return "GPU";
-    case DeviceType::Cpu: return "CPU";
-    case DeviceType::Accelerator: return "accelerator";
-    case DeviceType::Other: break;
+    case DeviceType::Gpu:
+      return "GPU";
+    case DeviceType::Cpu:
+      return "CPU";
+    case DeviceType::Accelerator:
+      return "accelerator";
+    case DeviceType::Other:
+      break;
   }
   return "other";
 }

@@ -1,10 +1,11 @@
 // Expands `#include "file.cl"` lines of the embedded kernel sources (OpenCL compilers cannot see
 // our embedded files, so includes are resolved here before clCreateProgramWithSource).
+#include "clkr/runtime/kernel_sources.hpp"
+
 #include <set>
 #include <sstream>
 
 #include "clkr/runtime/error.hpp"
-#include "clkr/runtime/kernel_sources.hpp"
 
 namespace clkr {
 namespace {

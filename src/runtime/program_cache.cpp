@@ -64,7 +64,9 @@ bool get_u64(const std::string& in, std::size_t& pos, std::uint64_t& v) {
 }  // namespace
 
 ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string cache_dir)
-    : context_(std::move(context)), device_(std::move(device)), dir_(cache_dir.empty() ? default_cache_dir() : cache_dir) {
+    : context_(std::move(context)),
+      device_(std::move(device)),
+      dir_(cache_dir.empty() ? default_cache_dir() : cache_dir) {
   cl::Platform platform(device_.getInfo<CL_DEVICE_PLATFORM>());
   device_key_ = platform.getInfo<CL_PLATFORM_NAME>() + "|" + device_.getInfo<CL_DEVICE_NAME>() + "|" +
                 device_.getInfo<CL_DEVICE_VENDOR>() + "|" + device_.getInfo<CL_DRIVER_VERSION>() + "|" +
@@ -76,8 +78,7 @@ std::string ProgramCache::entry_path(const std::string& source, const std::strin
   return dir_ + "/" + hex(h) + ".clbin";
 }
 
-cl::Program ProgramCache::build_source(const std::string& source, const std::string& options,
-                                       const std::string& name) {
+cl::Program ProgramCache::build_source(const std::string& source, const std::string& options, const std::string& name) {
   cl::Program program;
   try {
     program = cl::Program(context_, source);

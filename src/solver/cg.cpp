@@ -56,9 +56,9 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
   int launched = 0, examined = 0;
   auto launch = [&] {
     ++launched;
-    steps.spmv_dot(p, q);       // q = A p;  partial p'q
+    steps.spmv_dot(p, q);         // q = A p;  partial p'q
     steps.update_xr(x, r, p, q);  // alpha = rho / p'q;  x += alpha p;  r -= alpha q;  partial r'r
-    steps.update_p(r, p);       // beta = r'r / rho;  p = r + beta p;  rho = r'r
+    steps.update_p(r, p);         // beta = r'r / rho;  p = r + beta p;  rho = r'r
     steps.read_scalars(launched % slots);
     // Submit now: drivers may hold enqueued commands until a flush, which would leave the device idle
     // while the host waits for the previous iteration's scalars.
@@ -70,8 +70,8 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
     const FusedCgSteps::Scalars s = steps.wait_scalars(k % slots);
     if (!monitor.check_finite(k, "p'Ap", s.pq)) return Verdict::Ended;
     if (s.pq <= 0) {
-      monitor.finish(SolveStatus::NotSpd, "p'Ap = " + format_number(s.pq) + " <= 0 at iteration " +
-                                              std::to_string(k) + ": the matrix is not SPD");
+      monitor.finish(SolveStatus::NotSpd, "p'Ap = " + format_number(s.pq) + " <= 0 at iteration " + std::to_string(k) +
+                                              ": the matrix is not SPD");
       return Verdict::Ended;
     }
     if (!monitor.check_finite(k, "r'r", s.rr)) return Verdict::Ended;

@@ -71,8 +71,8 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
   rr_partials_ = Vector(blas.context(), groups_, "cg.rr_partials");
   staging_ = context.allocate(kReadSlots * kSlotBytes, "cg.scalar staging (pinned)",
                               CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
-  staging_host_ = static_cast<unsigned char*>(context.queue().enqueueMapBuffer(
-      staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kReadSlots * kSlotBytes));
+  staging_host_ = static_cast<unsigned char*>(
+      context.queue().enqueueMapBuffer(staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kReadSlots * kSlotBytes));
 }
 
 void FusedCgSteps::set_rho(const DeviceScalar& rr) {

@@ -117,9 +117,9 @@ class ReliableUpdates {
     if (!monitor_.check_finite(k, "||b - A x||", norm)) return false;
     monitor_.record(k, norm);
     if (monitor_.reached(norm)) {
-      monitor_.finish(SolveStatus::Converged, "||b - A x|| / ||b|| = " +
-                                                  format_number(monitor_.criterion().relative(norm)) +
-                                                  " reached the tolerance at reliable update " + std::to_string(k));
+      monitor_.finish(SolveStatus::Converged,
+                      "||b - A x|| / ||b|| = " + format_number(monitor_.criterion().relative(norm)) +
+                          " reached the tolerance at reliable update " + std::to_string(k));
       return false;
     }
     if (stagnated(k, norm) || k >= options_.max_iterations) return false;

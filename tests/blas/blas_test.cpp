@@ -1,5 +1,7 @@
 // The Blas object itself: operand checks and their messages, counters (calls, flops, bytes, time) for a
 // known sequence of operations, report(), parameter overrides, and DeviceScalar.
+#include "clkr/blas/blas.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "clkr/blas/blas.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr {

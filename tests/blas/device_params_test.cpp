@@ -1,14 +1,14 @@
 // Launch parameters: the default table by device type and vendor, the tuned key=value file (round
 // trip, override, malformed files named by line), validation, and the variant names.
+#include "clkr/blas/device_params.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
-#include "clkr/blas/device_params.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr {

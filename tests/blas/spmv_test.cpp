@@ -1,6 +1,8 @@
 // SpMV y = alpha*A*x + beta*y in every format and precision, on the device and in the host reference,
 // against a long double reference on random matrices of awkward shapes (empty rows, a long row, 0-row
 // and 0-nnz matrices, sizes around powers of two, rectangular).
+#include "../../src/blas/spmv.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include <tuple>
 #include <vector>
 
-#include "../../src/blas/spmv.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/runtime/error.hpp"
 

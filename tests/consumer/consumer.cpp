@@ -2,7 +2,6 @@
 // generated Poisson problem with CG on the default device and prints "consumer ok" when it converged
 // (the test checks that line).
 #include <clkr/clkr.hpp>
-
 #include <iostream>
 #include <vector>
 

@@ -1,9 +1,10 @@
 // Device listing and selection (by argument and by CLKR_DEVICE), and the messages of bad selections.
+#include "clkr/runtime/context.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "clkr/runtime/context.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace {
@@ -13,7 +14,10 @@ class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) setenv(name, value, 1); else unsetenv(name);
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
   }
   ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
 

@@ -1,7 +1,7 @@
 // clkr::Error carries the OpenCL error name; cl::Error from the bindings is translated.
-#include <gtest/gtest.h>
-
 #include "clkr/runtime/error.hpp"
+
+#include <gtest/gtest.h>
 
 TEST(Error, NamesOpenClCodes) {
   EXPECT_EQ(clkr::cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
@@ -17,7 +17,8 @@ TEST(Error, NamesOpenClCodes) {
 
 TEST(Error, TranslatesBindingErrors) {
   try {
-    clkr::translate_cl_errors("enqueue axpy", []() -> int { throw cl::Error(CL_INVALID_KERNEL_ARGS, "clEnqueueNDRangeKernel"); });
+    clkr::translate_cl_errors("enqueue axpy",
+                              []() -> int { throw cl::Error(CL_INVALID_KERNEL_ARGS, "clEnqueueNDRangeKernel"); });
     FAIL();
   } catch (const clkr::Error& e) {
     EXPECT_EQ(e.code(), CL_INVALID_KERNEL_ARGS);

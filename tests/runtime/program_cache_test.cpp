@@ -24,13 +24,16 @@ class ProgramCacheTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  clkr::ProgramCache make_cache() { return clkr::ProgramCache(context_->cl_context(), context_->device(), dir_.string()); }
+  clkr::ProgramCache make_cache() {
+    return clkr::ProgramCache(context_->cl_context(), context_->device(), dir_.string());
+  }
 
   // Runs probe() on 4 floats to prove a program really works.
   void expect_probe_runs(const cl::Program& program) {
     cl::Kernel k(program, "probe");
     std::vector<float> host{1, 2, 3, 4};
-    cl::Buffer buf(context_->cl_context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 16, host.data());
+    cl::Buffer buf(context_->cl_context(), cl_mem_flags{CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR}, std::size_t{16},
+                   host.data());
     k.setArg(0, buf);
     context_->queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(4));
     context_->queue().enqueueReadBuffer(buf, CL_TRUE, 0, 16, host.data());

@@ -57,9 +57,7 @@ INSTANTIATE_TEST_SUITE_P(
     PrecisionsAndFormats, FusedCg,
     ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double),
                        ::testing::Values(Format::Csr, Format::Ell, Format::Hyb)),
-    [](const auto& info) {
-      return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param));
-    });
+    [](const auto& info) { return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param)); });
 
 TEST(FusedCg, HistoryHasEveryIterationInOrder) {
   System system(poisson2d(12), Format::Csr);

@@ -169,13 +169,13 @@ TEST_P(ReliableUpdate, ReachesDoubleAccuracyWithFewerInnerIterationsThanRestarte
   EXPECT_NE(r.message.find("reliable update"), std::string::npos) << r.message;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Matrices, ReliableUpdate,
-    ::testing::Combine(::testing::Values("poisson2d_64", "gr_30_30", "nos3"),
-                       ::testing::Values(Location::Device, Location::Host)),
-    [](const auto& info) {
-      return std::get<0>(info.param) + "_" + (std::get<1>(info.param) == Location::Device ? "device" : "host");
-    });
+INSTANTIATE_TEST_SUITE_P(Matrices, ReliableUpdate,
+                         ::testing::Combine(::testing::Values("poisson2d_64", "gr_30_30", "nos3"),
+                                            ::testing::Values(Location::Device, Location::Host)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  (std::get<1>(info.param) == Location::Device ? "device" : "host");
+                         });
 
 // With the inner precision equal to the outer one the reliable updates only replace r by b - A x:
 // the iteration is CG's own, to within the rounding of the recomputed residual.

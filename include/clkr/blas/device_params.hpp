@@ -18,7 +18,7 @@ enum class Blas1Variant {
 struct Blas1Params {
   Blas1Variant variant = Blas1Variant::GridStride;
   std::size_t work_group_size = 256;
-  std::size_t groups_per_compute_unit = 8;  // grid = compute units x this (GridStride)
+  std::size_t groups_per_compute_unit = 8;      // grid = compute units x this (GridStride)
   std::size_t work_items_per_compute_unit = 1;  // Chunked: about one work-item per core
   std::size_t vector_width = 4;                 // Chunked: vloadN width
 };
@@ -68,7 +68,7 @@ std::string format_device_params(const DeviceParams& params);
 // 2, 4, 8 or 16, ...).
 void validate_device_params(const DeviceParams& params);
 
-std::string to_string(Blas1Variant v);                  // "grid_stride", "chunked"
+std::string to_string(Blas1Variant v);                      // "grid_stride", "chunked"
 Blas1Variant parse_blas1_variant(const std::string& text);  // throws clkr::Error
 
 }  // namespace clkr

@@ -27,7 +27,7 @@
 namespace clkr {
 
 enum class Format { Csr, Csr4, Ell, Hyb };
-std::string to_string(Format f);  // "csr", "csr4", "ell", "hyb"
+std::string to_string(Format f);               // "csr", "csr4", "ell", "hyb"
 Format parse_format(const std::string& text);  // throws clkr::Error on anything else
 
 struct MatrixOptions {
