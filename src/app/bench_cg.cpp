@@ -347,14 +347,7 @@ int bench_cg_command(const Args& args) {
                 bench_cg_specs);
     return 0;
   }
-  std::vector<Format> formats;
-  for (const auto& f : opts.list("--formats", {"csr", "csr4", "ell", "hyb"})) {
-    try {
-      formats.push_back(parse_format(f));
-    } catch (const Error&) {
-      throw UsageError("--formats: unknown format '" + f + "' (expected csr, csr4, ell, hyb)");
-    }
-  }
+  const std::vector<Format> formats = parse_formats_option(opts);
   std::vector<Precision> requested_precisions = parse_precisions_option(opts);
   const std::vector<std::string> peers = opts.list("--peers", {"host", "eigen", "viennacl"});
   for (const auto& p : peers) {

@@ -84,6 +84,18 @@ std::vector<Precision> parse_precisions_option(const ParsedArgs& opts) {
   return precisions;
 }
 
+std::vector<Format> parse_formats_option(const ParsedArgs& opts) {
+  std::vector<Format> formats;
+  for (const auto& f : opts.list("--formats", {"csr", "csr4", "ell", "hyb"})) {
+    try {
+      formats.push_back(parse_format(f));
+    } catch (const Error&) {
+      throw UsageError("--formats: unknown format '" + f + "' (expected csr, csr4, ell, hyb)");
+    }
+  }
+  return formats;
+}
+
 BenchSetup open_bench_setup(const ParsedArgs& opts, std::vector<Precision> precisions, BenchProgress& progress) {
   BenchSetup setup;
   setup.context = open_context(opts.text("--device"));

@@ -13,6 +13,7 @@
 #include "app_common.hpp"
 #include "cli_options.hpp"
 #include "clkr/blas/op_counters.hpp"
+#include "clkr/data/matrix.hpp"
 #include "clkr/data/precision.hpp"
 #include "clkr/runtime/context.hpp"
 
@@ -53,6 +54,8 @@ class BenchProgress {
 // apart from open_bench_setup so each suite checks its options in its own order before any device
 // is opened.
 std::vector<Precision> parse_precisions_option(const ParsedArgs& opts);
+// The --formats option (default: all four formats); an unknown name is a UsageError.
+std::vector<Format> parse_formats_option(const ParsedArgs& opts);
 
 struct BenchSetup {
   std::shared_ptr<Context> context;

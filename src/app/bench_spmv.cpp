@@ -32,14 +32,7 @@ int bench_spmv_command(const Args& args) {
                 bench_spmv_specs);
     return 0;
   }
-  std::vector<Format> formats;
-  for (const auto& f : opts.list("--formats", {"csr", "csr4", "ell", "hyb"})) {
-    try {
-      formats.push_back(parse_format(f));
-    } catch (const Error&) {
-      throw UsageError("--formats: unknown format '" + f + "' (expected csr, csr4, ell, hyb)");
-    }
-  }
+  const std::vector<Format> formats = parse_formats_option(opts);
   std::vector<Precision> requested_precisions = parse_precisions_option(opts);
   const int reps = static_cast<int>(opts.integer("--reps", 20, 1, 100000));
   std::vector<std::string> matrices = opts.positional();
