@@ -6,16 +6,17 @@
 // Entries [4*begin4, 4*end4) of a row; padding (value 0, a valid column) adds a zero product.
 inline acc_t csr4_row_sum(const int begin4, const int end4, __global const int* cols, CVEC_ARG(val),
                           CVEC_ARG(x)) {
-  acc_t acc = ACC_ZERO;
+  // One partial sum per lane: four independent chains of additions (see csr_row_sum in csr.cl).
+  acc_t a0 = ACC_ZERO, a1 = ACC_ZERO, a2 = ACC_ZERO, a3 = ACC_ZERO;
   for (int k4 = begin4; k4 < end4; ++k4) {
     const int4 c = vload4(k4, cols);
     const real4 v = VEC_LOAD4(val, k4);
-    acc = acc_add(acc, REAL4_S0(v), VEC_LOAD(x, c.s0));
-    acc = acc_add(acc, REAL4_S1(v), VEC_LOAD(x, c.s1));
-    acc = acc_add(acc, REAL4_S2(v), VEC_LOAD(x, c.s2));
-    acc = acc_add(acc, REAL4_S3(v), VEC_LOAD(x, c.s3));
+    a0 = acc_add(a0, REAL4_S0(v), VEC_LOAD(x, c.s0));
+    a1 = acc_add(a1, REAL4_S1(v), VEC_LOAD(x, c.s1));
+    a2 = acc_add(a2, REAL4_S2(v), VEC_LOAD(x, c.s2));
+    a3 = acc_add(a3, REAL4_S3(v), VEC_LOAD(x, c.s3));
   }
-  return acc;
+  return acc_merge(acc_merge(a0, a1), acc_merge(a2, a3));
 }
 
 __kernel void spmv_csr4(const int rows, const int rows_per_item, __global const int* row_offsets,
