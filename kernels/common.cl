@@ -129,3 +129,11 @@ typedef float real;
 #else
 #error "build clkr kernels with -DCLKR_SINGLE, -DCLKR_QDOUBLE or -DCLKR_DOUBLE"
 #endif
+
+// ---- passing vectors on to helper functions --------------------------------------------------------
+// VEC_PASS(x) forwards a CVEC_ARG/VEC_ARG parameter to a function declared with the same macro.
+#if defined(CLKR_QDOUBLE)
+#define VEC_PASS(x) x##_hi, x##_lo
+#else
+#define VEC_PASS(x) x
+#endif

@@ -15,10 +15,7 @@
 // cache), which saves a kernel launch and a queue round trip per scalar.
 #include "spmv/csr.cl"
 #include "spmv/ell.cl"
-
-#ifndef WG
-#define WG 256
-#endif
+#include "solver/group_reduce.cl"
 
 // The elements (rows in step 1) a work-item handles: a grid-stride walk on GPUs (coalesced), one
 // contiguous chunk per work-item on CPUs (-DCG_CHUNKED; `chunk` from the host), as BLAS1 does.
@@ -28,27 +25,6 @@
 #else
 #define FOR_EACH_ELEMENT(i, n, chunk) for (int i = (int)get_global_id(0); i < (n); i += (int)get_global_size(0))
 #endif
-
-// The sum of `v` over the work-group, in the precision's arithmetic; valid in work-item 0.
-inline real group_sum(real v, __local real* scratch) {
-  const int lid = (int)get_local_id(0);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int span = WG / 2; span > 0; span /= 2) {
-    if (lid < span) scratch[lid] = R_ADD(scratch[lid], scratch[lid + span]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const real total = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE);  // scratch may be reused right after
-  return total;
-}
-
-// The sum of `count` partial sums, returned to every work-item of the group.
-inline real sum_partials(const int count, CVEC_ARG(partials), __local real* scratch) {
-  real v = R_ZERO;
-  for (int k = (int)get_local_id(0); k < count; k += WG) v = R_ADD(v, VEC_LOAD(partials, k));
-  return group_sum(v, scratch);
-}
 
 // Step 1, CSR: one row per work-item at a time, walking the rows like the vector updates (a grid-stride
 // over rows on GPUs, a contiguous block on CPUs), so there are as few partial sums as work-groups.
@@ -93,13 +69,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_dot_partials(
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_update_xr(
     const int n, const int chunk, const int rho_slot, const int pq_count, CVEC_ARG(pq_partials), VEC_ARG(s), CVEC_ARG(p),
     CVEC_ARG(q), VEC_ARG(x), VEC_ARG(r), VEC_ARG(rr_partials), __local real* scratch) {
-  const real pq = sum_partials(pq_count, VEC_PASS(pq_partials), scratch);
+  const real pq = sum_partials(0, pq_count, VEC_PASS(pq_partials), scratch);
   const real rho = VEC_LOAD(s, rho_slot);
-#if defined(CLKR_QDOUBLE)
-  const bool usable = pq.x > 0.0f && isfinite(pq.x);
-#else
-  const bool usable = pq > 0 && isfinite(pq);
-#endif
+  const bool usable = R_POSITIVE_FINITE(pq);
   const real alpha = usable ? R_DIV(rho, pq) : R_ZERO;
   if (get_global_id(0) == 0) VEC_STORE(s, 2, pq);
   real rr = R_ZERO;
@@ -117,7 +89,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_update_xr(
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_update_p(
     const int n, const int chunk, const int rho_slot, const int rr_count, CVEC_ARG(rr_partials), VEC_ARG(s), CVEC_ARG(r),
     VEC_ARG(p), __local real* scratch) {
-  const real rr = sum_partials(rr_count, VEC_PASS(rr_partials), scratch);
+  const real rr = sum_partials(0, rr_count, VEC_PASS(rr_partials), scratch);
   const real beta = R_DIV(rr, VEC_LOAD(s, rho_slot));
   FOR_EACH_ELEMENT(i, n, chunk) VEC_STORE(p, i, R_MAD(beta, VEC_LOAD(p, i), VEC_LOAD(r, i)));
   if (get_global_id(0) == 0) VEC_STORE(s, 1 - rho_slot, rr);

@@ -11,14 +11,6 @@
 #error "-DKAHAN is for single precision only (quasi-double and double sums are already accurate)"
 #endif
 
-// ---- passing vectors on to helper functions --------------------------------------------------------
-// VEC_PASS(x) forwards a CVEC_ARG/VEC_ARG parameter to a function declared with the same macro.
-#if defined(CLKR_QDOUBLE)
-#define VEC_PASS(x) x##_hi, x##_lo
-#else
-#define VEC_PASS(x) x
-#endif
-
 // ---- four consecutive values (CSR4) ----------------------------------------------------------------
 // real4 holds elements 4*k4 .. 4*k4+3 of a value array; REAL4_S0..S3 extract them as reals.
 #if defined(CLKR_QDOUBLE)

@@ -36,6 +36,7 @@ struct DefaultEntry {
   Blas1Params blas1;
   ReductionParams reduction;
   SpmvParams spmv;
+  CgParams cg;
 };
 
 // GPUs: grid-stride loops with enough groups to fill every compute unit several times over; 8
@@ -52,12 +53,17 @@ const SpmvParams kCpuSpmv = {256, std::numeric_limits<double>::infinity(), 32, 0
 // 3.4x faster than 32 lanes from 12 on the tuner's row-length test matrices.
 const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0};
 
+// NVIDIA: persistent CG up to 200,000 rows, one work-group of 512 per compute unit (see
+// docs/performance.md for the measurements behind the limit).
+const CgParams kNvidiaCg = {200000, 512, 1, 64, 0};
+
 const DefaultEntry kDefaults[] = {
-    {DeviceType::Gpu, "nvidia", "gpu:nvidia", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kNvidiaSpmv},
-    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}},
-    {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv},
-    {DeviceType::Accelerator, "", "accelerator", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}},
-    {DeviceType::Other, "", "other", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}},
+    {DeviceType::Gpu, "nvidia", "gpu:nvidia", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kNvidiaSpmv,
+     kNvidiaCg},
+    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
+    {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, {}},
+    {DeviceType::Accelerator, "", "accelerator", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
+    {DeviceType::Other, "", "other", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
 };
 
 std::string default_cache_dir() {
@@ -140,6 +146,20 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.spmv.csr_vector_min_mean_row_length); }},
       {"spmv.vector_lanes", [](DeviceParams& p, const std::string& v) { p.spmv.vector_lanes = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.vector_lanes); }},
+      {"cg.persistent_max_rows",
+       [](DeviceParams& p, const std::string& v) { p.cg.persistent_max_rows = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.persistent_max_rows); }},
+      {"cg.persistent_work_group_size",
+       [](DeviceParams& p, const std::string& v) { p.cg.persistent_work_group_size = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.persistent_work_group_size); }},
+      {"cg.persistent_groups_per_compute_unit",
+       [](DeviceParams& p, const std::string& v) { p.cg.persistent_groups_per_compute_unit = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.persistent_groups_per_compute_unit); }},
+      {"cg.persistent_iterations_per_launch",
+       [](DeviceParams& p, const std::string& v) { p.cg.persistent_iterations_per_launch = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.persistent_iterations_per_launch); }},
+      {"cg.persistent_lanes", [](DeviceParams& p, const std::string& v) { p.cg.persistent_lanes = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.persistent_lanes); }},
       {"spmv.rows_per_work_item",
        [](DeviceParams& p, const std::string& v) { p.spmv.rows_per_work_item = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.rows_per_work_item); }},
@@ -175,6 +195,7 @@ DeviceParams default_device_params(const DeviceInfo& info) {
     params.blas1 = entry.blas1;
     params.reduction = entry.reduction;
     params.spmv = entry.spmv;
+    params.cg = entry.cg;
     return params;
   }
   throw Error("no default launch parameters for device type " + to_string(info.type));  // the table covers all
@@ -248,6 +269,16 @@ void validate_device_params(const DeviceParams& params) {
   positive(params.reduction.groups_per_compute_unit, "reduction.groups_per_compute_unit");
   positive(params.spmv.work_group_size, "spmv.work_group_size");
   positive(params.spmv.vector_lanes, "spmv.vector_lanes");
+  auto power_of_two = [](std::size_t v) { return v != 0 && (v & (v - 1)) == 0; };
+  if (!power_of_two(params.cg.persistent_work_group_size))
+    throw Error("device parameter cg.persistent_work_group_size must be a power of two, not " +
+                std::to_string(params.cg.persistent_work_group_size));
+  positive(params.cg.persistent_groups_per_compute_unit, "cg.persistent_groups_per_compute_unit");
+  positive(params.cg.persistent_iterations_per_launch, "cg.persistent_iterations_per_launch");
+  const std::size_t lanes = params.cg.persistent_lanes;
+  if (lanes != 0 && (!power_of_two(lanes) || lanes > params.cg.persistent_work_group_size))
+    throw Error("device parameter cg.persistent_lanes must be 0 or a power of two up to the work-group size, not " +
+                std::to_string(lanes));
   if (!(params.spmv.csr_vector_min_mean_row_length >= 0))
     throw Error("device parameter spmv.csr_vector_min_mean_row_length must be >= 0");
 }

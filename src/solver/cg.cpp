@@ -2,10 +2,14 @@
 // thesis ran it: one SpMV, two dot products and three vector updates per iteration.
 #include "clkr/solver/cg.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 
 #include "cg_fused.hpp"
+#include "cg_persistent.hpp"
+#include "clkr/runtime/error.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -111,7 +115,15 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
 // runs cg_device above.
 void cg_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
              SolveMonitor& monitor) {
-  if (blas.location() == Location::Device && !options.unfused_cg) {
+  if (blas.location() == Location::Device && options.cg_path != CgPath::Unfused) {
+    const bool persistent = options.cg_path == CgPath::Persistent || (options.cg_path == CgPath::Auto &&
+                                                                      persistent_cg_preferred(blas, A));
+    if (persistent) {
+      if (!persistent_cg_supported(blas, A))
+        throw Error("cg: the persistent CG kernel needs the matrix in CSR, not " + to_string(A.format()));
+      // false: the device did not run the kernel's work-groups together; start over on the fused path.
+      if (cg_persistent(blas, A, b, x, x_is_zero, options, monitor)) return;
+    }
     cg_device(blas, A, b, x, x_is_zero, options, monitor);
     return;
   }
@@ -158,6 +170,28 @@ void cg_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const 
 }
 
 }  // namespace detail
+
+namespace {
+const std::pair<CgPath, const char*> kCgPathNames[] = {
+    {CgPath::Auto, "auto"}, {CgPath::Persistent, "persistent"}, {CgPath::Fused, "fused"}, {CgPath::Unfused, "unfused"}};
+}  // namespace
+
+std::string to_string(CgPath path) {
+  for (const auto& [p, name] : kCgPathNames)
+    if (p == path) return name;
+  throw Error("unknown CgPath " + std::to_string(static_cast<int>(path)));
+}
+
+CgPath parse_cg_path(const std::string& text) {
+  std::string name = text;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string known;
+  for (const auto& [p, path_name] : kCgPathNames) {
+    if (name == path_name) return p;
+    known += known.empty() ? path_name : std::string(", ") + path_name;
+  }
+  throw Error("unknown CG path '" + text + "' (expected one of: " + known + ")");
+}
 
 SolveResult cg(Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
   return detail::run_checked("cg", blas, A, b, x, options, [&](bool x_is_zero, detail::SolveMonitor& monitor) {

@@ -75,18 +75,23 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
       context.queue().enqueueMapBuffer(staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kReadSlots * kSlotBytes));
 }
 
-void FusedCgSteps::set_rho(const DeviceScalar& rr) {
-  // Slot 0 of the scalar block gets the reduction's result (same precision, same layout).
-  rho_slot_ = 0;
-  const std::size_t bytes = bytes_per_element(precision_);
-  auto s = scalars_.device(precision_, Access::ReadWrite);
-  if (precision_ == Precision::QuasiDouble) {
-    // The DeviceScalar holds (head, tail) interleaved; the scalar block keeps heads and tails apart.
-    blas_.context()->queue().enqueueCopyBuffer(rr.buffer(), s.primary, 0, 0, 4);
-    blas_.context()->queue().enqueueCopyBuffer(rr.buffer(), s.tail, 4, 0, 4);
+void store_scalar(Context& context, const DeviceScalar& value, Vector& block, std::size_t index) {
+  const Precision p = value.precision();
+  auto s = block.device(p, Access::ReadWrite);
+  auto& queue = context.queue();
+  if (p == Precision::QuasiDouble) {
+    // The DeviceScalar holds (head, tail) interleaved; a vector keeps heads and tails apart.
+    queue.enqueueCopyBuffer(value.buffer(), s.primary, 0, 4 * index, 4);
+    queue.enqueueCopyBuffer(value.buffer(), s.tail, 4, 4 * index, 4);
   } else {
-    blas_.context()->queue().enqueueCopyBuffer(rr.buffer(), s.primary, 0, 0, bytes);
+    const std::size_t bytes = bytes_per_element(p);
+    queue.enqueueCopyBuffer(value.buffer(), s.primary, 0, bytes * index, bytes);
   }
+}
+
+void FusedCgSteps::set_rho(const DeviceScalar& rr) {
+  rho_slot_ = 0;
+  store_scalar(*blas_.context(), rr, scalars_, 0);
 }
 
 void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {

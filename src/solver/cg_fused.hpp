@@ -10,6 +10,9 @@
 
 namespace clkr::detail {
 
+// block[index] = value, on the device (value and block in value.precision()).
+void store_scalar(Context& context, const DeviceScalar& value, Vector& block, std::size_t index);
+
 class FusedCgSteps {
  public:
   // Only for blas.location() == Device; any format and precision (formats without a fused SpMV kernel

@@ -225,7 +225,7 @@ void iterate_fused(ReliableUpdates& state, Blas& inner, Matrix& A, const SolveOp
   }
 }
 
-// The BLAS-call iteration (the host backend, and options.unfused_cg): per inner iteration the inner
+// The BLAS-call iteration (the host backend, and CgPath::Unfused): per inner iteration the inner
 // matrix + 14n elements and two host round trips (p'q, r'r), as cg_core's.
 void iterate_blas(ReliableUpdates& state, Blas& inner, Matrix& A) {
   double rho = inner.dot(state.r, state.r);
@@ -258,7 +258,7 @@ void reliable_update_cg(Blas& outer, Blas& inner, Matrix& A, Vector& b, Vector& 
                         const SolveOptions& options, SolveMonitor& monitor) {
   ReliableUpdates state(outer, inner, A, b, x, options, monitor);
   if (!state.start(x_is_zero)) return;
-  if (inner.location() == Location::Device && !options.unfused_cg) {
+  if (inner.location() == Location::Device && options.cg_path != CgPath::Unfused) {
     iterate_fused(state, inner, A, options);
   } else {
     iterate_blas(state, inner, A);

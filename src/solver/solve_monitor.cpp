@@ -32,6 +32,12 @@ void SolveMonitor::record(int iteration, double residual_norm) {
   if (options_.progress) options_.progress(record);
 }
 
+void SolveMonitor::forget_iterations() {
+  result_.iterations = 0;
+  result_.history.clear();
+  last_failed_explicit_ = -1;
+}
+
 AfterCheck SolveMonitor::check_explicit(int iteration, double explicit_norm) {
   // The explicit residual replaces the recursive one as what the solve reports.
   result_.recursive_relative_residual = criterion_.relative(explicit_norm);

@@ -41,6 +41,10 @@ class SolveMonitor {
   void finish_if_running();
   bool finished() const { return finished_; }
 
+  // Forgets the iterations logged so far (iterations, history; the clock keeps running): for a solve
+  // that starts over from its initial guess on another path (the persistent CG's fallback).
+  void forget_iterations();
+
   double seconds() const;
   // The result being filled (for what a solver adds beyond the common fields).
   SolveResult& result() { return result_; }

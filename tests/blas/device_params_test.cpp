@@ -58,6 +58,10 @@ TEST(DeviceParams, DefaultsByTypeAndVendor) {
   EXPECT_EQ(nvidia.blas1.groups_per_compute_unit, 8u);
 
   EXPECT_EQ(nvidia.reduction.groups_per_compute_unit, 8u);
+  // The persistent CG kernel is on only where its work-groups were measured to be co-resident.
+  EXPECT_GT(nvidia.cg.persistent_max_rows, 0u);
+  EXPECT_EQ(default_device_params(device(DeviceType::Cpu, "x")).cg.persistent_max_rows, 0u);
+  EXPECT_EQ(default_device_params(device(DeviceType::Gpu, "Advanced Micro Devices, Inc.")).cg.persistent_max_rows, 0u);
   EXPECT_EQ(default_device_params(device(DeviceType::Gpu, "Advanced Micro Devices, Inc.")).source, "default:gpu");
   EXPECT_EQ(default_device_params(device(DeviceType::Accelerator, "x")).blas1.variant, Blas1Variant::GridStride);
   EXPECT_NO_THROW(validate_device_params(default_device_params(device(DeviceType::Other, ""))));
@@ -72,6 +76,7 @@ TEST(DeviceParams, FileRoundTripsEveryKey) {
   p.spmv.csr_vector_min_mean_row_length = 7.5;
   p.spmv.vector_lanes = 16;
   p.spmv.rows_per_work_item = 40;
+  p.cg = {12345, 128, 2, 17, 8};
   const std::string path = dir.str() + "/p.txt";
   write(path, "# written by a test\n\n" + format_device_params(p));
   const DeviceParams back = read_device_params(path, DeviceParams{});
@@ -117,6 +122,9 @@ TEST(DeviceParams, MalformedFilesNameTheLine) {
   expect_parse_error("just words\n", 1, "key = value");
   expect_parse_error("blas1.vector_width = 3\n", 1, "vector_width");
   expect_parse_error("spmv.csr_vector_min_mean_row_length = 1.5x\n", 1, "expected a number");
+  expect_parse_error("cg.persistent_work_group_size = 96\n", 1, "power of two");
+  expect_parse_error("cg.persistent_lanes = 3\n", 1, "cg.persistent_lanes");
+  expect_parse_error("cg.persistent_iterations_per_launch = 0\n", 1, "cg.persistent_iterations_per_launch");
   EXPECT_THROW(read_device_params(dir.str() + "/missing.txt", DeviceParams{}), Error);
 }
 

@@ -22,6 +22,7 @@ TEST_P(FusedCg, MatchesTheUnfusedIteration) {
   const double tol = p == Precision::Single ? 1e-5 : 1e-10;
   SolveOptions options;
   options.relative_tolerance = tol;
+  options.cg_path = CgPath::Fused;
 
   System fused_system(poisson2d(grid), format);
   Blas fused_blas(test::context(), Location::Device, p);
@@ -30,7 +31,7 @@ TEST_P(FusedCg, MatchesTheUnfusedIteration) {
 
   System plain_system(poisson2d(grid), format);
   Blas plain_blas(test::context(), Location::Device, p);
-  options.unfused_cg = true;
+  options.cg_path = CgPath::Unfused;
   const SolveResult plain = cg(plain_blas, plain_system.A, plain_system.b, plain_system.x, options);
   ASSERT_TRUE(plain.converged()) << plain.message;
 
@@ -63,6 +64,7 @@ TEST(FusedCg, HistoryHasEveryIterationInOrder) {
   System system(poisson2d(12), Format::Csr);
   Blas blas(test::context(), Location::Device, Precision::Double);
   SolveOptions options;
+  options.cg_path = CgPath::Fused;
   options.record_history = true;
   int calls = 0;
   options.progress = [&](const IterationRecord&) { ++calls; };
@@ -79,6 +81,7 @@ TEST(FusedCg, StopsExactlyAtMaxIterations) {
   System system(poisson2d(30), Format::Ell);
   Blas blas(test::context(), Location::Device, Precision::Double);
   SolveOptions options;
+  options.cg_path = CgPath::Fused;
   options.max_iterations = 7;
   const SolveResult result = cg(blas, system.A, system.b, system.x, options);
   EXPECT_EQ(result.status, SolveStatus::MaxIterations);
@@ -92,7 +95,9 @@ TEST(FusedCg, DiagonalSystemConvergesWithoutFalseBreakdown) {
   HostCsrMatrix A = test::from_entries(5, {{0, 0, 3.0}, {1, 1, 3.0}, {2, 2, 3.0}, {3, 3, 3.0}, {4, 4, 3.0}});
   System system(A, Format::Csr);
   Blas blas(test::context(), Location::Device, Precision::Double);
-  const SolveResult result = cg(blas, system.A, system.b, system.x);
+  SolveOptions options;
+  options.cg_path = CgPath::Fused;
+  const SolveResult result = cg(blas, system.A, system.b, system.x, options);
   ASSERT_TRUE(result.converged()) << to_string(result.status) << ": " << result.message;
   EXPECT_GE(result.iterations, 1);
   EXPECT_LE(result.iterations, 2);  // one step, plus the one in flight when r'r was seen (if it did a step)

@@ -38,11 +38,27 @@ struct SpmvParams {
   std::size_t rows_per_work_item = 0;
 };
 
+// CG on a device: systems of at most `persistent_max_rows` rows in CSR run as one persistent kernel
+// per `persistent_iterations_per_launch` iterations (kernels/solver/cg_persistent.cl), larger ones as
+// three fused kernels per iteration (cg.cl). The persistent kernel needs all its work-groups resident
+// at once: `persistent_groups_per_compute_unit` more than the device holds makes every launch time
+// out and fall back, so 0 rows (never) is the default wherever it has not been measured.
+struct CgParams {
+  std::size_t persistent_max_rows = 0;
+  std::size_t persistent_work_group_size = 256;
+  std::size_t persistent_groups_per_compute_unit = 1;
+  std::size_t persistent_iterations_per_launch = 64;
+  // Work-items per row in the persistent kernel's SpMV (a power of two); 0 picks it from the mean
+  // row length (about four entries per work-item, at most 32).
+  std::size_t persistent_lanes = 0;
+};
+
 struct DeviceParams {
   std::string source;  // where these came from: "default:gpu", "default:cpu", "tuned:<file>", ...
   Blas1Params blas1;
   ReductionParams reduction;
   SpmvParams spmv;
+  CgParams cg;
 };
 
 // Defaults for a device by type and vendor, overridden by a tuned entry found under the cache

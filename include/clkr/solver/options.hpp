@@ -40,6 +40,19 @@ std::string to_string(RefinementScheme scheme);  // "auto", "restarted", "reliab
 // Accepts the names above (case-insensitive); throws clkr::Error listing them on anything else.
 RefinementScheme parse_refinement(const std::string& text);
 
+// How CG runs on a device (the host backend always runs the BLAS-call iteration).
+enum class CgPath {
+  Auto,        // Persistent where the device's parameters choose it (DeviceParams::cg: CSR, at most
+               // cg.persistent_max_rows rows), else Fused
+  Persistent,  // one kernel launch per chunk of iterations, grid barriers inside (CSR only); falls back
+               // to Fused, from the initial guess, when the device does not run its work-groups together
+  Fused,       // three fused kernels per iteration, every scalar on the device
+  Unfused      // the plain BLAS-call iteration (for comparison and benchmarks)
+};
+std::string to_string(CgPath path);  // "auto", "persistent", "fused", "unfused"
+// Accepts the names above (case-insensitive); throws clkr::Error listing them on anything else.
+CgPath parse_cg_path(const std::string& text);
+
 struct IterationRecord {
   int iteration = 0;    // 0 for the initial residual, then 1, 2, ...
   double residual = 0;  // relative residual ||r_k|| / ||b|| as the solver tracks it (||r_k|| if b = 0)
@@ -59,9 +72,9 @@ struct SolveOptions {
   bool use_initial_guess = false;    // else x starts at 0 (whatever x held is ignored)
   bool record_history = false;       // fill SolveResult::history, one record per iteration
   std::function<void(const IterationRecord&)> progress;  // called every iteration if set
-  // CG on a device runs three fused kernels per iteration with its scalars on the device; true runs
-  // the plain BLAS-call iteration instead (for comparison and benchmarks).
-  bool unfused_cg = false;
+  // CG on a device (also the inner CG of reliable-update refinement, which runs Fused for Auto and
+  // Persistent).
+  CgPath cg_path = CgPath::Auto;
 
   // Iterative refinement: the inner solve A d = r.
   Precision inner_precision = Precision::Single;

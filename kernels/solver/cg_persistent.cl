@@ -1,0 +1,169 @@
+// CG in one launch per chunk of iterations: the work-groups of one kernel run the iterations together,
+// meeting at grid barriers (an atomic arrival counter) where the fused path (cg.cl) ends a kernel.
+// On small systems an iteration of the fused path costs its three launches and the host's round trip,
+// not its memory traffic (a 10^4-row matrix is read in about a microsecond from a GPU's L2 cache); here
+// a chunk of iterations costs one launch, and an iteration three grid barriers.
+//
+//   q = A p (LANES work-items per row), partial sums of p'q      | grid barrier
+//   alpha = rho / p'q; x += alpha p; r -= alpha q; partial r'r   | grid barrier
+//   beta = r'r / rho; rho = r'r; p = r + beta p                  | grid barrier
+//
+// Rows are dealt to work-groups in blocks of WG / LANES rows (block b to group b mod groups), and a
+// group handles the same rows in every step: x, r and q are only ever read by the group that wrote
+// them. p and the partial sums are read by other groups, through VEC_LOAD_SHARED.
+//
+// A grid barrier needs every work-group resident at once. OpenCL does not promise that, so the host
+// launches no more groups than the device has compute units and every wait is bounded: a group that
+// polls SPIN_LIMIT times marks the launch aborted, every group leaves at its next barrier, and the host
+// falls back to the fused path (src/solver/cg_persistent.cpp).
+//
+// Build options besides the precision: -DWG (work-group size, a power of two), -DLANES (work-items per
+// row, a power of two dividing WG), -DSPIN_LIMIT.
+#include "solver/group_reduce.cl"
+
+#ifndef LANES
+#define LANES 1
+#endif
+#ifndef SPIN_LIMIT
+#define SPIN_LIMIT (1 << 24)
+#endif
+#define ROWS_PER_BLOCK (WG / LANES)
+
+// state[] (ints, shared with the host):
+#define STATE_ARRIVALS 0  // grid-barrier arrivals in this launch (the host zeroes it before each launch)
+#define STATE_DONE 1      // iterations the launch completed
+#define STATE_STATUS 2    // one of:
+#define STATUS_RUNNING 0
+#define STATUS_REACHED 1    // r'r <= stop_rr
+#define STATUS_BREAKDOWN 2  // p'q not positive and finite (x, r left as they were), or r'r not finite
+#define STATUS_ABORTED 3    // a grid barrier timed out: the work-groups were not all resident
+
+// Waits until all work-groups have arrived `target / groups` times in this launch. False when the
+// launch was aborted (this group timed out, or saw that another one had).
+inline bool grid_barrier(volatile __global int* state, const int target, __local int* verdict) {
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (get_local_id(0) == 0) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE);  // the group's writes become visible before its arrival does
+    atomic_inc(&state[STATE_ARRIVALS]);
+    int ok = 1;
+    for (int polls = 0; state[STATE_ARRIVALS] < target; ++polls) {
+      if (state[STATE_STATUS] == STATUS_ABORTED) {
+        ok = 0;
+        break;
+      }
+      if (polls == SPIN_LIMIT) {
+        atomic_xchg(&state[STATE_STATUS], STATUS_ABORTED);
+        ok = 0;
+        break;
+      }
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    *verdict = ok;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  return *verdict != 0;
+}
+
+// The j-th row this group owns (rows ascend with j).
+inline int owned_row(const int j, const int group, const int groups) {
+  return (group + (j / ROWS_PER_BLOCK) * groups) * ROWS_PER_BLOCK + j % ROWS_PER_BLOCK;
+}
+
+// Up to max_iterations CG iterations on a CSR matrix. Scalars `s` (reals): s[0] = rho = r'r on entry
+// and on exit, s[1] = the last p'q, s[2 + i] = r'r after the launch's iteration i. `partials` holds
+// 2 * groups reals (p'q, then r'r). A launch that finds the status not RUNNING does nothing.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent_csr(
+    const int rows, __global const int* row_offsets, __global const int* cols, CVEC_ARG(val), VEC_ARG(x),
+    VEC_ARG(r), VEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), VEC_ARG(s), volatile __global int* state,
+    const int max_iterations, REAL_ARG(stop_rr)) {
+  __local real scratch[WG];
+  __local int verdict;
+  const int lid = (int)get_local_id(0);
+  const int group = (int)get_group_id(0), groups = (int)get_num_groups(0);
+  const int lane = lid % LANES;
+  if (state[STATE_STATUS] != STATUS_RUNNING) return;
+
+  real rho = VEC_LOAD(s, 0), pq = R_ZERO;
+  int done = 0, status = STATUS_RUNNING, arrivals = 0;
+  while (done < max_iterations) {
+    // q = A p over the group's blocks; lane 0 of each row keeps p'q's share.
+    real pq_part = R_ZERO;
+    for (int block = group; block * ROWS_PER_BLOCK < rows; block += groups) {
+      const int row = block * ROWS_PER_BLOCK + lid / LANES;
+      real sum = R_ZERO;
+      if (row < rows) {
+        const int end = row_offsets[row + 1];
+        for (int k = row_offsets[row] + lane; k < end; k += LANES)
+          sum = R_MAD(VEC_LOAD(val, k), VEC_LOAD_SHARED(p, cols[k]), sum);
+      }
+#if LANES > 1
+      scratch[lid] = sum;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (int span = LANES / 2; span > 0; span /= 2) {
+        if (lane < span) scratch[lid] = R_ADD(scratch[lid], scratch[lid + span]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      sum = scratch[lid];
+      barrier(CLK_LOCAL_MEM_FENCE);  // scratch is reused by the next block
+#endif
+      if (lane == 0 && row < rows) {
+        VEC_STORE(q, row, sum);
+        pq_part = R_MAD(VEC_LOAD(p, row), sum, pq_part);
+      }
+    }
+    pq_part = group_sum(pq_part, scratch);
+    if (lid == 0) VEC_STORE(partials, group, pq_part);
+    arrivals += groups;
+    if (!grid_barrier(state, arrivals, &verdict)) return;
+
+    // alpha = rho / p'q; x += alpha p; r -= alpha q
+    pq = sum_partials(0, groups, VEC_PASS(partials), scratch);
+    if (!R_POSITIVE_FINITE(pq)) {
+      status = STATUS_BREAKDOWN;
+      break;
+    }
+    const real alpha = R_DIV(rho, pq);
+    real rr_part = R_ZERO;
+    for (int j = lid;; j += WG) {
+      const int i = owned_row(j, group, groups);
+      if (i >= rows) break;
+      VEC_STORE(x, i, R_MAD(alpha, VEC_LOAD(p, i), VEC_LOAD(x, i)));
+      const real ri = R_SUB(VEC_LOAD(r, i), R_MUL(alpha, VEC_LOAD(q, i)));
+      VEC_STORE(r, i, ri);
+      rr_part = R_MAD(ri, ri, rr_part);
+    }
+    rr_part = group_sum(rr_part, scratch);
+    if (lid == 0) VEC_STORE(partials, groups + group, rr_part);
+    arrivals += groups;
+    if (!grid_barrier(state, arrivals, &verdict)) return;
+
+    // beta = r'r / rho; p = r + beta p (every group decides alike: it sums the same partials alike)
+    const real rr = sum_partials(groups, groups, VEC_PASS(partials), scratch);
+    ++done;
+    if (group == 0 && lid == 0) VEC_STORE(s, 1 + done, rr);
+    if (!R_FINITE(rr)) {
+      status = STATUS_BREAKDOWN;
+      break;
+    }
+    const real beta = R_DIV(rr, rho);
+    rho = rr;
+    if (R_LESS_EQUAL(rr, stop_rr)) {
+      status = STATUS_REACHED;
+      break;
+    }
+    for (int j = lid;; j += WG) {
+      const int i = owned_row(j, group, groups);
+      if (i >= rows) break;
+      VEC_STORE(p, i, R_MAD(beta, VEC_LOAD(p, i), VEC_LOAD(r, i)));
+    }
+    if (done == max_iterations) break;  // the kernel's end orders p before the next launch
+    arrivals += groups;
+    if (!grid_barrier(state, arrivals, &verdict)) return;
+  }
+  if (group == 0 && lid == 0) {
+    VEC_STORE(s, 0, rho);
+    VEC_STORE(s, 1, pq);
+    state[STATE_DONE] = done;
+    state[STATE_STATUS] = status;
+  }
+}

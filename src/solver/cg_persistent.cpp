@@ -1,0 +1,304 @@
+// Launches of kernels/solver/cg_persistent.cl and the host side of its iteration: two launches in
+// flight, each reading back its state and its per-iteration r'r into pinned memory, so the device
+// never waits for the host between chunks.
+#include "cg_persistent.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "../blas/spmv.hpp"
+#include "cg_fused.hpp"
+#include "clkr/blas/kernel_args.hpp"
+#include "clkr/runtime/error.hpp"
+#include "solver_core.hpp"
+
+namespace clkr::detail {
+namespace {
+
+// The kernel's state block and status codes (kernels/solver/cg_persistent.cl).
+constexpr int kStateInts = 4;  // arrivals, iterations done, status, (padding)
+enum Status : cl_int { kRunning = 0, kReached = 1, kBreakdown = 2, kAborted = 3 };
+
+// Work-items per row: the parameter, or about four entries per work-item up to 32 (and the group).
+std::size_t lanes_for(const Matrix& A, const CgParams& params, std::size_t work_group) {
+  if (params.persistent_lanes != 0) return params.persistent_lanes;
+  const double mean = A.stats().mean_row_length;
+  std::size_t lanes = 1;
+  while (lanes * 2 <= std::min<std::size_t>(32, work_group) && 4.0 * lanes * 2 <= mean) lanes *= 2;
+  return lanes;
+}
+
+// Element i of the precision's scalar array read back at `bytes` (quasi-double: `count` heads, then
+// `count` tails), as a double.
+double scalar_at(const unsigned char* bytes, Precision p, int count, int i) {
+  if (p == Precision::Double) {
+    double v;
+    std::memcpy(&v, bytes + 8 * i, 8);
+    return v;
+  }
+  float head;
+  std::memcpy(&head, bytes + 4 * i, 4);
+  if (p == Precision::Single) return head;
+  float tail;
+  std::memcpy(&tail, bytes + 4 * (count + i), 4);
+  return static_cast<double>(head) + static_cast<double>(tail);
+}
+
+// One kernel and its buffers: the scalar block (rho, p'q, then r'r per iteration of a launch), the
+// partial sums, the state, and pinned staging for kSlots launches in flight.
+class PersistentKernel {
+ public:
+  static constexpr int kSlots = 2;
+
+  PersistentKernel(Blas& blas, Matrix& A)
+      : blas_(blas),
+        A_(A),
+        precision_(blas.precision()),
+        n_(static_cast<std::size_t>(A.rows())),
+        chunk_(static_cast<int>(blas.params().cg.persistent_iterations_per_launch)),
+        partials_(blas.context(), 1, "cg.partials"),
+        scalars_(blas.context(), 2 + static_cast<std::size_t>(chunk_), "cg.scalars") {
+    Context& context = *blas.context();
+    const CgParams& params = blas.params().cg;
+    local_ = std::min(params.persistent_work_group_size, context.info().max_work_group_size);
+    // No more groups than can be resident at once (one per compute unit by default), nor than blocks.
+    const std::size_t lanes = std::min(lanes_for(A, params, local_), local_);
+    const std::size_t rows_per_block = local_ / lanes;
+    groups_ = std::max<std::size_t>(context.info().compute_units, 1) * params.persistent_groups_per_compute_unit;
+    groups_ = std::max<std::size_t>(1, std::min(groups_, (n_ + rows_per_block - 1) / rows_per_block));
+    kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent_csr",
+                             precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
+                                 " -DLANES=" + std::to_string(lanes));
+    partials_ = Vector(blas.context(), 2 * groups_, "cg.partials");
+    state_ = context.allocate(kStateInts * sizeof(cl_int), "cg.persistent state");
+    slot_bytes_ = kStateInts * sizeof(cl_int) + (2 + chunk_) * bytes_per_element(precision_);
+    staging_ = context.allocate(kSlots * slot_bytes_, "cg.persistent staging (pinned)",
+                                CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+    staging_host_ = static_cast<unsigned char*>(
+        context.queue().enqueueMapBuffer(staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kSlots * slot_bytes_));
+    // Bytes and flops of one iteration: the SpMV (beta = 0), then x, p, r, q read and x, r written,
+    // then r, p read and p written: as the fused path counts them.
+    const OpCost spmv = spmv_cost(A, precision_, 0.0);
+    const double e = static_cast<double>(bytes_per_element(precision_));
+    iteration_flops_ = spmv.flops + 10.0 * n_;
+    iteration_bytes_ = spmv.bytes + 9.0 * n_ * e;
+  }
+
+  PersistentKernel(const PersistentKernel&) = delete;
+  PersistentKernel& operator=(const PersistentKernel&) = delete;
+  ~PersistentKernel() {
+    try {  // destructors never throw: a failed unmap only leaks the mapping until the context goes
+      if (staging_host_) blas_.context()->queue().enqueueUnmapMemObject(staging_, staging_host_);
+    } catch (const cl::Error&) {
+    }
+  }
+
+  int chunk() const { return chunk_; }
+
+  // rho = rr, and the status back to running (a fresh start, or a restart after a check).
+  void reset(const DeviceScalar& rr) {
+    store_scalar(*blas_.context(), rr, scalars_, 0);
+    blas_.context()->queue().enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
+  }
+
+  // Up to `iterations` (<= chunk()) iterations, stopping once r'r <= stop_rr; results into `slot`.
+  void launch(Vector& x, Vector& r, Vector& p, Vector& q, int iterations, double stop_rr, int slot) {
+    auto& queue = blas_.context()->queue();
+    queue.enqueueFillBuffer(state_, cl_int{0}, 0, sizeof(cl_int));  // the arrival counter
+    const auto values = A_.csr_values(precision_);
+    KernelArgs(kernel_, precision_)
+        .value(static_cast<cl_int>(n_))
+        .value(A_.csr_part().row_offsets)
+        .value(A_.csr_part().col_indices)
+        .vector(values)
+        .vector(x.device(precision_, Access::ReadWrite))
+        .vector(r.device(precision_, Access::ReadWrite))
+        .vector(p.device(precision_, Access::ReadWrite))
+        .vector(q.device(precision_, Access::ReadWrite))
+        .vector(partials_.device(precision_, Access::ReadWrite))
+        .vector(scalars_.device(precision_, Access::ReadWrite))
+        .value(state_)
+        .value(static_cast<cl_int>(iterations))
+        .real(stop_rr);
+    queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups_ * local_), cl::NDRange(local_), nullptr,
+                               &kernel_events_[slot]);
+    unsigned char* into = staging_host_ + slot * slot_bytes_;
+    queue.enqueueReadBuffer(state_, CL_FALSE, 0, kStateInts * sizeof(cl_int), into);
+    const auto s = scalars_.device(precision_, Access::Read);
+    into += kStateInts * sizeof(cl_int);
+    const std::size_t count = 2 + static_cast<std::size_t>(chunk_);
+    if (precision_ == Precision::QuasiDouble) {
+      queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 4 * count, into);
+      queue.enqueueReadBuffer(s.tail, CL_FALSE, 0, 4 * count, into + 4 * count, nullptr, &read_events_[slot]);
+    } else {
+      queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, bytes_per_element(precision_) * count, into, nullptr,
+                              &read_events_[slot]);
+    }
+    queue.flush();  // submit now: the host waits on the previous launch meanwhile
+  }
+
+  struct Outcome {
+    cl_int status = kRunning;
+    int done = 0;
+    double pq = 0;
+    std::vector<double> rr;  // r'r after each iteration done
+  };
+  // Waits for the launch in `slot`; `counted`: add its iterations to the Blas counters.
+  Outcome wait(int slot, bool counted) {
+    read_events_[slot].wait();
+    const unsigned char* from = staging_host_ + slot * slot_bytes_;
+    cl_int state[kStateInts];
+    std::memcpy(state, from, sizeof state);
+    from += sizeof state;
+    Outcome out;
+    out.status = state[2];
+    out.done = std::clamp<int>(state[1], 0, chunk_);
+    const int count = 2 + chunk_;
+    out.pq = scalar_at(from, precision_, count, 1);
+    for (int i = 0; i < out.done; ++i) out.rr.push_back(scalar_at(from, precision_, count, 2 + i));
+    const double done = counted ? out.done : 0.0;
+    blas_.record("cg_persistent", done * iteration_flops_, done * iteration_bytes_, {kernel_events_[slot]});
+    return out;
+  }
+
+ private:
+  Blas& blas_;
+  Matrix& A_;
+  Precision precision_;
+  std::size_t n_;
+  int chunk_;
+  std::size_t local_ = 0, groups_ = 0;
+  cl::Kernel kernel_;
+  Vector partials_, scalars_;
+  cl::Buffer state_, staging_;
+  std::size_t slot_bytes_ = 0;
+  unsigned char* staging_host_ = nullptr;
+  std::array<cl::Event, kSlots> kernel_events_, read_events_;
+  double iteration_flops_ = 0, iteration_bytes_ = 0;
+};
+
+}  // namespace
+
+bool persistent_cg_supported(const Blas& blas, const Matrix& A) {
+  return blas.location() == Location::Device && A.format() == Format::Csr;
+}
+
+bool persistent_cg_preferred(const Blas& blas, const Matrix& A) {
+  return persistent_cg_supported(blas, A) &&
+         static_cast<std::size_t>(A.rows()) <= blas.params().cg.persistent_max_rows;
+}
+
+bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
+                   SolveMonitor& monitor) {
+  const auto& context = blas.context();
+  const std::size_t n = b.size();
+  Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");
+  PersistentKernel kernel(blas, A);
+  // The initial guess, for a fallback after an aborted launch.
+  std::optional<Vector> x_start;
+  if (!x_is_zero) {
+    x_start.emplace(context, n, "cg.x_start");
+    blas.copy(x, *x_start);
+  }
+
+  // r = b - A x (already computed when `have_residual`);  p = r;  rho = r'r on the device
+  auto start = [&](bool zero, bool have_residual) {
+    if (!have_residual) compute_residual(blas, A, b, x, r, zero);
+    blas.copy(r, p);
+    const DeviceScalar rr = blas.dot_async(r, r);
+    kernel.reset(rr);
+    return rr.value();
+  };
+  double rr = start(x_is_zero, false);
+  if (!monitor.check_finite(0, "r'r", rr)) return true;
+  monitor.record(0, std::sqrt(rr));
+  if (monitor.reached(std::sqrt(rr))) {
+    monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
+    return true;
+  }
+  const double threshold = monitor.criterion().threshold();
+  const double stop_rr = threshold * threshold;
+
+  // Launches in flight, oldest first: slot and iterations asked for.
+  struct Launch {
+    int slot, iterations;
+  };
+  std::vector<Launch> in_flight;
+  int next_slot = 0;
+  int examined = 0;  // iterations done and logged
+  int asked = 0;     // iterations asked of the launches in flight
+  auto oldest = [&] {
+    const Launch l = in_flight.front();
+    in_flight.erase(in_flight.begin());
+    asked -= l.iterations;
+    return l;
+  };
+  auto drain = [&] {
+    while (!in_flight.empty()) kernel.wait(oldest().slot, false);
+  };
+
+  for (;;) {
+    while (static_cast<int>(in_flight.size()) < PersistentKernel::kSlots &&
+           examined + asked < options.max_iterations) {
+      const int iterations = std::min(kernel.chunk(), options.max_iterations - examined - asked);
+      kernel.launch(x, r, p, q, iterations, stop_rr, next_slot);
+      in_flight.push_back({next_slot, iterations});
+      next_slot = (next_slot + 1) % PersistentKernel::kSlots;
+      asked += iterations;
+    }
+    if (in_flight.empty()) return true;  // max_iterations spent (run_checked says so)
+    const PersistentKernel::Outcome outcome = kernel.wait(oldest().slot, true);
+
+    if (outcome.status == kAborted) {
+      drain();
+      if (x_is_zero) {
+        set_zero(blas, x);
+      } else {
+        blas.copy(*x_start, x);
+      }
+      monitor.forget_iterations();
+      return false;
+    }
+    bool reached = outcome.status == kReached;
+    for (double value : outcome.rr) {
+      ++examined;
+      if (!monitor.check_finite(examined, "r'r", value)) {
+        drain();
+        return true;
+      }
+      monitor.record(examined, std::sqrt(value));
+      reached = reached || monitor.reached(std::sqrt(value));
+    }
+    if (outcome.status == kBreakdown) {
+      // p'q was not positive and finite (a non-finite r'r was caught above): x and r are unchanged.
+      drain();
+      if (positive_curvature(monitor, examined + 1, outcome.pq))
+        monitor.finish(SolveStatus::Breakdown, "p'Ap = " + format_number(outcome.pq) + " stopped the iteration");
+      return true;
+    }
+    if (!reached) continue;
+    // A launch after one that stopped does nothing. When only the host saw the tolerance reached (the
+    // kernel compares r'r with the threshold's square, rounded in its precision), the next launch
+    // went on iterating: log what it did before checking.
+    bool stopped = outcome.status != kRunning;
+    while (!in_flight.empty()) {
+      const PersistentKernel::Outcome more = kernel.wait(oldest().slot, !stopped);
+      if (stopped) continue;
+      for (double value : more.rr) {
+        if (!std::isfinite(value)) break;
+        monitor.record(++examined, std::sqrt(value));
+      }
+      stopped = more.status != kRunning;
+    }
+    // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r.
+    compute_residual(blas, A, b, x, r, false);
+    rr = blas.dot(r, r);
+    if (monitor.check_explicit(examined, std::sqrt(rr)) == AfterCheck::Stop) return true;
+    start(false, true);
+  }
+}
+
+}  // namespace clkr::detail
