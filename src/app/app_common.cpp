@@ -12,6 +12,7 @@
 #include "clkr/blas/device_params.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
+#include "cli_options.hpp"
 
 namespace clkr::app {
 
@@ -159,6 +160,14 @@ void ProgressLine::clear() {
   if (!enabled_ || width_ == 0) return;
   std::cerr << "\r" << std::string(width_, ' ') << "\r" << std::flush;
   width_ = 0;
+}
+
+CgPath cg_path_option(const std::string& value) {
+  try {
+    return parse_cg_path(value);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--cg-path: ") + e.what());
+  }
 }
 
 }  // namespace clkr::app

@@ -10,6 +10,7 @@
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/runtime/device_info.hpp"
+#include "clkr/solver/options.hpp"
 
 namespace clkr::app {
 
@@ -36,6 +37,12 @@ double relative_residual(const HostCsrMatrix& A, const std::vector<double>& b, c
 
 // Whether every stored a_ij has a stored a_ji of exactly the same value.
 bool numerically_symmetric(const HostCsrMatrix& A);
+
+// The value of --cg-path (auto, persistent, fused, unfused); throws UsageError on anything else.
+CgPath cg_path_option(const std::string& value);
+inline const char* const kCgPathHelp =
+    "auto | persistent | fused | unfused: how CG runs on a device (default auto:\n"
+    "persistent for CSR up to the device's row limit, else fused; docs/performance.md)";
 
 // "1.23 s", "4.56 ms", "789 us"; "12.3 MiB"; "%.3g" of a number.
 std::string seconds_text(double seconds);

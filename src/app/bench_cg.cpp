@@ -30,6 +30,7 @@ const std::vector<OptionSpec> bench_cg_specs = {
      "CG iterations per solve; the tolerance is 0 so every solver runs exactly N\n"
      "(fewer only on breakdown) (default 500)"},
     {"--reps", "N", "timed repetitions of each configuration, interleaved, each after 30 ms of warm-up\n(default 5)"},
+    {"--cg-path", "P", kCgPathHelp},
     {"--peers", "LIST", "references to run: host,eigen,viennacl or none (default host,eigen,viennacl)"},
     {"--csv", "FILE", "write one CSV row per configuration (columns: docs/benchmarks.md)"},
     {"--json", "FILE", "write the rows, the device and the copy bandwidth as JSON"},
@@ -58,13 +59,14 @@ struct Row {
 class ClkrCg : public CgRunner {
  public:
   ClkrCg(const std::shared_ptr<Context>& context, const HostCsrMatrix& host, const std::vector<double>& b,
-         Location location, Format format, Precision precision, int iterations)
+         Location location, Format format, Precision precision, int iterations, CgPath path = CgPath::Auto)
       : A_(context, host, format),
         blas_(context, location, precision),
         b_(context, b, "b"),
         x_(context, host.rows, "x") {
     options_.relative_tolerance = 0;  // a fixed iteration count, as the CUKr thesis timed
     options_.max_iterations = iterations;
+    options_.cg_path = path;
     warm_options_ = options_;
     warm_options_.max_iterations = std::min(iterations, kWarmUpIterations);
     warm_up();  // kernels built, values converted, b uploaded
@@ -357,6 +359,7 @@ int bench_cg_command(const Args& args) {
   }
   const int iterations = static_cast<int>(opts.integer("--iterations", 500, 1, 100000000));
   const int reps = static_cast<int>(opts.integer("--reps", 5, 1, 1000));
+  const CgPath cg_path = opts.has("--cg-path") ? cg_path_option(opts.text("--cg-path")) : CgPath::Auto;
   std::vector<std::string> matrices = opts.positional();
   if (matrices.empty()) matrices.push_back("poisson3d:64");
 
@@ -440,7 +443,7 @@ int bench_cg_command(const Args& args) {
       for (Precision p : precisions) {
         configs.push_back(
             configure(row_of("clkr", f, p), where + ": clkr " + to_string(f) + " " + to_string(p), progress,
-                      [&] { return std::make_unique<ClkrCg>(context, host, b, Location::Device, f, p, iterations); }));
+                      [&] { return std::make_unique<ClkrCg>(context, host, b, Location::Device, f, p, iterations, cg_path); }));
       }
     }
 

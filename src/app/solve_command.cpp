@@ -45,6 +45,7 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
        "iterative refinement: the reduction of the inner residual between two outer\n"
        "residuals (restarted: the inner solve's tolerance, default 1e-4; reliable: delta,\n"
        "default 0.1)"},
+      {"--cg-path", "P", kCgPathHelp},
       {"--rhs", "R",
        "ones | random | Ax | FILE.mtx (default ones); Ax: b = A x_true with a seeded\n"
        "random x_true, and the error of x is reported"},
@@ -423,6 +424,7 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   options.max_iterations = static_cast<int>(opts.integer("--maxit", 10000, 0, INT_MAX));
   options.restart = static_cast<int>(opts.integer("--restart", 30, 1, 1 << 20));
   options.record_history = opts.has("--history");
+  if (opts.has("--cg-path")) options.cg_path = cg_path_option(opts.text("--cg-path"));
   const auto seed = static_cast<std::uint64_t>(opts.integer("--seed", 1, 0, INT64_MAX));
   const bool json = opts.has("--json"), quiet = opts.has("--quiet");
   if (precision_name == "mixed" || kind == SolverKind::Ir) {

@@ -55,13 +55,16 @@ const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0};
 
 // NVIDIA: persistent CG up to 200,000 rows, one work-group of 512 per compute unit (see
 // docs/performance.md for the measurements behind the limit).
-const CgParams kNvidiaCg = {200000, 512, 1, 64, 0};
+const CgParams kNvidiaCg = {200000, 512, 1, 64, 0, std::size_t{1} << 22};
+// CPUs: persistent CG off (three launches cost little next to a CPU's iteration); if asked for, a
+// patient wait, since an operating system may deschedule a work-group's thread for milliseconds.
+const CgParams kCpuCg = {0, 256, 1, 64, 0, std::size_t{1} << 28};
 
 const DefaultEntry kDefaults[] = {
     {DeviceType::Gpu, "nvidia", "gpu:nvidia", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kNvidiaSpmv,
      kNvidiaCg},
     {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
-    {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, {}},
+    {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, kCpuCg},
     {DeviceType::Accelerator, "", "accelerator", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
     {DeviceType::Other, "", "other", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
 };
@@ -160,6 +163,9 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.cg.persistent_iterations_per_launch); }},
       {"cg.persistent_lanes", [](DeviceParams& p, const std::string& v) { p.cg.persistent_lanes = parse_size(v); },
        [](const DeviceParams& p) { return text(p.cg.persistent_lanes); }},
+      {"cg.persistent_spin_limit",
+       [](DeviceParams& p, const std::string& v) { p.cg.persistent_spin_limit = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.persistent_spin_limit); }},
       {"spmv.rows_per_work_item",
        [](DeviceParams& p, const std::string& v) { p.spmv.rows_per_work_item = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.rows_per_work_item); }},
@@ -275,6 +281,9 @@ void validate_device_params(const DeviceParams& params) {
                 std::to_string(params.cg.persistent_work_group_size));
   positive(params.cg.persistent_groups_per_compute_unit, "cg.persistent_groups_per_compute_unit");
   positive(params.cg.persistent_iterations_per_launch, "cg.persistent_iterations_per_launch");
+  positive(params.cg.persistent_spin_limit, "cg.persistent_spin_limit");
+  if (params.cg.persistent_spin_limit > 0x7fffffff)
+    throw Error("device parameter cg.persistent_spin_limit must be below 2^31");
   const std::size_t lanes = params.cg.persistent_lanes;
   if (lanes != 0 && (!power_of_two(lanes) || lanes > params.cg.persistent_work_group_size))
     throw Error("device parameter cg.persistent_lanes must be 0 or a power of two up to the work-group size, not " +

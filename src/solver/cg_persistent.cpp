@@ -71,7 +71,8 @@ class PersistentKernel {
     groups_ = std::max<std::size_t>(1, std::min(groups_, (n_ + rows_per_block - 1) / rows_per_block));
     kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent_csr",
                              precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
-                                 " -DLANES=" + std::to_string(lanes));
+                                 " -DLANES=" + std::to_string(lanes) +
+                                 " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit));
     partials_ = Vector(blas.context(), 2 * groups_, "cg.partials");
     state_ = context.allocate(kStateInts * sizeof(cl_int), "cg.persistent state");
     slot_bytes_ = kStateInts * sizeof(cl_int) + (2 + chunk_) * bytes_per_element(precision_);

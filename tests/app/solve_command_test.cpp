@@ -78,6 +78,7 @@ TEST(SolveCommand, UsageAndInputErrorsExitTwoWithOneLine) {
       {{"solve", "poisson2d:8", "--solver", "lsqr"}, "--solver: unknown solver 'lsqr'"},
       {{"solve", "poisson2d:8", "--format", "coo"}, "--format: unknown format 'coo'"},
       {{"solve", "poisson2d:8", "--precision", "half"}, "--precision: unknown precision 'half'"},
+      {{"solve", "poisson2d:8", "--cg-path", "warp"}, "--cg-path: unknown CG path 'warp'"},
       {{"solve"}, "missing MATRIX"},
       {{"solve", "poisson2d:8", "poisson2d:9"}, "expected one MATRIX, got 2"},
       {{"solve", (scratch_dir() / "no_such_file.mtx").string()}, "no_such_file.mtx"},
@@ -104,7 +105,7 @@ TEST(SolveCommand, HelpListsEveryOption) {
   const Result r = run_clkr({"solve", "--help"});
   ASSERT_EQ(r.code, 0) << describe(r);
   for (const char* option : {"--solver", "--format", "--precision", "--device", "--tol", "--maxit", "--restart",
-                             "--rhs", "--x0", "--out-x", "--history", "--json", "--verify", "--quiet"}) {
+                             "--cg-path", "--rhs", "--x0", "--out-x", "--history", "--json", "--verify", "--quiet"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option;
   }
   const Result help = run_clkr({"help"});
@@ -112,6 +113,16 @@ TEST(SolveCommand, HelpListsEveryOption) {
   for (const char* command : {"solve", "cg", "info", "convert", "bench", "devices"}) {
     EXPECT_NE(help.out.find(std::string("  ") + command + " "), std::string::npos) << command;
   }
+}
+
+TEST(SolveCommand, CgPathPersistentRunsThePersistentKernel) {
+  const Result r = run_clkr({"cg", "poisson2d:16", "--format", "csr", "--cg-path", "persistent", "--json"});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  Json j;
+  ASSERT_NO_THROW(j = parse_json(r.out)) << r.out;
+  EXPECT_TRUE(j["converged"].boolean) << r.out;
+  EXPECT_NE(r.out.find("\"cg_persistent\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"cg_update_xr\""), std::string::npos) << r.out;  // no fallback on PoCL
 }
 
 TEST(SolveCommand, JsonHasEveryKeyAndAgreesWithTheLibrary) {

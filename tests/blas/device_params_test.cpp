@@ -76,7 +76,7 @@ TEST(DeviceParams, FileRoundTripsEveryKey) {
   p.spmv.csr_vector_min_mean_row_length = 7.5;
   p.spmv.vector_lanes = 16;
   p.spmv.rows_per_work_item = 40;
-  p.cg = {12345, 128, 2, 17, 8};
+  p.cg = {12345, 128, 2, 17, 8, 999};
   const std::string path = dir.str() + "/p.txt";
   write(path, "# written by a test\n\n" + format_device_params(p));
   const DeviceParams back = read_device_params(path, DeviceParams{});

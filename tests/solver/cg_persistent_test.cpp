@@ -25,8 +25,10 @@ Blas persistent_blas(Precision p, CgParams cg) {
   return Blas(test::context(), Location::Device, p, options);
 }
 
-// Small chunks, so that every solve spans many launches.
-CgParams small_chunks(std::size_t lanes) { return CgParams{1u << 30, 64, 1, 5, lanes}; }
+// Small chunks, so that every solve spans many launches; a wait of about a second at a barrier before
+// giving up, so that a PoCL thread descheduled by a busy machine does not abort a launch.
+constexpr std::size_t kPatientSpins = std::size_t{1} << 30;
+CgParams small_chunks(std::size_t lanes) { return CgParams{1u << 30, 64, 1, 5, lanes, kPatientSpins}; }
 
 double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
 
@@ -147,21 +149,21 @@ TEST(PersistentCgPath, AutoTakesItUpToTheRowLimitOnly) {
   SolveOptions options;  // CgPath::Auto
   {
     System system(poisson2d(12), Format::Csr);  // 144 rows
-    Blas blas = persistent_blas(Precision::Double, CgParams{144, 64, 1, 64, 0});
+    Blas blas = persistent_blas(Precision::Double, CgParams{144, 64, 1, 64, 0, kPatientSpins});
     ASSERT_TRUE(cg(blas, system.A, system.b, system.x, options).converged());
     EXPECT_EQ(blas.counters().count("cg_persistent"), 1u);
     EXPECT_EQ(blas.counters().count("cg_update_xr"), 0u);
   }
   {
     System system(poisson2d(13), Format::Csr);  // 169 rows: over the limit
-    Blas blas = persistent_blas(Precision::Double, CgParams{144, 64, 1, 64, 0});
+    Blas blas = persistent_blas(Precision::Double, CgParams{144, 64, 1, 64, 0, kPatientSpins});
     ASSERT_TRUE(cg(blas, system.A, system.b, system.x, options).converged());
     EXPECT_EQ(blas.counters().count("cg_persistent"), 0u);
     EXPECT_EQ(blas.counters().count("cg_update_xr"), 1u);
   }
   {
     System system(poisson2d(12), Format::Ell);  // not CSR
-    Blas blas = persistent_blas(Precision::Double, CgParams{144, 64, 1, 64, 0});
+    Blas blas = persistent_blas(Precision::Double, CgParams{144, 64, 1, 64, 0, kPatientSpins});
     ASSERT_TRUE(cg(blas, system.A, system.b, system.x, options).converged());
     EXPECT_EQ(blas.counters().count("cg_persistent"), 0u);
   }
@@ -188,7 +190,7 @@ TEST(PersistentCgPath, FallsBackToTheFusedPathWhenGroupsCannotAllRun) {
   System system(poisson2d(grid), Format::Csr);
   const std::vector<double> x0 = test::random_vector(system.host.rows, 99);
   system.x = Vector(test::context(), x0, "x");
-  Blas blas = persistent_blas(Precision::Double, CgParams{1u << 30, 64, 64, 5, 1});
+  Blas blas = persistent_blas(Precision::Double, CgParams{1u << 30, 64, 64, 5, 1, std::size_t{1} << 20});
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
   options.use_initial_guess = true;

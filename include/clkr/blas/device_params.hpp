@@ -51,6 +51,11 @@ struct CgParams {
   // Work-items per row in the persistent kernel's SpMV (a power of two); 0 picks it from the mean
   // row length (about four entries per work-item, at most 32).
   std::size_t persistent_lanes = 0;
+  // How many times a work-group polls at a grid barrier before it declares the launch aborted (its
+  // peers are not running): long enough to ride out a descheduled thread, short enough to fall back
+  // within seconds. A poll is one read of device memory (about 0.5 us on a GPU, a few ns on a CPU, so
+  // CPUs get a larger limit in the default table).
+  std::size_t persistent_spin_limit = std::size_t{1} << 22;
 };
 
 struct DeviceParams {
