@@ -37,13 +37,40 @@ for p in double single qdouble; do
   $bin/benchmarks/clkr_bench_spmv --matrix poisson3d:192 --precision $p --reps 20 --csv "$out/spmv_$p.csv" 2>/dev/null | tail -8
 done
 
-step "CG per matrix, format and precision, against ViennaCL"
-mats="poisson3d:128 poisson3d:192 $carry/matrices/bcsstk17.mtx.gz $carry/matrices/bcsstk16.mtx $carry/matrices/s3rmq4m1.mtx"
+# The largest SPD matrices of ../shared/matrices (SOURCES.md), as many as were carried.
+small=""
+for m in bcsstk17.mtx.gz bcsstk16.mtx s2rmq4m1.mtx s3rmq4m1.mtx s1rmq4m1.mtx bcsstk25.mtx s2rmt3m1.mtx s3rmt3m1.mtx; do
+  if [ -f "$carry/matrices/$m" ]; then small="$small $carry/matrices/$m"; else echo "note: $m not carried, left out"; fi
+done
+
+step "persistent CG against the fused path: true residual (--verify) and iterations, three precisions"
+for m in $carry/matrices/bcsstk16.mtx $carry/matrices/s3rmq4m1.mtx poisson3d:40; do
+  for prec in double qdouble single; do
+    tol=1e-10; [ $prec = single ] && tol=1e-5
+    for path in persistent fused; do
+      timeout 120 $bin/clkr solve "$m" --format csr --precision $prec --tol $tol --maxit 20000 --cg-path $path \
+        --verify --json > "$out/check.json" 2>"$out/check.err"
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sys.argv[2], {x: d.get(x) for x in ('status','iterations','true_relative_residual')}, 'fell back!' if sys.argv[3]=='persistent' and 'cg_update_xr' in json.dumps(d) else '')" \
+        "$out/check.json" "$(basename $m) $prec $path" $path || cat "$out/check.err"
+    done
+  done
+done | tee "$out/persistent_check.txt"
+
+step "CG per matrix, format and precision, against ViennaCL (CSR: persistent kernel where Auto picks it)"
+mats="poisson3d:128 poisson3d:192$small"
 $bin/clkr bench cg $mats --formats csr,ell,hyb --precisions double,single,qdouble --iterations 500 --reps 5 \
   --peers viennacl --csv "$out/cg.csv" --json "$out/cg.json" 2>"$out/cg.err" | tee "$out/cg.txt"
 
+step "CG on CSR: persistent kernel against the fused path, by size"
+for path in persistent fused; do
+  $bin/clkr bench cg poisson3d:24 poisson3d:40 poisson3d:64 poisson3d:96 poisson3d:128$small --formats csr \
+    --precisions double --iterations 500 --reps 5 --peers none --cg-path $path --csv "$out/cg_path_$path.csv" \
+    2>>"$out/cg.err" | tee "$out/cg_path_$path.txt"
+done
+
 step "CuPy/cuSPARSE CG on the same matrices"
-PYTHONUNBUFFERED=1 python3 benchmarks/cupy_cg.py --iterations 500 --reps 5 $mats 2>"$out/cupy.err" | tee "$out/cupy.csv"
+PYTHONUNBUFFERED=1 python3 benchmarks/cupy_cg.py --iterations 500 --reps 5 $mats poisson3d:24 poisson3d:40 poisson3d:64 poisson3d:96 \
+  2>"$out/cupy.err" | tee "$out/cupy.csv"
 
 step "time to a 1e-10 true residual on poisson3d:192: double CG vs mixed-precision IR"
 for fmt in ell csr; do
