@@ -10,7 +10,12 @@ carry=${1:-.carry}
 out=gpu-results
 rm -rf "$out"
 mkdir -p "$out"
-step() { echo; echo "=== $* ($(date +%T))"; }
+# Each step first archives what the earlier ones wrote: a run cut short by the machine's time limit
+# still brings its finished steps back.
+step() {
+  [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" "$out"
+  echo; echo "=== $* ($(date +%T))"
+}
 
 step "enable NVIDIA OpenCL"
 [ -e /usr/lib/libnvidia-opencl.so.1 ] && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
