@@ -3,12 +3,22 @@
 // memory), chosen per matrix from its mean row length by src/blas/spmv.cpp.
 #include "spmv/spmv_common.cl"
 
-// Four independent partial sums: a single running sum is one long chain of dependent additions, so a
-// CPU waits the adder's latency (about four cycles) per entry; four chains keep its pipeline full. On
-// PoCL this made CG's SpMV 1.3x faster on the SuiteSparse matrices of docs/benchmarks.md (eight
-// chains were slower again); on GPUs the rows are short and the kernel is bound by memory either way.
+#ifndef ROW_CHAINS
+#define ROW_CHAINS 4
+#endif
+
+// -DROW_CHAINS=4 (SpmvParams::row_sum_chains): four independent partial sums. A single running sum is
+// one long chain of dependent additions, so a CPU waits the adder's latency (about four cycles) per
+// entry; four chains keep its pipeline full. On PoCL this made CG's SpMV 1.3x faster on the
+// SuiteSparse matrices of docs/benchmarks.md (eight chains were slower again). A GPU hides the
+// latency with other rows' work-items instead, and may prefer the plain loop (ROW_CHAINS=1).
 inline acc_t csr_row_sum(const int begin, const int end, __global const int* cols, CVEC_ARG(val),
                          CVEC_ARG(x)) {
+#if ROW_CHAINS == 1
+  acc_t acc = ACC_ZERO;
+  for (int k = begin; k < end; ++k) acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
+  return acc;
+#else
   acc_t a0 = ACC_ZERO, a1 = ACC_ZERO, a2 = ACC_ZERO, a3 = ACC_ZERO;
   int k = begin;
   for (; k + 4 <= end; k += 4) {
@@ -19,6 +29,7 @@ inline acc_t csr_row_sum(const int begin, const int end, __global const int* col
   }
   for (; k < end; ++k) a0 = acc_add(a0, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
   return acc_merge(acc_merge(a0, a1), acc_merge(a2, a3));
+#endif
 }
 
 __kernel void spmv_csr_scalar(const int rows, const int rows_per_item, __global const int* row_offsets,

@@ -16,8 +16,15 @@
 
 namespace clkr::app {
 
-FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device) {
+FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg) {
   if (stats.nnz == 0) return {Format::Csr, "an empty matrix"};
+  // CG on a matrix small enough for the persistent kernel (CSR only): its iteration costs grid barriers
+  // instead of launches, 5-7x faster than any format on the fused path for 10^4 rows (docs/performance.md).
+  const std::size_t persistent_rows = device_params(device).cg.persistent_max_rows;
+  if (plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows) {
+    return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) + " rows <= " +
+                             std::to_string(persistent_rows) + " (CG runs as a persistent kernel)"};
+  }
   if (device.type != DeviceType::Gpu) {
     // CPUs: a work-item walks whole rows in order, with hardware prefetching, so ELL's padding and
     // HYB's second pass only add bytes: CSR, as long as the library runs CSR with one row per

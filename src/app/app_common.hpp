@@ -20,7 +20,7 @@ struct FormatChoice {
 };
 
 // The storage format `--format auto` picks for a matrix on a device (the one place this is decided).
-FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device);
+FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg = false);
 
 // Uniform values in [-1, 1) from a fixed-seed generator: the same seed gives the same vector on every
 // platform (std::mt19937_64 is specified bit for bit; the distribution is done by hand for that reason).

@@ -46,16 +46,17 @@ struct DefaultEntry {
 // Vendors without measurements of their own fall through to their type's generic row.
 // CPUs: the CSR scalar kernel over contiguous row blocks beat the CSR-vector kernel 2-10x on PoCL for
 // every mean row length measured (16 to 512): never switch to the vector kernel there.
-const SpmvParams kCpuSpmv = {256, std::numeric_limits<double>::infinity(), 32, 0};
+const SpmvParams kCpuSpmv = {256, std::numeric_limits<double>::infinity(), 32, 0, 4};
 
 // NVIDIA (clkr tune on an H200, docs/tuning.md): row kernels in work-groups of 64 are 4% faster than
 // 256; the CSR-vector kernel with 4 lanes per row beats the scalar kernel from 16 entries per row on,
 // 3.4x faster than 32 lanes from 12 on the tuner's row-length test matrices.
-const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0};
+const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4};
 
-// NVIDIA: persistent CG up to 200,000 rows, one work-group of 512 per compute unit (see
-// docs/performance.md for the measurements behind the limit).
-const CgParams kNvidiaCg = {200000, 512, 1, 64, 0, std::size_t{1} << 22};
+// NVIDIA: persistent CG up to 1.5 M rows, one work-group of 512 per compute unit. On an H200 it ran
+// 3.9x faster than the fused path on poisson3d:64 (262,144 rows), 1.35x on poisson3d:96 (884,736),
+// and 2% slower on poisson3d:128 (2,097,152), where memory bounds both (docs/performance.md).
+const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22};
 // CPUs: persistent CG off (three launches cost little next to a CPU's iteration); if asked for, a
 // patient wait, since an operating system may deschedule a work-group's thread for milliseconds.
 const CgParams kCpuCg = {0, 256, 1, 64, 0, std::size_t{1} << 28};
@@ -166,6 +167,8 @@ const std::vector<Field>& fields() {
       {"cg.persistent_spin_limit",
        [](DeviceParams& p, const std::string& v) { p.cg.persistent_spin_limit = parse_size(v); },
        [](const DeviceParams& p) { return text(p.cg.persistent_spin_limit); }},
+      {"spmv.row_sum_chains", [](DeviceParams& p, const std::string& v) { p.spmv.row_sum_chains = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.row_sum_chains); }},
       {"spmv.rows_per_work_item",
        [](DeviceParams& p, const std::string& v) { p.spmv.rows_per_work_item = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.rows_per_work_item); }},
@@ -275,6 +278,8 @@ void validate_device_params(const DeviceParams& params) {
   positive(params.reduction.groups_per_compute_unit, "reduction.groups_per_compute_unit");
   positive(params.spmv.work_group_size, "spmv.work_group_size");
   positive(params.spmv.vector_lanes, "spmv.vector_lanes");
+  if (params.spmv.row_sum_chains != 1 && params.spmv.row_sum_chains != 4)
+    throw Error("device parameter spmv.row_sum_chains must be 1 or 4, not " + std::to_string(params.spmv.row_sum_chains));
   auto power_of_two = [](std::size_t v) { return v != 0 && (v & (v - 1)) == 0; };
   if (!power_of_two(params.cg.persistent_work_group_size))
     throw Error("device parameter cg.persistent_work_group_size must be a power of two, not " +

@@ -81,9 +81,9 @@ RowLaunch row_launch(const Context& context, const SpmvParams& params, std::int3
 
 bool is_power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
-// The -D options of one SpMV program: the precision and the (alpha, beta, Kahan) variant.
-std::string build_options(Precision p, bool kahan, double alpha, double beta) {
-  std::string options = precision_build_option(p);
+// The -D options of one SpMV program: the precision, the (alpha, beta, Kahan) variant, the row sums.
+std::string build_options(Precision p, bool kahan, double alpha, double beta, std::size_t chains) {
+  std::string options = precision_build_option(p) + " -DROW_CHAINS=" + std::to_string(chains);
   if (alpha == 1) options += " -DALPHA_ONE";
   if (beta == 0) options += " -DBETA_ZERO";
   if (kahan) options += " -DKAHAN";
@@ -238,7 +238,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
     return marker;
   }
 
-  const std::string options = build_options(p, kahan, alpha, beta);
+  const std::string options = build_options(p, kahan, alpha, beta, params.row_sum_chains);
   const Vector::DeviceBuffers xb = x.device(p, Access::Read);
   const Vector::DeviceBuffers yb = y.device(p, beta == 0 ? Access::Write : Access::ReadWrite);
   cl::Event last;

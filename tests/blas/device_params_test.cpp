@@ -76,6 +76,7 @@ TEST(DeviceParams, FileRoundTripsEveryKey) {
   p.spmv.csr_vector_min_mean_row_length = 7.5;
   p.spmv.vector_lanes = 16;
   p.spmv.rows_per_work_item = 40;
+  p.spmv.row_sum_chains = 1;
   p.cg = {12345, 128, 2, 17, 8, 999};
   const std::string path = dir.str() + "/p.txt";
   write(path, "# written by a test\n\n" + format_device_params(p));
@@ -123,6 +124,7 @@ TEST(DeviceParams, MalformedFilesNameTheLine) {
   expect_parse_error("blas1.vector_width = 3\n", 1, "vector_width");
   expect_parse_error("spmv.csr_vector_min_mean_row_length = 1.5x\n", 1, "expected a number");
   expect_parse_error("cg.persistent_work_group_size = 96\n", 1, "power of two");
+  expect_parse_error("spmv.row_sum_chains = 2\n", 1, "spmv.row_sum_chains");
   expect_parse_error("cg.persistent_lanes = 3\n", 1, "cg.persistent_lanes");
   expect_parse_error("cg.persistent_iterations_per_launch = 0\n", 1, "cg.persistent_iterations_per_launch");
   EXPECT_THROW(read_device_params(dir.str() + "/missing.txt", DeviceParams{}), Error);

@@ -327,6 +327,26 @@ TEST_P(SpmvPrecision, RowsPerWorkItem) {
   }
 }
 
+// The CSR row kernel with one running sum and with four (SpmvParams::row_sum_chains), on every shape
+// (empty rows, a 3000-entry row, rows shorter than four).
+TEST_P(SpmvPrecision, RowSumChains) {
+  const Precision p = GetParam();
+  if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
+  for (std::size_t chains : {1, 4}) {
+    SpmvParams params;
+    params.csr_vector_min_mean_row_length = std::numeric_limits<double>::infinity();
+    params.row_sum_chains = chains;
+    const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
+      detail::spmv_device(*test_context(), params, p, false, alpha, A, x, beta, y);
+    };
+    for (const Shape& shape : shapes()) {
+      const HostCsrMatrix H = random_matrix(shape, 21);
+      Matrix A(test_context(), H, Format::Csr);
+      check_spmv(A, H, p, {1.5, 0}, shape.name + " row_sum_chains=" + std::to_string(chains), run);
+    }
+  }
+}
+
 // HYB with every row in the overflow (ELL width 0), a split, and no overflow at all.
 TEST_P(SpmvPrecision, HybSplits) {
   const Precision p = GetParam();

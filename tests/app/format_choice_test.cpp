@@ -1,0 +1,47 @@
+// The automatic storage format (choose_format, the one place `--format auto` is decided) per device:
+// row-length statistics decide, except that plain CG on a device with a persistent CG kernel gets CSR
+// for every matrix up to the kernel's row limit.
+#include <gtest/gtest.h>
+
+#include "app_common.hpp"
+#include "clkr/blas/device_params.hpp"
+
+namespace clkr::app {
+namespace {
+
+DeviceInfo device(DeviceType type, const std::string& vendor) {
+  DeviceInfo info;
+  info.type = type;
+  info.vendor = vendor;
+  return info;
+}
+
+// Rows of 20 entries but one of 200: irregular (HYB on a GPU without the persistent kernel).
+MatrixStats irregular(std::int64_t rows) {
+  MatrixStats s;
+  s.rows = s.cols = rows;
+  s.nnz = 20 * rows + 180;
+  s.mean_row_length = static_cast<double>(s.nnz) / rows;
+  s.max_row_length = 200;
+  return s;
+}
+
+TEST(FormatChoice, PlainCgOnNvidiaTakesCsrUpToThePersistentRowLimit) {
+  const DeviceInfo nvidia = device(DeviceType::Gpu, "NVIDIA Corporation");
+  const std::size_t limit = device_params(nvidia, "off").cg.persistent_max_rows;
+  ASSERT_GT(limit, 0u);
+  const auto rows = static_cast<std::int64_t>(limit);
+  EXPECT_EQ(choose_format(irregular(rows), nvidia, true).format, Format::Csr);
+  EXPECT_NE(choose_format(irregular(rows), nvidia, true).reason.find("persistent"), std::string::npos);
+  EXPECT_EQ(choose_format(irregular(rows + 1), nvidia, true).format, Format::Hyb);  // over the limit
+  EXPECT_EQ(choose_format(irregular(rows), nvidia, false).format, Format::Hyb);     // another solver
+  // A GPU without a measured persistent kernel keeps the row-length rule.
+  EXPECT_EQ(choose_format(irregular(1000), device(DeviceType::Gpu, "Advanced Micro Devices, Inc."), true).format,
+            Format::Hyb);
+  MatrixStats regular = irregular(rows + 1);
+  regular.max_row_length = 21;  // over the limit, rows about equally long: ELL
+  EXPECT_EQ(choose_format(regular, nvidia, true).format, Format::Ell);
+}
+
+}  // namespace
+}  // namespace clkr::app
