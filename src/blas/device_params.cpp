@@ -46,12 +46,13 @@ struct DefaultEntry {
 // Vendors without measurements of their own fall through to their type's generic row.
 // CPUs: the CSR scalar kernel over contiguous row blocks beat the CSR-vector kernel 2-10x on PoCL for
 // every mean row length measured (16 to 512): never switch to the vector kernel there.
-const SpmvParams kCpuSpmv = {256, std::numeric_limits<double>::infinity(), 32, 0, 4};
+const SpmvParams kCpuSpmv = {256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4};
 
 // NVIDIA (clkr tune on an H200, docs/tuning.md): row kernels in work-groups of 64 are 4% faster than
 // 256; the CSR-vector kernel with 4 lanes per row beats the scalar kernel from 16 entries per row on,
-// 3.4x faster than 32 lanes from 12 on the tuner's row-length test matrices.
-const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4};
+// 3.4x faster than 32 lanes from 12 on the tuner's row-length test matrices. CSR rows summed in four
+// chains in double, one in single (measured on poisson3d:192 CG, docs/performance.md).
+const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4, 1};
 
 // NVIDIA: persistent CG up to 1.5 M rows, one work-group of 512 per compute unit. On an H200 it ran
 // 3.9x faster than the fused path on poisson3d:64 (262,144 rows), 1.35x on poisson3d:96 (884,736),
@@ -169,6 +170,9 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.cg.persistent_spin_limit); }},
       {"spmv.row_sum_chains", [](DeviceParams& p, const std::string& v) { p.spmv.row_sum_chains = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.row_sum_chains); }},
+      {"spmv.row_sum_chains_single",
+       [](DeviceParams& p, const std::string& v) { p.spmv.row_sum_chains_single = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.row_sum_chains_single); }},
       {"spmv.rows_per_work_item",
        [](DeviceParams& p, const std::string& v) { p.spmv.rows_per_work_item = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.rows_per_work_item); }},
@@ -177,6 +181,10 @@ const std::vector<Field>& fields() {
 }
 
 }  // namespace
+
+std::size_t row_sum_chains(const SpmvParams& params, Precision p) {
+  return p == Precision::Single ? params.row_sum_chains_single : params.row_sum_chains;
+}
 
 std::string to_string(Blas1Variant v) {
   switch (v) {
@@ -278,8 +286,11 @@ void validate_device_params(const DeviceParams& params) {
   positive(params.reduction.groups_per_compute_unit, "reduction.groups_per_compute_unit");
   positive(params.spmv.work_group_size, "spmv.work_group_size");
   positive(params.spmv.vector_lanes, "spmv.vector_lanes");
-  if (params.spmv.row_sum_chains != 1 && params.spmv.row_sum_chains != 4)
-    throw Error("device parameter spmv.row_sum_chains must be 1 or 4, not " + std::to_string(params.spmv.row_sum_chains));
+  for (const auto& [chains, name] : {std::pair{params.spmv.row_sum_chains, "spmv.row_sum_chains"},
+                                     std::pair{params.spmv.row_sum_chains_single, "spmv.row_sum_chains_single"}}) {
+    if (chains != 1 && chains != 4)
+      throw Error(std::string("device parameter ") + name + " must be 1 or 4, not " + std::to_string(chains));
+  }
   auto power_of_two = [](std::size_t v) { return v != 0 && (v & (v - 1)) == 0; };
   if (!power_of_two(params.cg.persistent_work_group_size))
     throw Error("device parameter cg.persistent_work_group_size must be a power of two, not " +

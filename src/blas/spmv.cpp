@@ -238,7 +238,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
     return marker;
   }
 
-  const std::string options = build_options(p, kahan, alpha, beta, params.row_sum_chains);
+  const std::string options = build_options(p, kahan, alpha, beta, row_sum_chains(params, p));
   const Vector::DeviceBuffers xb = x.device(p, Access::Read);
   const Vector::DeviceBuffers yb = y.device(p, beta == 0 ? Access::Write : Access::ReadWrite);
   cl::Event last;

@@ -53,7 +53,7 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
   chunk_ = static_cast<int>((n_ + groups_ * local_ - 1) / (groups_ * local_));
 
   std::string options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
-                        " -DROW_CHAINS=" + std::to_string(params.spmv.row_sum_chains);
+                        " -DROW_CHAINS=" + std::to_string(row_sum_chains(params.spmv, precision_));
   if (chunked_) options += " -DCG_CHUNKED";
   const bool short_rows = A.stats().mean_row_length < params.spmv.csr_vector_min_mean_row_length;
   if (A.format() == Format::Csr && short_rows) {

@@ -77,6 +77,7 @@ TEST(DeviceParams, FileRoundTripsEveryKey) {
   p.spmv.vector_lanes = 16;
   p.spmv.rows_per_work_item = 40;
   p.spmv.row_sum_chains = 1;
+  p.spmv.row_sum_chains_single = 1;
   p.cg = {12345, 128, 2, 17, 8, 999};
   const std::string path = dir.str() + "/p.txt";
   write(path, "# written by a test\n\n" + format_device_params(p));

@@ -335,7 +335,7 @@ TEST_P(SpmvPrecision, RowSumChains) {
   for (std::size_t chains : {1, 4}) {
     SpmvParams params;
     params.csr_vector_min_mean_row_length = std::numeric_limits<double>::infinity();
-    params.row_sum_chains = chains;
+    params.row_sum_chains = params.row_sum_chains_single = chains;
     const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
       detail::spmv_device(*test_context(), params, p, false, alpha, A, x, beta, y);
     };

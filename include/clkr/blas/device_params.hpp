@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "clkr/data/precision.hpp"
 #include "clkr/runtime/device_info.hpp"
 
 namespace clkr {
@@ -36,10 +37,15 @@ struct SpmvParams {
   std::size_t vector_lanes = 32;
   // CPUs: rows per work-item for the chunked scalar kernel (0: rows / (compute units * 4)).
   std::size_t rows_per_work_item = 0;
-  // Independent partial sums per row in the CSR row kernels (1 or 4): four keep a CPU's adder busy
-  // (1.3x on PoCL); on a GPU the other rows' work-items do that already.
+  // Independent partial sums per row in the CSR row kernels (1 or 4), in quasi-double and double, and
+  // in single: four keep a CPU's adder busy (1.3x on PoCL); on an H200 four made double CG 8% faster
+  // on poisson3d:192 but single 5% slower (docs/performance.md).
   std::size_t row_sum_chains = 4;
+  std::size_t row_sum_chains_single = 4;
 };
+
+// The row_sum_chains entry for precision p.
+std::size_t row_sum_chains(const SpmvParams& params, Precision p);
 
 // CG on a device: systems of at most `persistent_max_rows` rows in CSR run as one persistent kernel
 // per `persistent_iterations_per_launch` iterations (kernels/solver/cg_persistent.cl), larger ones as
