@@ -31,6 +31,12 @@ std::size_t lanes_for(const Matrix& A, const CgParams& params, std::size_t work_
   return lanes;
 }
 
+std::size_t floor_power_of_two(std::size_t v) {
+  std::size_t p = 1;
+  while (p <= v / 2) p *= 2;
+  return p;
+}
+
 // Element i of the precision's scalar array read back at `bytes` (quasi-double: `count` heads, then
 // `count` tails), as a double.
 double scalar_at(const unsigned char* bytes, Precision p, int count, int i) {
@@ -63,16 +69,24 @@ class PersistentKernel {
         scalars_(blas.context(), 2 + static_cast<std::size_t>(chunk_), "cg.scalars") {
     Context& context = *blas.context();
     const CgParams& params = blas.params().cg;
-    local_ = std::min(params.persistent_work_group_size, context.info().max_work_group_size);
+    // The work-group: a power of two (the kernel's reductions halve it) within the parameter, the
+    // device's maximum and what this kernel can run with (CL_KERNEL_WORK_GROUP_SIZE, known once built).
+    local_ = floor_power_of_two(std::min(params.persistent_work_group_size, context.info().max_work_group_size));
+    std::size_t lanes = 1;
+    for (;;) {
+      lanes = std::min(lanes_for(A, params, local_), local_);
+      kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent_csr",
+                               precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
+                                   " -DLANES=" + std::to_string(lanes) +
+                                   " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit));
+      const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
+      if (fits >= local_ || local_ == 1) break;
+      local_ = floor_power_of_two(fits);
+    }
     // No more groups than can be resident at once (one per compute unit by default), nor than blocks.
-    const std::size_t lanes = std::min(lanes_for(A, params, local_), local_);
     const std::size_t rows_per_block = local_ / lanes;
     groups_ = std::max<std::size_t>(context.info().compute_units, 1) * params.persistent_groups_per_compute_unit;
     groups_ = std::max<std::size_t>(1, std::min(groups_, (n_ + rows_per_block - 1) / rows_per_block));
-    kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent_csr",
-                             precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
-                                 " -DLANES=" + std::to_string(lanes) +
-                                 " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit));
     partials_ = Vector(blas.context(), 2 * groups_, "cg.partials");
     state_ = context.allocate(kStateInts * sizeof(cl_int), "cg.persistent state");
     slot_bytes_ = kStateInts * sizeof(cl_int) + (2 + chunk_) * bytes_per_element(precision_);
