@@ -9,10 +9,10 @@
 #include <iostream>
 #include <random>
 
+#include "cli_options.hpp"
 #include "clkr/blas/device_params.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
-#include "cli_options.hpp"
 
 namespace clkr::app {
 
@@ -22,8 +22,8 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   // instead of launches, 5-7x faster than any format on the fused path for 10^4 rows (docs/performance.md).
   const std::size_t persistent_rows = device_params(device).cg.persistent_max_rows;
   if (plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows) {
-    return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) + " rows <= " +
-                             std::to_string(persistent_rows) + " (CG runs as a persistent kernel)"};
+    return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) +
+                             " rows <= " + std::to_string(persistent_rows) + " (CG runs as a persistent kernel)"};
   }
   if (device.type != DeviceType::Gpu) {
     // CPUs: a work-item walks whole rows in order, with hardware prefetching, so ELL's padding and

@@ -441,9 +441,9 @@ int bench_cg_command(const Args& args) {
     }
     for (Format f : formats) {
       for (Precision p : precisions) {
-        configs.push_back(
-            configure(row_of("clkr", f, p), where + ": clkr " + to_string(f) + " " + to_string(p), progress,
-                      [&] { return std::make_unique<ClkrCg>(context, host, b, Location::Device, f, p, iterations, cg_path); }));
+        configs.push_back(configure(
+            row_of("clkr", f, p), where + ": clkr " + to_string(f) + " " + to_string(p), progress,
+            [&] { return std::make_unique<ClkrCg>(context, host, b, Location::Device, f, p, iterations, cg_path); }));
       }
     }
 

@@ -461,7 +461,9 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   }
   run.stats = compute_stats(host);
   run.format_forced = forced_format.has_value();
-  run.format = forced_format ? FormatChoice{*forced_format, "--format"} : choose_format(run.stats, run.device, kind == SolverKind::Cg && precision_name != "mixed");
+  run.format = forced_format
+                   ? FormatChoice{*forced_format, "--format"}
+                   : choose_format(run.stats, run.device, kind == SolverKind::Cg && precision_name != "mixed");
 
   const Rhs rhs = make_rhs(opts.text("--rhs", "ones"), host, seed);
   run.rhs_label = rhs.label;

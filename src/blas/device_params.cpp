@@ -63,7 +63,12 @@ const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22};
 const CgParams kCpuCg = {0, 256, 1, 64, 0, std::size_t{1} << 28};
 
 const DefaultEntry kDefaults[] = {
-    {DeviceType::Gpu, "nvidia", "gpu:nvidia", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kNvidiaSpmv,
+    {DeviceType::Gpu,
+     "nvidia",
+     "gpu:nvidia",
+     {Blas1Variant::GridStride, 256, 8, 1, 4},
+     {256, 8},
+     kNvidiaSpmv,
      kNvidiaCg},
     {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
     {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, kCpuCg},

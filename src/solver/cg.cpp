@@ -41,19 +41,12 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
 
   // r = b - A x (already computed when `have_residual`);  p = r;  rho = r'r on the device
   auto start = [&](bool zero, bool have_residual) {
-    if (!have_residual) compute_residual(blas, A, b, x, r, zero);
-    blas.copy(r, p);
-    const DeviceScalar rr = blas.dot_async(r, r);
+    const DeviceScalar rr = start_cg(blas, A, b, x, r, p, zero, have_residual);
     steps.set_rho(rr);
     return rr.value();
   };
   double rr = start(x_is_zero, false);
-  if (!monitor.check_finite(0, "r'r", rr)) return;
-  monitor.record(0, std::sqrt(rr));
-  if (monitor.reached(std::sqrt(rr))) {
-    monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
-    return;
-  }
+  if (initial_residual_ends(monitor, rr)) return;
 
   // At most FusedCgSteps::kReadSlots iterations in flight; iteration k reads into slot k % kReadSlots.
   constexpr int slots = FusedCgSteps::kReadSlots;
@@ -116,8 +109,8 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
 void cg_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
              SolveMonitor& monitor) {
   if (blas.location() == Location::Device && options.cg_path != CgPath::Unfused) {
-    const bool persistent = options.cg_path == CgPath::Persistent || (options.cg_path == CgPath::Auto &&
-                                                                      persistent_cg_preferred(blas, A));
+    const bool persistent =
+        options.cg_path == CgPath::Persistent || (options.cg_path == CgPath::Auto && persistent_cg_preferred(blas, A));
     if (persistent) {
       if (!persistent_cg_supported(blas, A))
         throw Error("cg: the persistent CG kernel needs the matrix in CSR, not " + to_string(A.format()));

@@ -2,29 +2,19 @@
 #include "cg_fused.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "../blas/spmv.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
+#include "solver_core.hpp"
 
 namespace clkr::detail {
 namespace {
 
 // The per-element bytes of a vector in this precision.
 double element_bytes(Precision p) { return static_cast<double>(bytes_per_element(p)); }
-
-// Element i of a single or double array stored at `bytes`, as a double.
-double real_at(const unsigned char* bytes, Precision p, int i) {
-  if (p == Precision::Single) {
-    float v;
-    std::memcpy(&v, bytes + 4 * i, 4);
-    return v;
-  }
-  double v;
-  std::memcpy(&v, bytes + 8 * i, 8);
-  return v;
-}
 
 }  // namespace
 
@@ -74,6 +64,35 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
                               CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
   staging_host_ = static_cast<unsigned char*>(
       context.queue().enqueueMapBuffer(staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kReadSlots * kSlotBytes));
+}
+
+double staged_real(const unsigned char* bytes, Precision p, int count, int i) {
+  if (p == Precision::Double) {
+    double v;
+    std::memcpy(&v, bytes + 8 * i, 8);
+    return v;
+  }
+  float head;
+  std::memcpy(&head, bytes + 4 * i, 4);
+  if (p == Precision::Single) return head;
+  float tail;
+  std::memcpy(&tail, bytes + 4 * (count + i), 4);
+  return static_cast<double>(head) + static_cast<double>(tail);
+}
+
+DeviceScalar start_cg(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, Vector& p, bool x_is_zero,
+                      bool have_residual) {
+  if (!have_residual) compute_residual(blas, A, b, x, r, x_is_zero);
+  blas.copy(r, p);
+  return blas.dot_async(r, r);
+}
+
+bool initial_residual_ends(SolveMonitor& monitor, double rr) {
+  if (!monitor.check_finite(0, "r'r", rr)) return true;
+  monitor.record(0, std::sqrt(rr));
+  if (!monitor.reached(std::sqrt(rr))) return false;
+  monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
+  return true;
 }
 
 void store_scalar(Context& context, const DeviceScalar& value, Vector& block, std::size_t index) {
@@ -205,15 +224,8 @@ FusedCgSteps::Scalars FusedCgSteps::wait_scalars(int slot) {
   const unsigned char* from = staging_host_ + slot * kSlotBytes;
   const int rho = read_rho_slot_[slot];
   Scalars out;
-  if (precision_ == Precision::QuasiDouble) {
-    float v[6];
-    std::memcpy(v, from, sizeof v);
-    out.rr = static_cast<double>(v[rho]) + static_cast<double>(v[3 + rho]);
-    out.pq = static_cast<double>(v[2]) + static_cast<double>(v[5]);
-  } else {
-    out.rr = real_at(from, precision_, rho);
-    out.pq = real_at(from, precision_, 2);
-  }
+  out.rr = staged_real(from, precision_, 3, rho);
+  out.pq = staged_real(from, precision_, 3, 2);
   return out;
 }
 

@@ -7,11 +7,24 @@
 
 #include "clkr/blas/blas.hpp"
 #include "clkr/solver/options.hpp"
+#include "solve_monitor.hpp"
 
 namespace clkr::detail {
 
 // block[index] = value, on the device (value and block in value.precision()).
 void store_scalar(Context& context, const DeviceScalar& value, Vector& block, std::size_t index);
+
+// Element i of `count` reals of precision p read back from the device into `bytes` (quasi-double: the
+// `count` heads, then the `count` tails), as a double.
+double staged_real(const unsigned char* bytes, Precision p, int count, int i);
+
+// The start, and every restart, of a device CG: r = b - A x (unless `have_residual`), p = r, and r'r
+// queued on the device.
+DeviceScalar start_cg(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, Vector& p, bool x_is_zero,
+                      bool have_residual);
+// Logs the starting r'r (iteration 0); true when that already ends the solve (not finite, or the
+// tolerance met).
+bool initial_residual_ends(SolveMonitor& monitor, double rr);
 
 class FusedCgSteps {
  public:

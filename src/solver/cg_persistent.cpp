@@ -37,22 +37,6 @@ std::size_t floor_power_of_two(std::size_t v) {
   return p;
 }
 
-// Element i of the precision's scalar array read back at `bytes` (quasi-double: `count` heads, then
-// `count` tails), as a double.
-double scalar_at(const unsigned char* bytes, Precision p, int count, int i) {
-  if (p == Precision::Double) {
-    double v;
-    std::memcpy(&v, bytes + 8 * i, 8);
-    return v;
-  }
-  float head;
-  std::memcpy(&head, bytes + 4 * i, 4);
-  if (p == Precision::Single) return head;
-  float tail;
-  std::memcpy(&tail, bytes + 4 * (count + i), 4);
-  return static_cast<double>(head) + static_cast<double>(tail);
-}
-
 // One kernel and its buffers: the scalar block (rho, p'q, then r'r per iteration of a launch), the
 // partial sums, the state, and pinned staging for kSlots launches in flight.
 class PersistentKernel {
@@ -172,8 +156,8 @@ class PersistentKernel {
     out.status = state[2];
     out.done = std::clamp<int>(state[1], 0, chunk_);
     const int count = 2 + chunk_;
-    out.pq = scalar_at(from, precision_, count, 1);
-    for (int i = 0; i < out.done; ++i) out.rr.push_back(scalar_at(from, precision_, count, 2 + i));
+    out.pq = staged_real(from, precision_, count, 1);
+    for (int i = 0; i < out.done; ++i) out.rr.push_back(staged_real(from, precision_, count, 2 + i));
     const double done = counted ? out.done : 0.0;
     blas_.record("cg_persistent", done * iteration_flops_, done * iteration_bytes_, {kernel_events_[slot]});
     return out;
@@ -202,8 +186,7 @@ bool persistent_cg_supported(const Blas& blas, const Matrix& A) {
 }
 
 bool persistent_cg_preferred(const Blas& blas, const Matrix& A) {
-  return persistent_cg_supported(blas, A) &&
-         static_cast<std::size_t>(A.rows()) <= blas.params().cg.persistent_max_rows;
+  return persistent_cg_supported(blas, A) && static_cast<std::size_t>(A.rows()) <= blas.params().cg.persistent_max_rows;
 }
 
 bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
@@ -221,19 +204,12 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
 
   // r = b - A x (already computed when `have_residual`);  p = r;  rho = r'r on the device
   auto start = [&](bool zero, bool have_residual) {
-    if (!have_residual) compute_residual(blas, A, b, x, r, zero);
-    blas.copy(r, p);
-    const DeviceScalar rr = blas.dot_async(r, r);
+    const DeviceScalar rr = start_cg(blas, A, b, x, r, p, zero, have_residual);
     kernel.reset(rr);
     return rr.value();
   };
   double rr = start(x_is_zero, false);
-  if (!monitor.check_finite(0, "r'r", rr)) return true;
-  monitor.record(0, std::sqrt(rr));
-  if (monitor.reached(std::sqrt(rr))) {
-    monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
-    return true;
-  }
+  if (initial_residual_ends(monitor, rr)) return true;
   const double threshold = monitor.criterion().threshold();
   const double stop_rr = threshold * threshold;
 
@@ -256,8 +232,7 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
   };
 
   for (;;) {
-    while (static_cast<int>(in_flight.size()) < PersistentKernel::kSlots &&
-           examined + asked < options.max_iterations) {
+    while (static_cast<int>(in_flight.size()) < PersistentKernel::kSlots && examined + asked < options.max_iterations) {
       const int iterations = std::min(kernel.chunk(), options.max_iterations - examined - asked);
       kernel.launch(x, r, p, q, iterations, stop_rr, next_slot);
       in_flight.push_back({next_slot, iterations});

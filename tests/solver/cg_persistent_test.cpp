@@ -66,15 +66,13 @@ TEST_P(PersistentCg, MatchesTheFusedIteration) {
   EXPECT_GT(counters.at("cg_persistent").bytes, 0.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(PrecisionsAndLanes, PersistentCg,
-                         ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble,
-                                                              Precision::Double),
-                                            ::testing::Values(std::size_t{0}, std::size_t{1}, std::size_t{4},
-                                                              std::size_t{32})),
-                         [](const auto& info) {
-                           return to_string(std::get<0>(info.param)) + "_lanes" +
-                                  std::to_string(std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    PrecisionsAndLanes, PersistentCg,
+    ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double),
+                       ::testing::Values(std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{32})),
+    [](const auto& info) {
+      return to_string(std::get<0>(info.param)) + "_lanes" + std::to_string(std::get<1>(info.param));
+    });
 
 TEST(PersistentCgPath, SolvesPoissonWithRowsNotAMultipleOfTheBlock) {
   const int grid = 23;  // 529 rows: 64-row blocks leave a partial one, dealt unevenly to two groups
