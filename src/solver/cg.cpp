@@ -2,13 +2,12 @@
 // thesis ran it: one SpMV, two dot products and three vector updates per iteration.
 #include "clkr/solver/cg.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <string>
 
 #include "cg_fused.hpp"
 #include "cg_persistent.hpp"
+#include "enum_names.hpp"
 #include "clkr/runtime/error.hpp"
 #include "solver_core.hpp"
 
@@ -169,22 +168,9 @@ const std::pair<CgPath, const char*> kCgPathNames[] = {
     {CgPath::Auto, "auto"}, {CgPath::Persistent, "persistent"}, {CgPath::Fused, "fused"}, {CgPath::Unfused, "unfused"}};
 }  // namespace
 
-std::string to_string(CgPath path) {
-  for (const auto& [p, name] : kCgPathNames)
-    if (p == path) return name;
-  throw Error("unknown CgPath " + std::to_string(static_cast<int>(path)));
-}
+std::string to_string(CgPath path) { return detail::enum_name(kCgPathNames, path, "CgPath"); }
 
-CgPath parse_cg_path(const std::string& text) {
-  std::string name = text;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  std::string known;
-  for (const auto& [p, path_name] : kCgPathNames) {
-    if (name == path_name) return p;
-    known += known.empty() ? path_name : std::string(", ") + path_name;
-  }
-  throw Error("unknown CG path '" + text + "' (expected one of: " + known + ")");
-}
+CgPath parse_cg_path(const std::string& text) { return detail::parse_enum_name(kCgPathNames, text, "CG path"); }
 
 SolveResult cg(Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
   return detail::run_checked("cg", blas, A, b, x, options, [&](bool x_is_zero, detail::SolveMonitor& monitor) {

@@ -4,12 +4,11 @@
 // (reliable_update_cg.cpp), which keeps the inner Krylov space across outer steps.
 #include "clkr/solver/iterative_refinement.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <string>
 #include <utility>
 
 #include "clkr/runtime/error.hpp"
+#include "enum_names.hpp"
 #include "reliable_update_cg.hpp"
 #include "solver_core.hpp"
 
@@ -110,21 +109,11 @@ void refine(Blas& outer, Blas& inner, detail::SolverCore inner_core, Matrix& A, 
 }  // namespace
 
 std::string to_string(RefinementScheme scheme) {
-  for (const auto& [s, name] : scheme_names) {
-    if (s == scheme) return name;
-  }
-  throw Error("unknown RefinementScheme " + std::to_string(static_cast<int>(scheme)));
+  return detail::enum_name(scheme_names, scheme, "RefinementScheme");
 }
 
 RefinementScheme parse_refinement(const std::string& text) {
-  std::string name = text;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  std::string known;
-  for (const auto& [scheme, scheme_name] : scheme_names) {
-    if (name == scheme_name) return scheme;
-    known += known.empty() ? scheme_name : std::string(", ") + scheme_name;
-  }
-  throw Error("unknown refinement scheme '" + text + "' (expected one of: " + known + ")");
+  return detail::parse_enum_name(scheme_names, text, "refinement scheme");
 }
 
 RefinementScheme resolved_refinement(const SolveOptions& options) {

@@ -1,13 +1,12 @@
 // The solver level's shared path: names, dispatch by kind, operand checks, and the true residual.
 #include "clkr/solver/solve.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "clkr/runtime/error.hpp"
+#include "enum_names.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -18,11 +17,6 @@ const std::pair<SolverKind, const char*> solver_names[] = {
     {SolverKind::Cg, "cg"}, {SolverKind::Pcg, "pcg"}, {SolverKind::Gmres, "gmres"}, {SolverKind::BiCgStab, "bicgstab"},
     {SolverKind::Ir, "ir"},
 };
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
 
 // ||v|| with long double accumulation, refusing NaN/Inf (naming the first).
 double checked_norm(const char* solver, const char* name, const std::vector<double>& v) {
@@ -70,22 +64,9 @@ void check_operands(const char* solver, Blas& blas, Matrix& A, Vector& b, Vector
 
 }  // namespace
 
-std::string to_string(SolverKind kind) {
-  for (const auto& [k, name] : solver_names) {
-    if (k == kind) return name;
-  }
-  throw Error("unknown SolverKind " + std::to_string(static_cast<int>(kind)));
-}
+std::string to_string(SolverKind kind) { return detail::enum_name(solver_names, kind, "SolverKind"); }
 
-SolverKind parse_solver(const std::string& text) {
-  const std::string name = lower(text);
-  std::string known;
-  for (const auto& [kind, kind_name] : solver_names) {
-    if (name == kind_name) return kind;
-    known += known.empty() ? kind_name : std::string(", ") + kind_name;
-  }
-  throw Error("unknown solver '" + text + "' (expected one of: " + known + ")");
-}
+SolverKind parse_solver(const std::string& text) { return detail::parse_enum_name(solver_names, text, "solver"); }
 
 std::string to_string(SolveStatus status) {
   switch (status) {
