@@ -25,12 +25,7 @@ void bicgstab_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
   compute_residual(blas, A, b, x, r, x_is_zero);
   blas.copy(r, r0);
   double rho = blas.dot(r, r);
-  if (!monitor.check_finite(0, "r'r", rho)) return;
-  monitor.record(0, std::sqrt(rho));
-  if (monitor.reached(std::sqrt(rho))) {
-    monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
-    return;
-  }
+  if (!monitor.record_start("r'r", rho, std::sqrt(rho))) return;
   const auto breakdown = [&](int k, const std::string& what) {
     monitor.finish(SolveStatus::Breakdown, what + " at iteration " + std::to_string(k) + ": BiCGStab breaks down");
   };

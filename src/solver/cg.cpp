@@ -45,7 +45,7 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
     return rr.value();
   };
   double rr = start(x_is_zero, false);
-  if (initial_residual_ends(monitor, rr)) return;
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return;
 
   // At most FusedCgSteps::kReadSlots iterations in flight; iteration k reads into slot k % kReadSlots.
   constexpr int slots = FusedCgSteps::kReadSlots;
@@ -127,12 +127,7 @@ void cg_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const 
   compute_residual(blas, A, b, x, r, x_is_zero);
   blas.copy(r, p);
   double rr = blas.dot(r, r);
-  if (!monitor.check_finite(0, "r'r", rr)) return;
-  monitor.record(0, std::sqrt(rr));
-  if (monitor.reached(std::sqrt(rr))) {
-    monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
-    return;
-  }
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return;
 
   for (int k = 1; k <= options.max_iterations; ++k) {
     // q = A p;  pq = p'q  (one scalar read back)

@@ -2,7 +2,6 @@
 #include "cg_fused.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "../blas/spmv.hpp"
@@ -85,14 +84,6 @@ DeviceScalar start_cg(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, Ve
   if (!have_residual) compute_residual(blas, A, b, x, r, x_is_zero);
   blas.copy(r, p);
   return blas.dot_async(r, r);
-}
-
-bool initial_residual_ends(SolveMonitor& monitor, double rr) {
-  if (!monitor.check_finite(0, "r'r", rr)) return true;
-  monitor.record(0, std::sqrt(rr));
-  if (!monitor.reached(std::sqrt(rr))) return false;
-  monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
-  return true;
 }
 
 void store_scalar(Context& context, const DeviceScalar& value, Vector& block, std::size_t index) {

@@ -22,9 +22,6 @@ double staged_real(const unsigned char* bytes, Precision p, int count, int i);
 // queued on the device.
 DeviceScalar start_cg(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, Vector& p, bool x_is_zero,
                       bool have_residual);
-// Logs the starting r'r (iteration 0); true when that already ends the solve (not finite, or the
-// tolerance met).
-bool initial_residual_ends(SolveMonitor& monitor, double rr);
 
 class FusedCgSteps {
  public:

@@ -209,7 +209,7 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
     return rr.value();
   };
   double rr = start(x_is_zero, false);
-  if (initial_residual_ends(monitor, rr)) return true;
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return true;
   const double threshold = monitor.criterion().threshold();
   const double stop_rr = threshold * threshold;
 

@@ -67,12 +67,7 @@ class ReliableUpdates {
   bool start(bool x_is_zero) {
     compute_residual(outer_, A_, b_, x_, r, x_is_zero);
     const double norm = outer_.nrm2(r);
-    if (!monitor_.check_finite(0, "||r||", norm)) return false;
-    monitor_.record(0, norm);
-    if (monitor_.reached(norm)) {
-      monitor_.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
-      return false;
-    }
+    if (!monitor_.record_start("||r||", norm, norm)) return false;
     if (options_.max_iterations == 0) return false;
     outer_.scal(1.0 / norm, r);
     inner_.copy(r, p);

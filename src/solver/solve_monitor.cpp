@@ -32,6 +32,14 @@ void SolveMonitor::record(int iteration, double residual_norm) {
   if (options_.progress) options_.progress(record);
 }
 
+bool SolveMonitor::record_start(const char* name, double value, double residual_norm) {
+  if (!check_finite(0, name, value)) return false;
+  record(0, residual_norm);
+  if (!reached(residual_norm)) return true;
+  finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
+  return false;
+}
+
 void SolveMonitor::forget_iterations() {
   result_.iterations = 0;
   result_.history.clear();

@@ -25,6 +25,11 @@ class SolveMonitor {
   const StoppingCriterion& criterion() const { return criterion_; }
   bool reached(double residual_norm) const { return criterion_.reached(residual_norm); }
 
+  // The start of an iteration: finishes with NonFinite unless `value` (r'r, ||r||, ... named `name`) is
+  // finite, logs iteration 0 with `residual_norm`, and finishes Converged when that meets the
+  // tolerance. True when the solve goes on.
+  bool record_start(const char* name, double value, double residual_norm);
+
   // Logs iteration k (0: the initial residual): sets result.iterations and the recursive residual,
   // appends to the history and calls the progress callback when asked to.
   void record(int iteration, double residual_norm);
