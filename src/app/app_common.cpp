@@ -18,9 +18,10 @@ namespace clkr::app {
 
 FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg) {
   if (stats.nnz == 0) return {Format::Csr, "an empty matrix"};
+  const DeviceParams params = device_params(device);  // the defaults, or the device's tuned file
   // CG on a matrix small enough for the persistent kernel (CSR only): its iteration costs grid barriers
   // instead of launches, 5-7x faster than any format on the fused path for 10^4 rows (docs/performance.md).
-  const std::size_t persistent_rows = device_params(device).cg.persistent_max_rows;
+  const std::size_t persistent_rows = params.cg.persistent_max_rows;
   if (plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows) {
     return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) +
                              " rows <= " + std::to_string(persistent_rows) + " (CG runs as a persistent kernel)"};
@@ -32,7 +33,7 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
     // parameter file may set one). Above it CSR runs its GPU-style vector kernel (a group of lanes per
     // row), which PoCL ran 5-13x slower than CSR4 on the SuiteSparse SPD set; CSR4's scalar kernel reads
     // 4 entries at a time and never switches.
-    const double vector_threshold = device_params(device).spmv.csr_vector_min_mean_row_length;
+    const double vector_threshold = params.spmv.csr_vector_min_mean_row_length;
     const std::string type = to_string(device.type);
     if (std::isinf(vector_threshold)) return {Format::Csr, type + ": CSR (one row per work-item)"};
     if (stats.mean_row_length < vector_threshold) {

@@ -7,8 +7,8 @@
 
 #include "cg_fused.hpp"
 #include "cg_persistent.hpp"
-#include "enum_names.hpp"
 #include "clkr/runtime/error.hpp"
+#include "enum_names.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {

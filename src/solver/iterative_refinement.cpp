@@ -108,9 +108,7 @@ void refine(Blas& outer, Blas& inner, detail::SolverCore inner_core, Matrix& A, 
 
 }  // namespace
 
-std::string to_string(RefinementScheme scheme) {
-  return detail::enum_name(scheme_names, scheme, "RefinementScheme");
-}
+std::string to_string(RefinementScheme scheme) { return detail::enum_name(scheme_names, scheme, "RefinementScheme"); }
 
 RefinementScheme parse_refinement(const std::string& text) {
   return detail::parse_enum_name(scheme_names, text, "refinement scheme");
