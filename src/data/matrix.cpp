@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -112,7 +113,7 @@ MatrixStats stats_of(const HostCsrMatrix& A) {
 }
 
 // One array of stored values (a format part) in each precision; a null buffer is a copy not made yet
-// (values never change after upload, so a made copy stays valid).
+// (update_values rewrites every copy made, so a made copy stays valid).
 struct PartValues {
   std::size_t count = 0;
   std::string what;  // for allocation messages
@@ -124,6 +125,9 @@ struct DeviceFormat {
   Matrix::CsrPart csr;
   Matrix::EllPart ell;
   PartValues csr_values, ell_values;
+  // For update_values in a format other than CSR: where CSR entry k is stored, made on the first
+  // update (slot >= 0: index in the ELL part; slot < 0: index -slot-1 in the CSR-like part).
+  std::vector<std::int64_t> slots;
 };
 
 }  // namespace
@@ -242,6 +246,40 @@ struct Matrix::Impl {
 
   DeviceFormat& current() { return formats.at(format); }
 
+  // The pattern (and the values as stored now) in CSR: the host copy when there is one.
+  HostCsrMatrix csr_now() const { return host_copy ? *host_copy : read_back(format); }
+
+  // Where each CSR entry sits in the current format's arrays: the format built from A's pattern with
+  // entry k's value set to k + 1 (padding stays 0).
+  std::vector<std::int64_t> storage_slots(const HostCsrMatrix& pattern) const {
+    HostCsrMatrix numbered = pattern;
+    for (std::size_t k = 0; k < numbered.values.size(); ++k) numbered.values[k] = static_cast<double>(k + 1);
+    const detail::HostFormat h = detail::build_format(numbered, formats.at(format).shape);
+    std::vector<std::int64_t> slots(numbered.values.size(), 0);
+    for (std::size_t e = 0; e < h.csr_values.size(); ++e)
+      if (h.csr_values[e] > 0) slots[static_cast<std::size_t>(h.csr_values[e]) - 1] = -static_cast<std::int64_t>(e) - 1;
+    for (std::size_t e = 0; e < h.ell_values.size(); ++e)
+      if (h.ell_values[e] > 0) slots[static_cast<std::size_t>(h.ell_values[e]) - 1] = static_cast<std::int64_t>(e);
+    return slots;
+  }
+
+  // Overwrites a part's values and every precision made from them.
+  void rewrite_values(PartValues& v, const std::vector<double>& values) {
+    if (v.dbl()) {
+      detail::write_buffer(*context, v.dbl, values.data(), values.size());
+      if (v.tail()) {
+        detail::device_split(*context, v.dbl, v.head, v.tail, v.count);
+      } else if (v.head()) {
+        detail::device_narrow(*context, v.dbl, v.head, v.count);
+      }
+      return;
+    }
+    std::vector<float> head(v.count), tail(v.count);
+    detail::host_split(values.data(), head.data(), tail.data(), v.count);
+    detail::write_buffer(*context, v.head, head.data(), head.size());
+    detail::write_buffer(*context, v.tail, tail.data(), tail.size());
+  }
+
   // The values of a part in precision p; single and quasi-double are converted on the device from
   // the doubles the first time (on devices without fp64 they were uploaded).
   Matrix::Values values(PartValues& v, Precision p) {
@@ -352,7 +390,7 @@ Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Form
   m.symmetric = host.symmetric;
   m.stats = stats_of(host);
   translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(host, format)); });
-  if (!m.fp64()) m.host_copy = std::make_unique<HostCsrMatrix>(host);
+  if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(host);
 }
 
 Matrix::Matrix(Matrix&&) noexcept = default;
@@ -405,6 +443,67 @@ std::vector<double> Matrix::diagonal() const {
     if (at != end && *at == i) d[i] = A.values[at - A.col_indices.begin()];
   }
   return d;
+}
+
+void Matrix::update_values(const std::vector<double>& values) {
+  Impl& m = checked(impl_);
+  if (static_cast<std::int64_t>(values.size()) != m.stats.nnz)
+    throw Error("Matrix::update_values: " + std::to_string(values.size()) + " values given for a " + m.matrix_name() +
+                " (one per stored entry, in CSR order, is expected)");
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (std::isfinite(values[k])) continue;
+    const HostCsrMatrix pattern = translate_cl_errors("Matrix::update_values", [&] { return m.csr_now(); });
+    const auto row = std::upper_bound(pattern.row_offsets.begin(), pattern.row_offsets.end(),
+                                      static_cast<std::int32_t>(k)) -
+                     pattern.row_offsets.begin() - 1;
+    throw Error("Matrix::update_values: the value of entry " + std::to_string(k) + " (row " + std::to_string(row) +
+                ", column " + std::to_string(pattern.col_indices[k]) + ") is " + number(values[k]) +
+                ", not a finite number");
+  }
+  translate_cl_errors("Matrix::update_values", [&] {
+    DeviceFormat& d = m.current();
+    if (m.format == Format::Csr) {
+      m.rewrite_values(d.csr_values, values);
+    } else {
+      if (d.slots.empty() && !values.empty()) d.slots = m.storage_slots(m.csr_now());
+      std::vector<double> csr(d.shape.has_csr ? static_cast<std::size_t>(d.shape.csr_stored) : 0, 0.0);
+      std::vector<double> ell(d.shape.has_ell ? static_cast<std::size_t>(d.shape.ell_stored()) : 0, 0.0);
+      for (std::size_t k = 0; k < values.size(); ++k) {
+        const std::int64_t slot = d.slots[k];
+        if (slot >= 0)
+          ell[static_cast<std::size_t>(slot)] = values[k];
+        else
+          csr[static_cast<std::size_t>(-slot - 1)] = values[k];
+      }
+      if (d.shape.has_csr) m.rewrite_values(d.csr_values, csr);
+      if (d.shape.has_ell) m.rewrite_values(d.ell_values, ell);
+    }
+    // Formats kept by convert() would now hold the old values.
+    for (auto it = m.formats.begin(); it != m.formats.end();) it = it->first == m.format ? std::next(it) : m.formats.erase(it);
+    if (m.host_copy) m.host_copy->values = values;
+  });
+}
+
+void Matrix::update_values(const HostCsrMatrix& same_pattern) {
+  Impl& m = checked(impl_);
+  if (same_pattern.rows != m.rows || same_pattern.cols != m.cols || same_pattern.nnz() != m.stats.nnz)
+    throw Error("Matrix::update_values: the new matrix is " + std::to_string(same_pattern.rows) + " x " +
+                std::to_string(same_pattern.cols) + " with nnz " + std::to_string(same_pattern.nnz()) + ", not a " +
+                m.matrix_name() + ": a pattern change needs a new Matrix");
+  const HostCsrMatrix pattern = translate_cl_errors("Matrix::update_values", [&] { return m.csr_now(); });
+  if (same_pattern.row_offsets.size() != pattern.row_offsets.size() ||
+      same_pattern.col_indices.size() != pattern.col_indices.size())
+    throw Error("Matrix::update_values: the new matrix's CSR arrays have the wrong sizes");
+  for (std::int32_t i = 0; i < m.rows; ++i) {
+    const std::int32_t begin = pattern.row_offsets[i], end = pattern.row_offsets[i + 1];
+    bool same = same_pattern.row_offsets[i] == begin && same_pattern.row_offsets[i + 1] == end;
+    for (std::int32_t k = begin; same && k < end; ++k) same = same_pattern.col_indices[k] == pattern.col_indices[k];
+    if (!same)
+      throw Error("Matrix::update_values: row " + std::to_string(i) +
+                  " of the new matrix has another sparsity pattern than the matrix's: a pattern change needs a new "
+                  "Matrix");
+  }
+  update_values(same_pattern.values);
 }
 
 const Matrix::CsrPart& Matrix::csr_part() const {

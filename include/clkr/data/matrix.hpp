@@ -37,6 +37,9 @@ struct MatrixOptions {
   std::optional<std::int32_t> hyb_ell_width;
   // ELL is refused when its padded size exceeds this many times nnz (suggesting HYB instead).
   double max_ell_fill_ratio = 3.0;
+  // Keep the host CSR given to the constructor (host_csr() then never reads the device back): for
+  // matrices the host reference backend computes with, such as a preconditioner's on Location::Host.
+  bool keep_host_copy = false;
 };
 
 struct MatrixStats {
@@ -86,6 +89,17 @@ class Matrix {
   const HostCsrMatrix& host_csr() const;
   // The diagonal (zeros where absent), for the Jacobi preconditioner.
   std::vector<double> diagonal() const;
+
+  // New values on the same sparsity pattern (the next time step of a simulation): `values` in the order
+  // of the CSR entries the matrix was built from (row by row, columns ascending), nnz() of them.
+  // Uploads values only, for every precision the matrix already holds, reusing the index arrays and
+  // the format's layout (formats other than the current one, kept by convert(), are dropped). Throws
+  // clkr::Error for a wrong count or a NaN/Inf value (naming its row and column); the matrix is then
+  // unchanged.
+  void update_values(const std::vector<double>& values);
+  // The same from a host matrix, refused with clkr::Error naming the first row whose pattern (row
+  // offsets, column indices) differs, or the dimensions when they do.
+  void update_values(const HostCsrMatrix& same_pattern);
 
   // ---- low-level access, for SpMV kernels ----------------------------------------------------------
   struct Values {

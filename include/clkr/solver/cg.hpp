@@ -1,12 +1,18 @@
-// The conjugate gradient method without a preconditioner (as the CUKr thesis ran it), for SPD matrices.
+// The conjugate gradient method for SPD matrices: without a preconditioner (as the CUKr thesis ran
+// it, with fused and persistent device paths), or with any SPD preconditioner (PCG).
 #pragma once
 
 #include "clkr/blas/blas.hpp"
+#include "clkr/precond/preconditioner.hpp"
 #include "clkr/solver/options.hpp"
 
 namespace clkr {
 
 // Solves A x = b in blas.precision() at blas.location(). Reports NotSpd when p'Ap <= 0.
 SolveResult cg(Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options = {});
+// Preconditioned CG with z = M^-1 r. M must be symmetric (M.symmetric(): refused with clkr::Error
+// otherwise) and live on blas's context and location; r'z <= 0 ends the solve as NotSpd (M is not
+// positive definite). An Identity M runs the unpreconditioned iteration above.
+SolveResult cg(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, const SolveOptions& options = {});
 
 }  // namespace clkr

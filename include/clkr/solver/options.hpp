@@ -10,15 +10,17 @@
 
 namespace clkr {
 
-enum class SolverKind { Cg, Pcg, Gmres, BiCgStab, Ir };
-std::string to_string(SolverKind kind);  // "cg", "pcg", "gmres", "bicgstab", "ir"
+// Pcg is CG with the Jacobi preconditioner (kept as a name of its own for the program's --solver pcg).
+enum class SolverKind { Cg, Pcg, Gmres, Fgmres, BiCgStab, Ir };
+std::string to_string(SolverKind kind);  // "cg", "pcg", "gmres", "fgmres", "bicgstab", "ir"
 // Accepts the names above (case-insensitive); throws clkr::Error listing them on anything else.
 SolverKind parse_solver(const std::string& text);
 
 enum class SolveStatus {
   Converged,      // the residual reached the tolerance
   MaxIterations,  // options.max_iterations spent first
-  NotSpd,         // CG/PCG: p'Ap <= 0, or (PCG) a diagonal entry <= 0: the matrix is not SPD
+  NotSpd,         // CG/PCG: p'Ap <= 0 (the matrix is not SPD), r'z <= 0 (the preconditioner is not
+                  // SPD), or (PCG with Jacobi) a diagonal entry <= 0
   Breakdown,      // BiCGStab: rho = 0 or (r0, v) = 0; GMRES: a zero or non-finite Givens pivot
   NonFinite,      // a NaN or Inf appeared in a scalar of the iteration
   Stagnated       // the residual recomputed as b - A x stopped decreasing above the tolerance (the

@@ -18,8 +18,14 @@ namespace clkr {
 //
 // Every solver refuses up front with clkr::Error: a non-square A, b or x of the wrong size, NaN/Inf in
 // b (or in x with use_initial_guess), bad options. A zero b returns x = 0 at once (converged, 0
-// iterations). x ends valid in blas.precision() at blas.location().
+// iterations). x ends valid in blas.precision() at blas.location(). SolverKind::Fgmres without a
+// preconditioner is GMRES.
 SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options = {});
+// The same with the preconditioner M (CG: left, symmetric; GMRES, FGMRES, BiCGStab: right). Refused with
+// clkr::Error: SolverKind::Pcg (it is CG with its own Jacobi; pass the preconditioner to Cg instead) and
+// SolverKind::Ir (its inner solves take no preconditioner).
+SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
+                  const SolveOptions& options = {});
 
 // ||b - A x|| / ||b|| on the host in double with long double accumulation, from host copies of A, b
 // and x (||b - A x|| when b = 0). Throws clkr::Error on size mismatches.

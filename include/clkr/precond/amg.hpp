@@ -1,0 +1,95 @@
+// clkr::Amg: smoothed-aggregation algebraic multigrid (Vanek, Mandel and Brezina 1996) as a
+// preconditioner: one V-cycle per application. The hierarchy is built on the host (strength of
+// connection, aggregation, tentative prolongator from a near-null space, prolongator smoothing,
+// Galerkin coarse operators P^T A P) and moved to the device, where the cycle runs: damped-Jacobi or
+// Chebyshev smoothing on every level and a direct solve of the coarsest system. The parts live in
+// src/precond/amg/, one file per concept; docs/preconditioners.md describes them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clkr/precond/preconditioner.hpp"
+
+namespace clkr {
+
+enum class AmgSmoother { Jacobi, Chebyshev };
+std::string to_string(AmgSmoother smoother);  // "jacobi", "chebyshev"
+AmgSmoother parse_amg_smoother(const std::string& text);
+
+struct AmgOptions {
+  // ---- coarsening -------------------------------------------------------------------------------
+  // Nodes i and j are strongly connected when ||A_ij||^2 > eps^2 ||A_ii|| ||A_jj|| (blocks of a node
+  // measured in the Frobenius norm; a_ij^2 > eps^2 |a_ii a_jj| for one unknown per node). eps halves
+  // on every coarser level, as coarse operators are denser and weaker.
+  double strength_threshold = 0.08;
+  // Coarsening stops at this many rows or fewer: that level is solved directly.
+  std::int32_t coarse_size = 500;
+  int max_levels = 20;
+  // The prolongator smoother's damping: omega = prolongator_relaxation * (4/3) / rho(D^-1 A_F), with
+  // rho bounded by Gershgorin's theorem (A_F: A with its weak connections lumped onto the diagonal).
+  double prolongator_relaxation = 1.0;
+  // Unknowns per node (numbered node by node: rows k*b .. k*b+b-1 belong to node k); aggregates are
+  // built from whole nodes. A.rows() must be a multiple.
+  int block_size = 1;
+  // The near-null space B: vectors of A.rows() elements that A nearly annihilates and that the coarse
+  // levels must represent exactly (3D elasticity: the six rigid-body modes). Empty: block_size
+  // vectors, the constant on each unknown of a node (the constant vector for block_size 1).
+  std::vector<std::vector<double>> near_null_space;
+
+  // ---- the cycle ---------------------------------------------------------------------------------
+  AmgSmoother smoother = AmgSmoother::Chebyshev;
+  int pre_sweeps = 1, post_sweeps = 1;
+  // Chebyshev: the polynomial degree of one sweep, on [chebyshev_lower_ratio * upper, upper] with
+  // upper = 1.1 * lambda_max(D^-1 A).
+  int chebyshev_degree = 2;
+  double chebyshev_lower_ratio = 1.0 / 30;
+  // Damped Jacobi: x += w D^-1 (b - A x), w = jacobi_weight, or 4 / (3 lambda_max(D^-1 A)) when 0.
+  double jacobi_weight = 0;
+  // Lanczos steps per level for lambda_max(D^-1 A) (run on the device with the level's operator);
+  // 0 takes Gershgorin's bound instead (no setup SpMVs, a looser bound).
+  int eigen_iterations = 10;
+};
+
+// One level of a built hierarchy, finest first.
+struct AmgLevelInfo {
+  std::int64_t rows = 0, nnz = 0;
+  std::int64_t prolongator_nnz = 0;  // P from the next coarser level to this one (0 on the coarsest)
+  double lambda_max = 0;             // the smoother's bound on lambda_max(D^-1 A) (0 on the coarsest)
+  std::string format;                // the operator's storage format; "dense" for the direct solve
+};
+
+class Amg : public Preconditioner {
+ public:
+  // Builds the hierarchy for A (A must outlive the preconditioner: the finest level multiplies by A
+  // itself). Throws clkr::Error for: a non-square A or rows not a multiple of block_size, a diagonal
+  // entry that is not positive (naming row and level), a near-null-space vector of the wrong length
+  // or with NaN/Inf, options out of range, an aggregation that makes no progress (naming the level),
+  // NaN/Inf appearing in a coarse operator, a singular coarsest operator.
+  Amg(const Blas& solver, Matrix& A, AmgOptions options = {}, std::optional<Precision> precision = std::nullopt);
+  ~Amg() override;
+
+  bool symmetric() const override { return true; }
+  PrecondKind kind() const override { return PrecondKind::Amg; }
+  std::string description() const override;
+
+  const AmgOptions& options() const;
+  const std::vector<AmgLevelInfo>& levels() const;
+  // sum over levels of nnz / nnz(A): the memory and work of a V-cycle relative to one SpMV with A.
+  double operator_complexity() const;
+  // sum over levels of rows / rows(A).
+  double grid_complexity() const;
+
+ protected:
+  void apply_checked(Vector& r, Vector& z) override;
+  void update_values(Matrix& A, PhaseTimes& phases) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace clkr

@@ -1,0 +1,40 @@
+// clkr::Jacobi: M = diag(A), applied as z = inv_diag .* r with inv_diag = 1 / a_ii computed once on the
+// host in double and stored in the preconditioner's precision.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "clkr/precond/preconditioner.hpp"
+
+namespace clkr {
+
+class Jacobi : public Preconditioner {
+ public:
+  // Throws clkr::Error naming the first row whose diagonal entry is zero or missing (M would be
+  // singular) or not finite. A negative entry is accepted (Jacobi is a valid preconditioner for
+  // GMRES and BiCGStab), but then M is not SPD: symmetric() is false and CG refuses it, naming the row.
+  Jacobi(const Blas& solver, Matrix& A, std::optional<Precision> precision = std::nullopt);
+
+  bool symmetric() const override { return first_negative_row_ < 0; }
+  PrecondKind kind() const override { return PrecondKind::Jacobi; }
+  std::string description() const override;
+  // The first row with a_ii < 0, or -1.
+  std::int32_t first_negative_row() const { return first_negative_row_; }
+  double first_negative_value() const { return first_negative_value_; }
+  // 1 / diag(A) in the preconditioner's precision (for smoothers built on it).
+  Vector& inverse_diagonal() { return inv_diag_; }
+
+ protected:
+  void apply_checked(Vector& r, Vector& z) override;
+  void update_values(Matrix& A, PhaseTimes& phases) override;
+
+ private:
+  void set_diagonal(const std::vector<double>& diagonal);
+
+  Vector inv_diag_;
+  std::int32_t first_negative_row_ = -1;
+  double first_negative_value_ = 0;
+};
+
+}  // namespace clkr

@@ -1,0 +1,96 @@
+// clkr::Preconditioner: the preconditioner level's interface. A solver calls apply(r, z) for
+// z = M^-1 r; the preconditioner computes it on its own Blas (same context and location as the
+// solver's, in the solver's precision or one it was asked for), so the solver never sees how.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clkr/blas/blas.hpp"
+#include "clkr/data/matrix.hpp"
+#include "clkr/data/vector.hpp"
+
+namespace clkr {
+
+enum class PrecondKind { None, Jacobi, Chebyshev, Amg };
+std::string to_string(PrecondKind kind);  // "none", "jacobi", "chebyshev", "amg"
+// Accepts the names above (case-insensitive); throws clkr::Error listing them on anything else.
+PrecondKind parse_precond(const std::string& text);
+
+// Where the time of a setup (or an update) went, phase by phase, in the order the phases ran.
+using PhaseTimes = std::vector<std::pair<std::string, double>>;
+
+class Preconditioner {
+ public:
+  virtual ~Preconditioner();
+  Preconditioner(const Preconditioner&) = delete;
+  Preconditioner& operator=(const Preconditioner&) = delete;
+
+  // z = M^-1 r. r is only read; z is overwritten (its old values never matter). Both have rows()
+  // elements and live on context(); they must be different vectors. The work runs at location() in
+  // precision(), and z ends valid there: a solver in another precision reads it through the Vector's
+  // conversion (a single-precision preconditioner inside a double solve converts r and z once each).
+  void apply(Vector& r, Vector& z);
+
+  // A's values changed on the same sparsity pattern (a new time step): refreshes everything that
+  // depends on the values and keeps what depends on the pattern only. `A` must have the pattern the
+  // preconditioner was built from (rows and nnz are checked; the rest is the caller's promise).
+  void update(Matrix& A);
+
+  // True when M is symmetric positive definite whenever A is, so that CG may use it.
+  virtual bool symmetric() const = 0;
+  // True when M^-1 r is not a fixed linear function of r (it changes between applications): such a
+  // preconditioner needs a flexible method (FGMRES).
+  virtual bool variable() const { return false; }
+  virtual PrecondKind kind() const = 0;
+  // One line for reports: "amg (smoothed aggregation, 5 levels, chebyshev(2) smoothing, single)".
+  virtual std::string description() const = 0;
+
+  std::int32_t rows() const { return rows_; }
+  const std::shared_ptr<Context>& context() const { return blas_.context(); }
+  Location location() const { return blas_.location(); }
+  Precision precision() const { return blas_.precision(); }
+  // The Blas the preconditioner computes with: its counters hold every application's kernels.
+  Blas& blas() { return blas_; }
+  const Blas& blas() const { return blas_; }
+
+  // Wall time of the setup (the constructor) and of the latest update(), with their phases.
+  double setup_seconds() const { return setup_seconds_; }
+  double update_seconds() const { return update_seconds_; }
+  const PhaseTimes& setup_phases() const { return setup_phases_; }
+  const PhaseTimes& update_phases() const { return update_phases_; }
+  std::uint64_t applications() const { return applications_; }
+
+ protected:
+  // Computes on a new Blas with `solver`'s context, location and device parameters, in `precision`
+  // (default: solver's precision). Checks that A is square and on solver's context.
+  Preconditioner(const Blas& solver, const Matrix& A, std::optional<Precision> precision, const char* name);
+
+  // z = M^-1 r, operands already checked.
+  virtual void apply_checked(Vector& r, Vector& z) = 0;
+  // The refresh itself, operands already checked; records its phases in `phases`.
+  virtual void update_values(Matrix& A, PhaseTimes& phases) = 0;
+
+  // Setup bookkeeping for the derived constructors.
+  void set_setup_time(double seconds, PhaseTimes phases) {
+    setup_seconds_ = seconds;
+    setup_phases_ = std::move(phases);
+  }
+  // "jacobi", "amg": for messages.
+  const char* name() const { return name_; }
+
+ private:
+  Blas blas_;
+  std::int32_t rows_ = 0;
+  std::int64_t nnz_ = 0;
+  const char* name_;
+  double setup_seconds_ = 0, update_seconds_ = 0;
+  PhaseTimes setup_phases_, update_phases_;
+  std::uint64_t applications_ = 0;
+};
+
+}  // namespace clkr
