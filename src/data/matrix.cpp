@@ -453,9 +453,9 @@ void Matrix::update_values(const std::vector<double>& values) {
   for (std::size_t k = 0; k < values.size(); ++k) {
     if (std::isfinite(values[k])) continue;
     const HostCsrMatrix pattern = translate_cl_errors("Matrix::update_values", [&] { return m.csr_now(); });
-    const auto row = std::upper_bound(pattern.row_offsets.begin(), pattern.row_offsets.end(),
-                                      static_cast<std::int32_t>(k)) -
-                     pattern.row_offsets.begin() - 1;
+    const auto row =
+        std::upper_bound(pattern.row_offsets.begin(), pattern.row_offsets.end(), static_cast<std::int32_t>(k)) -
+        pattern.row_offsets.begin() - 1;
     throw Error("Matrix::update_values: the value of entry " + std::to_string(k) + " (row " + std::to_string(row) +
                 ", column " + std::to_string(pattern.col_indices[k]) + ") is " + number(values[k]) +
                 ", not a finite number");
@@ -479,7 +479,8 @@ void Matrix::update_values(const std::vector<double>& values) {
       if (d.shape.has_ell) m.rewrite_values(d.ell_values, ell);
     }
     // Formats kept by convert() would now hold the old values.
-    for (auto it = m.formats.begin(); it != m.formats.end();) it = it->first == m.format ? std::next(it) : m.formats.erase(it);
+    for (auto it = m.formats.begin(); it != m.formats.end();)
+      it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) m.host_copy->values = values;
   });
 }

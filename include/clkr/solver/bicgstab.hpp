@@ -12,7 +12,6 @@ namespace clkr {
 SolveResult bicgstab(Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options = {});
 // Right-preconditioned BiCGStab (A M^-1 y = b, x = M^-1 y): the residual it tracks and reports is
 // b - A x itself.
-SolveResult bicgstab(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
-                     const SolveOptions& options = {});
+SolveResult bicgstab(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, const SolveOptions& options = {});
 
 }  // namespace clkr
