@@ -127,3 +127,37 @@ inline real rv_sum(realV v) {
 }
 
 #endif  // CLKR_CHUNKED
+
+// ---- elementwise kernels written once for both splits ---------------------------------------------
+// ELEMENTWISE_LOOP(n, chunk, STEP) runs STEP(F, i) over this work-item's elements, where F is the
+// family of macros to use: V (realV: CLKR_VW elements from i on) in the vector part of a chunk, S
+// (real: element i) elsewhere. A step is written once against F##_LOAD, F##_STORE, F##_ADD, F##_MUL,
+// F##_MAD and F##_SPLAT (a scalar kernel argument as an F value); real##F##_t is the family's type:
+//   #define AXPY_STEP(F, i) F##_STORE(y, i, F##_MAD(F##_SPLAT(a), F##_LOAD(x, i), F##_LOAD(y, i)))
+#define S_LOAD(x, i) VEC_LOAD(x, i)
+#define S_STORE(x, i, v) VEC_STORE(x, i, v)
+#define S_ADD(a, b) R_ADD(a, b)
+#define S_MUL(a, b) R_MUL(a, b)
+#define S_MAD(a, b, c) R_MAD(a, b, c)
+#define S_SPLAT(a) (a)
+typedef real realS_t;
+#if defined(CLKR_CHUNKED)
+typedef realV realV_t;
+#define V_LOAD(x, i) RV_LOAD(x, i)
+#define V_STORE(x, i, v) RV_STORE(x, i, v)
+#define V_ADD(a, b) RV_ADD(a, b)
+#define V_MUL(a, b) RV_MUL(a, b)
+#define V_MAD(a, b, c) RV_MAD(a, b, c)
+#define V_SPLAT(a) RV_SPLAT(a)
+#define ELEMENTWISE_LOOP(n, chunk, STEP)                                            \
+  do {                                                                              \
+    CHUNK_RANGE(n, chunk, begin_, vector_end_, end_);                               \
+    for (ulong i_ = begin_; i_ < vector_end_; i_ += CLKR_VW) STEP(V, i_);          \
+    for (ulong i_ = vector_end_; i_ < end_; ++i_) STEP(S, i_);                      \
+  } while (0)
+#else
+#define ELEMENTWISE_LOOP(n, chunk, STEP)                                                  \
+  do {                                                                                    \
+    for (ulong i_ = get_global_id(0); i_ < (n); i_ += get_global_size(0)) STEP(S, i_);  \
+  } while (0)
+#endif

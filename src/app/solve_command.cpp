@@ -17,14 +17,17 @@
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/solve.hpp"
 #include "commands.hpp"
-#include "json_writer.hpp"
+#include "precond_options.hpp"
+#include "solve_report.hpp"
 
 namespace clkr::app {
 namespace {
 
 std::vector<OptionSpec> solve_specs(bool with_solver) {
   std::vector<OptionSpec> specs;
-  if (with_solver) specs.push_back({"--solver", "NAME", "cg | pcg | gmres | bicgstab | ir (default cg)"});
+  if (with_solver)
+    specs.push_back(
+        {"--solver", "NAME", "cg | pcg | gmres | fgmres | bicgstab | ir (default cg; pcg = cg --precond jacobi)"});
   const std::vector<OptionSpec> common = {
       {"--format", "NAME",
        "csr | csr4 | ell | hyb | auto (default auto: CSR on CPUs; on GPUs ELL when\n"
@@ -58,6 +61,8 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
       {"--quiet", nullptr, "print only the one-line outcome"},
   };
   specs.insert(specs.end(), common.begin(), common.end());
+  const auto& precond = precond_option_specs();
+  specs.insert(specs.end(), precond.begin(), precond.end());
   return specs;
 }
 
@@ -85,13 +90,6 @@ std::optional<Format> parse_format_option(const std::string& name) {
   }
 }
 
-struct PrecisionPlan {
-  Precision outer;                 // the solver's (IR: the outer loop's) precision
-  std::optional<Precision> inner;  // IR only
-  std::string label;               // "double", "mixed (double outer, single inner)"
-};
-
-// --precision's value other than "mixed" and "" (the default).
 Precision parse_precision_option(const std::string& name) {
   try {
     return parse_precision(name);
@@ -206,187 +204,6 @@ double relative_error(const std::vector<double>& x, const std::vector<double>& x
   return static_cast<double>(t > 0 ? std::sqrt(e / t) : std::sqrt(e));
 }
 
-void write_history(const std::string& path, const std::vector<IterationRecord>& history) {
-  std::ofstream out(path);
-  if (!out) throw Error("--history: cannot open '" + path + "' for writing");
-  out << "iteration,residual,seconds\n";
-  char line[96];
-  for (const auto& r : history) {
-    std::snprintf(line, sizeof line, "%d,%.17g,%.9g\n", r.iteration, r.residual, r.seconds);
-    out << line;
-  }
-  if (!out.flush()) throw Error("--history: writing '" + path + "' failed");
-}
-
-struct Verification {
-  SolverKind kind;
-  SolveResult result;
-  double max_relative_difference = 0;
-};
-
-// What one `clkr solve` did: the input as decided, the timings, the result and the BLAS objects'
-// counters, for the text report and the JSON object.
-struct SolveRun {
-  std::string matrix;
-  MatrixStats stats;
-  FormatChoice format;
-  bool format_forced = false;
-  PrecisionPlan precision;
-  bool mixed = false;  // --precision mixed (IR chosen by the precision, not by --solver)
-  SolverKind solver = SolverKind::Cg;
-  SolveOptions options;
-  std::string rhs_label;
-  DeviceInfo device;
-  double load_seconds = 0, upload_seconds = 0, convert_seconds = 0, setup_seconds = 0;
-  SolveResult result;
-  double relative_error = std::nan("");  // --rhs Ax only
-  std::optional<Verification> verification;
-  const Blas* blas = nullptr;   // the solver's (IR: the outer) BLAS
-  const Blas* inner = nullptr;  // IR only
-
-  bool refinement() const { return solver == SolverKind::Ir; }
-  bool reliable() const { return refinement() && resolved_refinement(options) == RefinementScheme::ReliableUpdate; }
-  double inner_tolerance() const {
-    return reliable() ? options.reliable_update_delta : options.inner_relative_tolerance;
-  }
-  double per_iteration() const { return result.iterations > 0 ? result.seconds / result.iterations : 0; }
-  double per_inner_iteration() const {
-    return result.inner_iterations > 0 ? result.seconds / result.inner_iterations : 0;
-  }
-  std::string verdict() const {
-    return result.converged() ? std::string("converged") : "NOT converged (" + to_string(result.status) + ")";
-  }
-};
-
-void write_kernels(JsonWriter& json, const Blas& blas, const char* role) {
-  for (const auto& [name, c] : blas.counters()) {
-    json.begin_object()
-        .member("name", name)
-        .member("blas", role)
-        .member("precision", to_string(blas.precision()))
-        .member("calls", static_cast<std::uint64_t>(c.calls))
-        .member("seconds", c.seconds)
-        .member("gflops", c.gflops())
-        .member("gbytes_per_second", c.gbytes_per_second())
-        .end_object();
-  }
-}
-
-void print_json(std::ostream& out, const SolveRun& run) {
-  const SolveResult& r = run.result;
-  JsonWriter j(out);
-  j.begin_object().member("matrix", run.matrix).member("solver", to_string(run.solver));
-  if (run.refinement()) {
-    j.member("inner_solver", to_string(run.options.inner_solver))
-        .member("refinement", to_string(resolved_refinement(run.options)))
-        .member("inner_tolerance", run.inner_tolerance());
-  }
-  j.member("format", to_string(run.format.format))
-      .member("format_reason", run.format_forced ? std::string("--format") : run.format.reason)
-      .member("precision", run.mixed ? std::string("mixed") : to_string(run.precision.outer))
-      .member("outer_precision", to_string(run.precision.outer));
-  if (run.precision.inner) j.member("inner_precision", to_string(*run.precision.inner));
-  j.member("device", run.device.name)
-      .member("device_selector", run.device.index_selector())
-      .member("n", static_cast<std::int64_t>(run.stats.rows))
-      .member("nnz", static_cast<std::int64_t>(run.stats.nnz))
-      .member("rhs", run.rhs_label)
-      .member("tolerance", run.options.relative_tolerance)
-      .member("max_iterations", run.options.max_iterations)
-      .member("converged", r.converged())
-      .member("status", to_string(r.status))
-      .member("message", r.message)
-      .member("iterations", r.iterations);
-  if (run.refinement()) j.member("inner_iterations", r.inner_iterations);
-  j.member("recursive_relative_residual", r.recursive_relative_residual)
-      .member("true_relative_residual", r.true_relative_residual);
-  if (!std::isnan(run.relative_error)) j.member("relative_error", run.relative_error);
-  j.member("load_seconds", run.load_seconds)
-      .member("upload_seconds", run.upload_seconds)
-      .member("convert_seconds", run.convert_seconds)
-      .member("setup_seconds", run.setup_seconds)
-      .member("solve_seconds", r.seconds)
-      .member("seconds_per_iteration", run.per_iteration());
-  if (run.refinement()) j.member("seconds_per_inner_iteration", run.per_inner_iteration());
-  j.key("kernels").begin_array();
-  write_kernels(j, *run.blas, run.refinement() ? "outer" : "solver");
-  if (run.inner) write_kernels(j, *run.inner, "inner");
-  j.end_array();
-  if (run.verification) {
-    const Verification& v = *run.verification;
-    j.key("verify")
-        .begin_object()
-        .member("solver", to_string(v.kind))
-        .member("backend", "host")
-        .member("precision", "double")
-        .member("status", to_string(v.result.status))
-        .member("iterations", v.result.iterations)
-        .member("true_relative_residual", v.result.true_relative_residual)
-        .member("max_relative_difference", v.max_relative_difference)
-        .end_object();
-  }
-  j.end_object();
-  out << "\n";
-}
-
-// The lines printed before the solve starts (so a long solve shows what it is doing).
-void print_preamble(std::ostream& out, const SolveRun& run) {
-  const MatrixStats& s = run.stats;
-  out << "matrix      " << run.matrix << ": " << s.rows << " x " << s.cols << ", nnz " << s.nnz << " ("
-      << number_text(s.mean_row_length) << " per row, min " << s.min_row_length << ", max " << s.max_row_length << ")"
-      << (s.symmetric ? ", symmetric" : "") << "\n"
-      << "format      " << to_string(run.format.format) << " ("
-      << (run.format_forced ? "--format" : "auto, " + run.format.reason) << "), "
-      << bytes_text(static_cast<double>(s.bytes_per_format.at(run.format.format))) << " with double values\n"
-      << "times       load " << seconds_text(run.load_seconds) << ", upload " << seconds_text(run.upload_seconds)
-      << ", value conversion " << seconds_text(run.convert_seconds) << ", kernels + warm-up "
-      << seconds_text(run.setup_seconds) << "\n"
-      << "solver      " << to_string(run.solver)
-      << (run.refinement()
-              ? " (inner " + to_string(run.options.inner_solver) + ", " + to_string(resolved_refinement(run.options)) +
-                    ", inner tol " + number_text(run.inner_tolerance()) + ")"
-              : std::string())
-      << " in " << run.precision.label << ", tol " << number_text(run.options.relative_tolerance) << ", maxit "
-      << run.options.max_iterations << ", rhs " << run.rhs_label
-      << (run.options.use_initial_guess ? ", x0 from file" : "") << "\n"
-      << std::flush;
-}
-
-void print_result(std::ostream& out, const SolveRun& run, const ParsedArgs& opts) {
-  const SolveResult& r = run.result;
-  out << "status      " << run.verdict() << ": " << r.message << "\n"
-      << "iterations  " << r.iterations;
-  if (run.refinement()) out << " outer, " << r.inner_iterations << " inner";
-  out << "\nresidual    " << number_text(r.true_relative_residual) << " true relative (recursive "
-      << number_text(r.recursive_relative_residual) << ")\n";
-  if (!std::isnan(run.relative_error)) {
-    out << "error       ||x - x_true|| / ||x_true|| = " << number_text(run.relative_error) << "\n";
-  }
-  out << "time        solve " << seconds_text(r.seconds) << ", " << seconds_text(run.per_iteration()) << " per "
-      << (run.refinement() ? "outer iteration, " + seconds_text(run.per_inner_iteration()) + " per inner iteration"
-                           : "iteration")
-      << "\n";
-  if (r.status == SolveStatus::Stagnated && run.precision.outer == Precision::Single) {
-    out << "hint        single precision cannot reach every tolerance: try --precision mixed, qdouble or "
-           "double, or a larger --tol\n";
-  }
-  if (run.verification) {
-    const Verification& v = *run.verification;
-    out << "verify      host reference " << to_string(v.kind) << " in double: " << to_string(v.result.status)
-        << " after " << v.result.iterations << " iterations, true relative residual "
-        << number_text(v.result.true_relative_residual)
-        << "; max |x - x_ref| / max |x_ref| = " << number_text(v.max_relative_difference) << "\n";
-  }
-  if (opts.has("--history")) out << "history     " << opts.text("--history") << "\n";
-  if (opts.has("--out-x")) out << "solution    " << opts.text("--out-x") << "\n";
-  out << "\nkernels (" << (run.refinement() ? "outer, " : "") << to_string(run.blas->precision()) << "):\n";
-  run.blas->report(out);
-  if (run.inner) {
-    out << "\nkernels (inner, " << to_string(run.inner->precision()) << "):\n";
-    run.inner->report(out);
-  }
-}
-
 void print_help(std::ostream& out, const std::string& command, bool cg_only, const std::vector<OptionSpec>& specs) {
   const std::string common =
       "MATRIX: a Matrix Market file (.mtx, .mtx.gz) or poisson2d:N / poisson3d:N.\n"
@@ -427,7 +244,16 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   if (opts.has("--cg-path")) options.cg_path = cg_path_option(opts.text("--cg-path"));
   const auto seed = static_cast<std::uint64_t>(opts.integer("--seed", 1, 0, INT64_MAX));
   const bool json = opts.has("--json"), quiet = opts.has("--quiet");
-  if (precision_name == "mixed" || kind == SolverKind::Ir) {
+  const bool refinement = precision_name == "mixed" || kind == SolverKind::Ir;
+  if (refinement && has_precond_options(opts))
+    throw UsageError(
+        "--precond and its options do not apply to iterative refinement (--precision mixed or "
+        "--solver ir): its inner solves run unpreconditioned; try --precond-precision single instead");
+  // --solver pcg is CG with Jacobi (iterative refinement keeps its own inner PCG).
+  const PrecondOptions precond_options =
+      refinement ? PrecondOptions{} : parse_precond_options(opts, kind == SolverKind::Pcg);
+  const SolverKind solver_kind = kind == SolverKind::Pcg && !refinement ? SolverKind::Cg : kind;
+  if (refinement) {
     options.inner_solver = kind == SolverKind::Ir ? SolverKind::Cg : kind;
     set_refinement_options(opts, options);
   } else {
@@ -463,7 +289,8 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   run.format_forced = forced_format.has_value();
   run.format = forced_format
                    ? FormatChoice{*forced_format, "--format"}
-                   : choose_format(run.stats, run.device, kind == SolverKind::Cg && precision_name != "mixed");
+                   : choose_format(run.stats, run.device,
+                                   kind == SolverKind::Cg && !refinement && precond_options.kind == PrecondKind::None);
 
   const Rhs rhs = make_rhs(opts.text("--rhs", "ones"), host, seed);
   run.rhs_label = rhs.label;
@@ -496,11 +323,18 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   if (run.refinement()) inner.emplace(context, Location::Device, *run.precision.inner);
   run.blas = &blas;
   run.inner = inner ? &*inner : nullptr;
+  // The preconditioner's setup, timed by itself (it is part of the time to solution).
+  std::unique_ptr<Preconditioner> M;
+  if (precond_options.kind != PrecondKind::None) {
+    M = make_preconditioner(blas, A, precond_options);
+    context->finish();
+    run.precond = M.get();
+  }
   Vector b(context, rhs.b, "b"), x(context, host.rows, "x");
   if (!x0.empty()) x.assign(x0);
   auto solve_into = [&](Vector& x_out, const SolveOptions& o) {
-    return run.refinement() ? iterative_refinement(blas, *inner, A, b, x_out, o)
-                            : solve(run.solver, blas, A, b, x_out, o);
+    if (run.refinement()) return iterative_refinement(blas, *inner, A, b, x_out, o);
+    return M ? solve(solver_kind, blas, A, *M, b, x_out, o) : solve(solver_kind, blas, A, b, x_out, o);
   };
 
   // A one-iteration warm-up builds (or loads from the cache) every kernel the solve uses and uploads
@@ -518,6 +352,7 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   }
   blas.reset_counters();
   if (inner) inner->reset_counters();
+  if (M) M->blas().reset_counters();
   run.setup_seconds = setup_clock.seconds();
   if (report) print_preamble(out, run);
 
@@ -543,8 +378,14 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
     if (!x0.empty()) x_ref.assign(x0);
     SolveOptions o = options;
     o.record_history = false;
-    const SolverKind k = run.refinement() ? options.inner_solver : run.solver;
-    SolveResult r = solve(k, reference, A, b_ref, x_ref, o);
+    const SolverKind k = run.refinement() ? options.inner_solver : solver_kind;
+    std::unique_ptr<Preconditioner> M_ref;
+    if (M) {
+      PrecondOptions reference_options = precond_options;
+      reference_options.precision.reset();
+      M_ref = make_preconditioner(reference, A, reference_options);
+    }
+    SolveResult r = M_ref ? solve(k, reference, A, *M_ref, b_ref, x_ref, o) : solve(k, reference, A, b_ref, x_ref, o);
     run.verification = Verification{k, std::move(r), max_relative_difference(x_host, x_ref.to_host())};
   }
   if (opts.has("--history")) write_history(opts.text("--history"), run.result.history);

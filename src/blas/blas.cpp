@@ -436,6 +436,31 @@ void Blas::spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
   });
 }
 
+cl::Kernel& Blas::elementwise_kernel(const std::string& file, const std::string& name) {
+  if (impl_->location != Location::Device) throw Error("Blas::elementwise_kernel: a host Blas runs no kernels");
+  return translate_cl_errors("Blas::elementwise_kernel",
+                             [&]() -> cl::Kernel& { return impl_->kernel(file, name).kernel; });
+}
+
+void Blas::launch_elementwise(const std::string& op, cl::Kernel& kernel, std::size_t n, double flops, double bytes) {
+  translate_cl_errors("Blas::launch_elementwise", [&] {
+    Impl& d = *impl_;
+    if (n == 0) {
+      d.count(op, flops, bytes);
+      return;
+    }
+    // The cache entry that holds this kernel, for its work-group limit.
+    const Impl::BuiltKernel* built = nullptr;
+    for (const auto& [name, k] : d.kernels)
+      if (k.kernel() == kernel()) built = &k;
+    if (!built) throw Error("Blas::launch_elementwise: the kernel was not made by this Blas's elementwise_kernel");
+    const Split s = d.split(n, d.params.blas1.work_group_size, d.params.blas1.groups_per_compute_unit, *built);
+    kernel.setArg(0, static_cast<cl_ulong>(n));
+    kernel.setArg(1, s.chunk);
+    d.record_device(op, flops, bytes, {d.enqueue(*built, s)});
+  });
+}
+
 void Blas::record(const std::string& op, double flops, double bytes, std::vector<cl::Event> events) {
   translate_cl_errors("Blas::record", [&] { impl_->record_device(op, flops, bytes, std::move(events)); });
 }

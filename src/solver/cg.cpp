@@ -5,10 +5,10 @@
 #include <cmath>
 #include <string>
 
+#include "../runtime/enum_names.hpp"
 #include "cg_fused.hpp"
 #include "cg_persistent.hpp"
 #include "clkr/runtime/error.hpp"
-#include "enum_names.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -104,9 +104,13 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
 // the SpMV (the matrix once, p and q), then p'q 2n, x 3n, r 3n, r'r n, p 3n: about 14n + the matrix.
 // Two host round trips per iteration (p'q, then r'r), each a single scalar: alpha and beta are needed
 // on the host as arguments of the next updates. This is the host backend's iteration; the device
-// runs cg_device above.
-void cg_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
-             SolveMonitor& monitor) {
+// runs cg_device above. A preconditioner (other than the identity) runs PCG (pcg.cpp).
+void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+             const SolveOptions& options, SolveMonitor& monitor) {
+  if (preconditioned(M)) {
+    pcg_core(blas, A, *M, b, x, x_is_zero, options, monitor);
+    return;
+  }
   if (blas.location() == Location::Device && options.cg_path != CgPath::Unfused) {
     const bool persistent =
         options.cg_path == CgPath::Persistent || (options.cg_path == CgPath::Auto && persistent_cg_preferred(blas, A));
@@ -168,8 +172,17 @@ std::string to_string(CgPath path) { return detail::enum_name(kCgPathNames, path
 CgPath parse_cg_path(const std::string& text) { return detail::parse_enum_name(kCgPathNames, text, "CG path"); }
 
 SolveResult cg(Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
-  return detail::run_checked("cg", blas, A, b, x, options, [&](bool x_is_zero, detail::SolveMonitor& monitor) {
-    detail::cg_core(blas, A, b, x, x_is_zero, options, monitor);
+  return detail::run_checked("cg", blas, A, nullptr, b, x, options, [&](bool x_is_zero, detail::SolveMonitor& monitor) {
+    detail::cg_core(blas, A, nullptr, b, x, x_is_zero, options, monitor);
+  });
+}
+
+SolveResult cg(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, const SolveOptions& options) {
+  if (!M.symmetric())
+    throw Error("cg: the preconditioner " + M.description() +
+                " is not symmetric; CG needs a symmetric one (use gmres, fgmres or bicgstab)");
+  return detail::run_checked("cg", blas, A, &M, b, x, options, [&](bool x_is_zero, detail::SolveMonitor& monitor) {
+    detail::cg_core(blas, A, &M, b, x, x_is_zero, options, monitor);
   });
 }
 

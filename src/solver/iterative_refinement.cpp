@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "../runtime/enum_names.hpp"
 #include "clkr/runtime/error.hpp"
-#include "enum_names.hpp"
 #include "reliable_update_cg.hpp"
 #include "solver_core.hpp"
 
@@ -72,7 +72,7 @@ void refine(Blas& outer, Blas& inner, detail::SolverCore inner_core, Matrix& A, 
     SolveResult inner_result;
     detail::SolveMonitor inner_monitor(inner_options, r_norm, inner_result);
     detail::set_zero(inner, d);
-    inner_core(inner, A, r, d, true, inner_options, inner_monitor);
+    inner_core(inner, A, nullptr, r, d, true, inner_options, inner_monitor);
     inner_monitor.finish_if_running();
     monitor.result().inner_iterations += inner_result.iterations;
     if (inner_result.status == SolveStatus::NotSpd || inner_result.status == SolveStatus::NonFinite) {
@@ -123,7 +123,7 @@ SolveResult iterative_refinement(Blas& outer, Blas& inner, Matrix& A, Vector& b,
                                  const SolveOptions& options) {
   const detail::SolverCore inner_core = check_inner(outer, inner, options);
   const bool reliable = resolved_refinement(options) == RefinementScheme::ReliableUpdate;
-  return detail::run_checked("iterative_refinement", outer, A, b, x, options,
+  return detail::run_checked("iterative_refinement", outer, A, nullptr, b, x, options,
                              [&](bool x_is_zero, detail::SolveMonitor& monitor) {
                                if (reliable) {
                                  detail::reliable_update_cg(outer, inner, A, b, x, x_is_zero, options, monitor);

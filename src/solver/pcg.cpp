@@ -1,45 +1,47 @@
-// The preconditioned conjugate gradient method with the Jacobi preconditioner M = diag(A).
+// The preconditioned conjugate gradient method: any SPD preconditioner (pcg_core), and the Jacobi
+// special case pcg_jacobi / SolverKind::Pcg.
 #include "clkr/solver/pcg.hpp"
 
 #include <cmath>
 #include <string>
 
-#include "jacobi.hpp"
+#include "clkr/precond/jacobi.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
 namespace detail {
 
-// Memory moved per iteration, n = rows, in elements of the Blas precision: the SpMV (the matrix
-// once, p and q), p'q 2n, x 3n, r 3n, z = M^-1 r 3n, r'r n, r'z 2n, p 3n: about 19n + the matrix.
-// Two host round trips per iteration: p'q, then r'r and r'z together (both reductions are queued
-// before the first is read back).
-void pcg_jacobi_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
-                     SolveMonitor& monitor) {
-  JacobiPreconditioner jacobi(blas, A);
-  if (jacobi.first_non_positive_row() >= 0) {
-    const std::string row = std::to_string(jacobi.first_non_positive_row());
-    monitor.finish(SolveStatus::NotSpd, "A(" + row + "," + row +
-                                            ") = " + format_number(jacobi.first_non_positive_value()) +
-                                            " <= 0: the matrix is not SPD (Jacobi needs a positive diagonal)");
-    return;
-  }
+namespace {
+
+// Finishes the solve as NotSpd unless r'z > 0 (for r != 0, an SPD M gives r'M^-1 r > 0).
+bool positive_rz(SolveMonitor& monitor, int iteration, double rz) {
+  if (rz > 0) return true;
+  monitor.finish(SolveStatus::NotSpd, "r'z = r'M^-1 r = " + format_number(rz) + " <= 0 at iteration " +
+                                          std::to_string(iteration) + ": the preconditioner is not positive definite");
+  return false;
+}
+
+}  // namespace
+
+// Memory moved per iteration, n = rows, in elements of the Blas precision: the SpMV (the matrix once,
+// p and q), p'q 2n, x 3n, r 3n, r'r n, r'z 2n, p 3n: about 14n + the matrix + one application of M
+// (Jacobi: 3n). Two host round trips per iteration: p'q, then r'r and r'z together (both reductions
+// are queued before the first is read back).
+void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bool x_is_zero,
+              const SolveOptions& options, SolveMonitor& monitor) {
   const auto& context = blas.context();
   const std::size_t n = b.size();
   Vector r(context, n, "pcg.r"), z(context, n, "pcg.z"), p(context, n, "pcg.p"), q(context, n, "pcg.q");
 
   // r = b - A x;  z = M^-1 r;  p = z;  rz = r'z;  rr = r'r
   compute_residual(blas, A, b, x, r, x_is_zero);
-  jacobi.apply(r, z);
+  M.apply(r, z);
   blas.copy(z, p);
   DeviceScalar rr_async = blas.dot_async(r, r), rz_async = blas.dot_async(r, z);
   double rr = rr_async.value(), rz = rz_async.value();
-  if (!monitor.check_finite(0, "r'r", rr) || !monitor.check_finite(0, "r'z", rz)) return;
-  monitor.record(0, std::sqrt(rr));
-  if (monitor.reached(std::sqrt(rr))) {
-    monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
-    return;
-  }
+  if (!monitor.check_finite(0, "r'z", rz)) return;
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return;
+  if (!positive_rz(monitor, 0, rz)) return;
 
   for (int k = 1; k <= options.max_iterations; ++k) {
     // q = A p;  pq = p'q  (one scalar read back)
@@ -50,7 +52,7 @@ void pcg_jacobi_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero
     const double alpha = rz / pq;
     blas.axpy(alpha, p, x);
     blas.axpy(-alpha, q, r);
-    jacobi.apply(r, z);
+    M.apply(r, z);
     // rr = r'r (the stopping test),  rz_new = r'z  (two scalars, one round trip)
     rr_async = blas.dot_async(r, r);
     rz_async = blas.dot_async(r, z);
@@ -64,10 +66,12 @@ void pcg_jacobi_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero
       compute_residual(blas, A, b, x, r, false);
       rr = blas.dot(r, r);
       if (monitor.check_explicit(k, std::sqrt(rr)) == AfterCheck::Stop) return;
-      jacobi.apply(r, z);
+      M.apply(r, z);
       blas.copy(z, p);
       rz_new = blas.dot(r, z);
+      if (!positive_rz(monitor, k, rz_new)) return;
     } else {
+      if (!positive_rz(monitor, k, rz_new)) return;
       // beta = rz_new / rz;  p = z + beta p
       blas.aypx(rz_new / rz, z, p);
     }
@@ -75,12 +79,29 @@ void pcg_jacobi_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero
   }
 }
 
+// PCG with M = diag(A). A non-positive diagonal entry means A is not SPD: reported as NotSpd without
+// iterating (a zero one too, though it would make M singular rather than indefinite).
+void pcg_jacobi_core(Blas& blas, Matrix& A, Preconditioner*, Vector& b, Vector& x, bool x_is_zero,
+                     const SolveOptions& options, SolveMonitor& monitor) {
+  std::vector<double> diagonal = A.diagonal();
+  for (std::size_t i = 0; i < diagonal.size(); ++i) {
+    if (diagonal[i] > 0) continue;
+    const std::string row = std::to_string(i);
+    monitor.finish(SolveStatus::NotSpd, "A(" + row + "," + row + ") = " + format_number(diagonal[i]) +
+                                            " <= 0: the matrix is not SPD (Jacobi needs a positive diagonal)");
+    return;
+  }
+  Jacobi jacobi(blas, A, std::move(diagonal));
+  pcg_core(blas, A, jacobi, b, x, x_is_zero, options, monitor);
+}
+
 }  // namespace detail
 
 SolveResult pcg_jacobi(Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
-  return detail::run_checked("pcg", blas, A, b, x, options, [&](bool x_is_zero, detail::SolveMonitor& monitor) {
-    detail::pcg_jacobi_core(blas, A, b, x, x_is_zero, options, monitor);
-  });
+  return detail::run_checked("pcg", blas, A, nullptr, b, x, options,
+                             [&](bool x_is_zero, detail::SolveMonitor& monitor) {
+                               detail::pcg_jacobi_core(blas, A, nullptr, b, x, x_is_zero, options, monitor);
+                             });
 }
 
 }  // namespace clkr

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/enum_names.hpp"
 #include "clkr/runtime/error.hpp"
-#include "enum_names.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -14,8 +14,8 @@ namespace clkr {
 namespace {
 
 const std::pair<SolverKind, const char*> solver_names[] = {
-    {SolverKind::Cg, "cg"}, {SolverKind::Pcg, "pcg"}, {SolverKind::Gmres, "gmres"}, {SolverKind::BiCgStab, "bicgstab"},
-    {SolverKind::Ir, "ir"},
+    {SolverKind::Cg, "cg"},         {SolverKind::Pcg, "pcg"},           {SolverKind::Gmres, "gmres"},
+    {SolverKind::Fgmres, "fgmres"}, {SolverKind::BiCgStab, "bicgstab"}, {SolverKind::Ir, "ir"},
 };
 
 // ||v|| with long double accumulation, refusing NaN/Inf (naming the first).
@@ -38,7 +38,8 @@ void check_tolerance(const char* solver, const char* name, double value) {
   }
 }
 
-void check_operands(const char* solver, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
+void check_operands(const char* solver, Blas& blas, Matrix& A, const Preconditioner* M, Vector& b, Vector& x,
+                    const SolveOptions& options) {
   const std::string who = std::string(solver) + ": ";
   if (A.rows() != A.cols()) {
     throw Error(who + "the matrix is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) + ", not square");
@@ -54,6 +55,13 @@ void check_operands(const char* solver, Blas& blas, Matrix& A, Vector& b, Vector
   if (&b == &x) throw Error(who + "b and x must be different vectors");
   if (A.context() != blas.context() || b.context() != blas.context() || x.context() != blas.context()) {
     throw Error(who + "A, b, x and the Blas object must live on the same context");
+  }
+  if (M) {
+    if (M->context() != blas.context() || M->location() != blas.location())
+      throw Error(who + "the preconditioner must live on the Blas object's context and location");
+    if (M->rows() != A.rows())
+      throw Error(who + "the preconditioner was built for " + std::to_string(M->rows()) + " rows, A has " +
+                  std::to_string(A.rows()));
   }
   check_tolerance(solver, "relative_tolerance", options.relative_tolerance);
   check_tolerance(solver, "absolute_tolerance", options.absolute_tolerance);
@@ -114,6 +122,7 @@ SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, 
     case SolverKind::Pcg:
       return pcg_jacobi(blas, A, b, x, options);
     case SolverKind::Gmres:
+    case SolverKind::Fgmres:  // without a preconditioner there is nothing to be flexible about
       return gmres(blas, A, b, x, options);
     case SolverKind::BiCgStab:
       return bicgstab(blas, A, b, x, options);
@@ -121,6 +130,25 @@ SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, 
       Blas inner(blas.context(), blas.location(), options.inner_precision);
       return iterative_refinement(blas, inner, A, b, x, options);
     }
+  }
+  throw Error("solve: unknown SolverKind " + std::to_string(static_cast<int>(kind)));
+}
+
+SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
+                  const SolveOptions& options) {
+  switch (kind) {
+    case SolverKind::Cg:
+      return cg(blas, A, M, b, x, options);
+    case SolverKind::Gmres:
+      return gmres(blas, A, M, b, x, options);
+    case SolverKind::Fgmres:
+      return fgmres(blas, A, M, b, x, options);
+    case SolverKind::BiCgStab:
+      return bicgstab(blas, A, M, b, x, options);
+    case SolverKind::Pcg:
+      throw Error("solve: pcg is CG with its own Jacobi preconditioner; pass a preconditioner to cg instead");
+    case SolverKind::Ir:
+      throw Error("solve: iterative refinement takes no preconditioner (its inner solves run unpreconditioned)");
   }
   throw Error("solve: unknown SolverKind " + std::to_string(static_cast<int>(kind)));
 }
@@ -135,6 +163,8 @@ SolverCore solver_core(SolverKind kind) {
       return pcg_jacobi_core;
     case SolverKind::Gmres:
       return gmres_core;
+    case SolverKind::Fgmres:
+      return fgmres_core;
     case SolverKind::BiCgStab:
       return bicgstab_core;
     case SolverKind::Ir:
@@ -142,7 +172,7 @@ SolverCore solver_core(SolverKind kind) {
   }
   throw Error("solver '" + to_string(kind) +
               "' cannot serve as a Krylov core (iterative refinement "
-              "needs an inner solver: cg, pcg, gmres or bicgstab)");
+              "needs an inner solver: cg, pcg, gmres, fgmres or bicgstab)");
 }
 
 void set_zero(Blas& blas, Vector& x) {
@@ -159,9 +189,9 @@ void compute_residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bo
   if (!x_is_zero) blas.spmv(-1.0, A, x, 1.0, r);
 }
 
-SolveResult run_checked(const char* solver, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options,
-                        const Iterate& iterate) {
-  check_operands(solver, blas, A, b, x, options);
+SolveResult run_checked(const char* solver, Blas& blas, Matrix& A, const Preconditioner* M, Vector& b, Vector& x,
+                        const SolveOptions& options, const Iterate& iterate) {
+  check_operands(solver, blas, A, M, b, x, options);
   // One host copy of b: it is checked for NaN/Inf and gives ||b|| exactly (long double sums), so
   // the tolerance does not depend on the solver's precision.
   const double b_norm = checked_norm(solver, "b", b.to_host());

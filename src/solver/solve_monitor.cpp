@@ -7,12 +7,6 @@
 
 namespace clkr::detail {
 
-std::string format_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", value);
-  return text;
-}
-
 SolveMonitor::SolveMonitor(const SolveOptions& options, double b_norm, SolveResult& result)
     : options_(options),
       criterion_(options.relative_tolerance, options.absolute_tolerance, b_norm),

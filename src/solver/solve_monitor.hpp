@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "../runtime/format_number.hpp"
 #include "clkr/solver/options.hpp"
 #include "stopping_criterion.hpp"
 
@@ -62,8 +63,5 @@ class SolveMonitor {
   double last_failed_explicit_ = -1;  // the explicit residual norm of the previous failed check
   bool finished_ = false;
 };
-
-// "1.23e-04": short scientific notation for messages.
-std::string format_number(double value);
 
 }  // namespace clkr::detail

@@ -5,24 +5,35 @@
 #include <functional>
 
 #include "clkr/blas/blas.hpp"
+#include "clkr/precond/preconditioner.hpp"
 #include "clkr/solver/options.hpp"
 #include "solve_monitor.hpp"
 
 namespace clkr::detail {
 
 // One solver's iteration: x holds the start (zero when x_is_zero); the core updates x in
-// blas.precision(), reports each iteration to `monitor` and finishes it.
-using SolverCore = void (*)(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
-                            SolveMonitor& monitor);
+// blas.precision(), reports each iteration to `monitor` and finishes it. M is the preconditioner (null
+// or an Identity: none), already checked against A and blas.
+using SolverCore = void (*)(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+                            const SolveOptions& options, SolveMonitor& monitor);
 
-void cg_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
-             SolveMonitor& monitor);
-void pcg_jacobi_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
-                     SolveMonitor& monitor);
-void gmres_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
-                SolveMonitor& monitor);
-void bicgstab_core(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
-                   SolveMonitor& monitor);
+void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+             const SolveOptions& options, SolveMonitor& monitor);
+void pcg_jacobi_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+                     const SolveOptions& options, SolveMonitor& monitor);
+void gmres_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+                const SolveOptions& options, SolveMonitor& monitor);
+void fgmres_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+                 const SolveOptions& options, SolveMonitor& monitor);
+void bicgstab_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+                   const SolveOptions& options, SolveMonitor& monitor);
+
+// The preconditioned CG iteration with an SPD M (PCG), on any location and precision.
+void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bool x_is_zero,
+              const SolveOptions& options, SolveMonitor& monitor);
+
+// True when M does something (neither null nor an Identity).
+inline bool preconditioned(const Preconditioner* M) { return M && M->kind() != PrecondKind::None; }
 
 // The core of a Krylov solver kind (throws clkr::Error for SolverKind::Ir, which has none).
 SolverCore solver_core(SolverKind kind);
@@ -30,9 +41,10 @@ SolverCore solver_core(SolverKind kind);
 // The path of every public solver: checks the operands and options (clkr::Error naming `solver`),
 // refuses NaN/Inf in b (and in x with use_initial_guess), returns x = 0 at once when b = 0, sets
 // x = 0 unless use_initial_guess, runs `iterate`, then fills seconds and the true residual.
+// M (may be null) must be on blas's context and location and have A's size.
 using Iterate = std::function<void(bool x_is_zero, SolveMonitor& monitor)>;
-SolveResult run_checked(const char* solver, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options,
-                        const Iterate& iterate);
+SolveResult run_checked(const char* solver, Blas& blas, Matrix& A, const Preconditioner* M, Vector& b, Vector& x,
+                        const SolveOptions& options, const Iterate& iterate);
 
 // CG and PCG: whether p'Ap > 0; otherwise finishes the solve (NotSpd, or NonFinite) and says false.
 bool positive_curvature(SolveMonitor& monitor, int iteration, double pq);

@@ -16,8 +16,8 @@ namespace {
 
 using test::System;
 
-const SolverKind all_kinds[] = {SolverKind::Cg, SolverKind::Pcg, SolverKind::Gmres, SolverKind::BiCgStab,
-                                SolverKind::Ir};
+const SolverKind all_kinds[] = {SolverKind::Cg,     SolverKind::Pcg,      SolverKind::Gmres,
+                                SolverKind::Fgmres, SolverKind::BiCgStab, SolverKind::Ir};
 
 // The message of the clkr::Error `call` throws (fails the test if it throws nothing).
 template <typename F>
@@ -37,7 +37,7 @@ TEST(SolverNames, RoundTripAndRefuseUnknown) {
   EXPECT_EQ(parse_solver("GMRES"), SolverKind::Gmres);
   const std::string message = error_message([] { parse_solver("minres"); });
   EXPECT_NE(message.find("minres"), std::string::npos) << message;
-  EXPECT_NE(message.find("cg, pcg, gmres, bicgstab, ir"), std::string::npos) << message;
+  EXPECT_NE(message.find("cg, pcg, gmres, fgmres, bicgstab, ir"), std::string::npos) << message;
   EXPECT_EQ(to_string(SolveStatus::NotSpd), "not-spd");
   EXPECT_EQ(to_string(SolveStatus::MaxIterations), "max-iterations");
 }

@@ -58,6 +58,15 @@ class Blas {
   // y = alpha*A*x + beta*y (beta == 0: y is not read, so NaN in y does not propagate)
   void spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y);
 
+  // ---- fused elementwise kernels of the levels above (preconditioners, solvers) -------------------
+  // A kernel of `file` built as the BLAS1 kernels are (this Blas's precision and vector split, see
+  // kernels/blas1/blas1.cl: ELEMENTWISE_LOOP), cached by name. Its first two parameters must be
+  // `const ulong n, const ulong chunk`. Device location only.
+  cl::Kernel& elementwise_kernel(const std::string& file, const std::string& name);
+  // Launches such a kernel over n elements with the BLAS1 launch geometry, after setting its first two
+  // arguments (the caller has set the others), and counts it under `op` (n == 0 launches nothing).
+  void launch_elementwise(const std::string& op, cl::Kernel& kernel, std::size_t n, double flops, double bytes);
+
   // Counts one call of an operation run outside this Blas (a solver's fused kernel) under `op`, with
   // the flops and bytes it moves, timed by the profiling events of its kernels (read when the
   // counters are next asked for; no events: no time).

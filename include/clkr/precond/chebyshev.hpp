@@ -29,13 +29,14 @@ struct ChebyshevOptions {
 };
 
 namespace detail {
-class ChebyshevSmoother;
+class ChebyshevRelaxation;
 }
 
 class Chebyshev : public Preconditioner {
  public:
   // Throws clkr::Error naming the first row whose diagonal entry is not positive (D^-1 A must have a
-  // positive spectrum), and for options out of range.
+  // positive spectrum), and for options out of range. A must outlive the preconditioner (every
+  // application multiplies by it).
   Chebyshev(const Blas& solver, Matrix& A, ChebyshevOptions options = {},
             std::optional<Precision> precision = std::nullopt);
   ~Chebyshev() override;
@@ -52,11 +53,12 @@ class Chebyshev : public Preconditioner {
   void update_values(Matrix& A, PhaseTimes& phases) override;
 
  private:
-  void estimate_interval(Matrix& A, PhaseTimes& phases);
+  void set_diagonal(Matrix& A);
 
   ChebyshevOptions options_;
   Matrix* A_;
-  std::unique_ptr<detail::ChebyshevSmoother> smoother_;
+  Vector inv_diag_;
+  std::unique_ptr<detail::ChebyshevRelaxation> relaxation_;
 };
 
 }  // namespace clkr

@@ -12,11 +12,15 @@ namespace clkr {
 class Jacobi : public Preconditioner {
  public:
   // Throws clkr::Error naming the first row whose diagonal entry is zero or missing (M would be
-  // singular) or not finite. A negative entry is accepted (Jacobi is a valid preconditioner for
-  // GMRES and BiCGStab), but then M is not SPD: symmetric() is false and CG refuses it, naming the row.
+  // singular) or not finite. A negative entry is accepted (Jacobi is a valid preconditioner for GMRES
+  // and BiCGStab); M is then symmetric but not positive definite, which CG reports as NotSpd when it
+  // meets r'z <= 0 or p'Ap <= 0 (first_negative_row() names the row up front).
   Jacobi(const Blas& solver, Matrix& A, std::optional<Precision> precision = std::nullopt);
+  // The same from A's diagonal already at hand (A.diagonal(): a solver that checked it, a smoother).
+  Jacobi(const Blas& solver, Matrix& A, const std::vector<double>& diagonal,
+         std::optional<Precision> precision = std::nullopt);
 
-  bool symmetric() const override { return first_negative_row_ < 0; }
+  bool symmetric() const override { return true; }
   PrecondKind kind() const override { return PrecondKind::Jacobi; }
   std::string description() const override;
   // The first row with a_ii < 0, or -1.

@@ -41,7 +41,8 @@ class Preconditioner {
   // preconditioner was built from (rows and nnz are checked; the rest is the caller's promise).
   void update(Matrix& A);
 
-  // True when M is symmetric positive definite whenever A is, so that CG may use it.
+  // True when M is symmetric whenever A is, so that CG may use it (CG reports NotSpd when M turns out
+  // not to be positive definite: r'z <= 0).
   virtual bool symmetric() const = 0;
   // True when M^-1 r is not a fixed linear function of r (it changes between applications): such a
   // preconditioner needs a flexible method (FGMRES).

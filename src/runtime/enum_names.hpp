@@ -1,4 +1,4 @@
-// The names of the solver level's option enums (SolverKind, RefinementScheme, CgPath): one table of
+// The names of option enums (SolverKind, RefinementScheme, CgPath, PrecondKind, ...): one table of
 // (value, name) pairs per enum, read both ways by these two functions.
 #pragma once
 

@@ -1,0 +1,150 @@
+// Preconditioner options of the program and their reports.
+#include "precond_options.hpp"
+
+#include <cstdio>
+
+#include "app_common.hpp"
+#include "clkr/runtime/error.hpp"
+
+namespace clkr::app {
+namespace {
+
+// The options that only make sense for one kind, with that kind.
+struct KindOption {
+  const char* name;
+  PrecondKind kind;
+};
+const KindOption kKindOptions[] = {
+    {"--amg-smoother", PrecondKind::Amg},   {"--amg-sweeps", PrecondKind::Amg},
+    {"--amg-degree", PrecondKind::Amg},     {"--amg-coarse-size", PrecondKind::Amg},
+    {"--amg-strength", PrecondKind::Amg},   {"--amg-block-size", PrecondKind::Amg},
+    {"--amg-max-levels", PrecondKind::Amg}, {"--cheb-degree", PrecondKind::Chebyshev},
+};
+
+}  // namespace
+
+const std::vector<OptionSpec>& precond_option_specs() {
+  static const std::vector<OptionSpec> specs = {
+      {"--precond", "P",
+       "none | jacobi | chebyshev | amg (default none; --solver pcg means jacobi):\n"
+       "docs/preconditioners.md says which to use when"},
+      {"--precond-precision", "P",
+       "single | qdouble | double: the precision the preconditioner computes in\n"
+       "(default the solver's; single inside a double solve halves its bytes)"},
+      {"--amg-smoother", "S", "chebyshev | jacobi (default chebyshev)"},
+      {"--amg-sweeps", "N", "smoothing sweeps before and after the coarse correction (default 1)"},
+      {"--amg-degree", "K", "Chebyshev smoother degree: SpMVs per sweep (default 2)"},
+      {"--amg-coarse-size", "N", "coarsen until at most N unknowns, then solve directly (default 500)"},
+      {"--amg-strength", "X", "strength-of-connection threshold (default 0.08)"},
+      {"--amg-block-size", "N", "unknowns per mesh node, aggregated together (default 1)"},
+      {"--amg-max-levels", "N", "at most N levels (default 20)"},
+      {"--cheb-degree", "K", "Chebyshev preconditioner degree: SpMVs per application (default 4)"},
+  };
+  return specs;
+}
+
+bool has_precond_options(const ParsedArgs& opts) {
+  for (const OptionSpec& spec : precond_option_specs())
+    if (opts.has(spec.name)) return true;
+  return false;
+}
+
+PrecondOptions parse_precond_options(const ParsedArgs& opts, bool solver_is_pcg) {
+  PrecondOptions o;
+  if (opts.has("--precond")) {
+    try {
+      o.kind = parse_precond(opts.text("--precond"));
+    } catch (const Error& e) {
+      throw UsageError(std::string("--precond: ") + e.what());
+    }
+    if (solver_is_pcg && o.kind != PrecondKind::Jacobi)
+      throw UsageError("--solver pcg is CG with --precond jacobi; for --precond " + opts.text("--precond") +
+                       " use --solver cg");
+  } else if (solver_is_pcg) {
+    o.kind = PrecondKind::Jacobi;
+  }
+  for (const KindOption& option : kKindOptions)
+    if (opts.has(option.name) && o.kind != option.kind)
+      throw UsageError(std::string(option.name) + " applies to --precond " + to_string(option.kind) + " only");
+  if (opts.has("--precond-precision")) {
+    if (o.kind == PrecondKind::None) throw UsageError("--precond-precision needs a --precond");
+    try {
+      o.precision = parse_precision(opts.text("--precond-precision"));
+    } catch (const Error&) {
+      throw UsageError("--precond-precision: unknown precision '" + opts.text("--precond-precision") +
+                       "' (expected one of: single, qdouble, double)");
+    }
+  }
+  AmgOptions& amg = o.amg;
+  if (opts.has("--amg-smoother")) {
+    try {
+      amg.smoother = parse_amg_smoother(opts.text("--amg-smoother"));
+    } catch (const Error& e) {
+      throw UsageError(std::string("--amg-smoother: ") + e.what());
+    }
+  }
+  amg.pre_sweeps = amg.post_sweeps = static_cast<int>(opts.integer("--amg-sweeps", 1, 0, 100));
+  amg.chebyshev_degree = static_cast<int>(opts.integer("--amg-degree", amg.chebyshev_degree, 1, 100));
+  amg.coarse_size = static_cast<std::int32_t>(opts.integer("--amg-coarse-size", amg.coarse_size, 1, 4000));
+  amg.strength_threshold = opts.number("--amg-strength", amg.strength_threshold, 0);
+  if (amg.strength_threshold >= 1) throw UsageError("--amg-strength " + opts.text("--amg-strength") + ": must be < 1");
+  amg.block_size = static_cast<int>(opts.integer("--amg-block-size", 1, 1, 64));
+  amg.max_levels = static_cast<int>(opts.integer("--amg-max-levels", amg.max_levels, 1, 100));
+  o.chebyshev.degree = static_cast<int>(opts.integer("--cheb-degree", o.chebyshev.degree, 1, 100));
+  return o;
+}
+
+void print_precond(std::ostream& out, const Preconditioner& M) {
+  out << "precond     " << M.description() << "\n"
+      << "setup       " << seconds_text(M.setup_seconds());
+  const char* separator = " (";
+  for (const auto& [phase, seconds] : M.setup_phases()) {
+    out << separator << phase << " " << seconds_text(seconds);
+    separator = ", ";
+  }
+  out << (M.setup_phases().empty() ? "" : ")") << "\n";
+  const auto* amg = dynamic_cast<const Amg*>(&M);
+  if (!amg) return;
+  char line[160];
+  std::snprintf(line, sizeof line, "levels      %5s %12s %14s %12s %10s  %s\n", "level", "rows", "nnz", "P nnz",
+                "lambda_max", "format");
+  out << line;
+  for (std::size_t l = 0; l < amg->levels().size(); ++l) {
+    const AmgLevelInfo& level = amg->levels()[l];
+    std::snprintf(line, sizeof line, "            %5zu %12lld %14lld %12lld %10.4g  %s\n", l,
+                  static_cast<long long>(level.rows), static_cast<long long>(level.nnz),
+                  static_cast<long long>(level.prolongator_nnz), level.lambda_max, level.format.c_str());
+    out << line;
+  }
+  out << "complexity  operator " << number_text(amg->operator_complexity()) << ", grid "
+      << number_text(amg->grid_complexity()) << "\n";
+}
+
+void write_precond_json(JsonWriter& json, const Preconditioner& M) {
+  json.key("preconditioner").begin_object();
+  json.member("kind", to_string(M.kind()))
+      .member("description", M.description())
+      .member("precision", to_string(M.precision()))
+      .member("setup_seconds", M.setup_seconds())
+      .member("applications", static_cast<std::uint64_t>(M.applications()));
+  json.key("setup_phases").begin_object();
+  for (const auto& [phase, seconds] : M.setup_phases()) json.member(phase, seconds);
+  json.end_object();
+  if (const auto* amg = dynamic_cast<const Amg*>(&M)) {
+    json.member("operator_complexity", amg->operator_complexity()).member("grid_complexity", amg->grid_complexity());
+    json.key("levels").begin_array();
+    for (const AmgLevelInfo& level : amg->levels()) {
+      json.begin_object()
+          .member("rows", level.rows)
+          .member("nnz", level.nnz)
+          .member("prolongator_nnz", level.prolongator_nnz)
+          .member("lambda_max", level.lambda_max)
+          .member("format", level.format)
+          .end_object();
+    }
+    json.end_array();
+  }
+  json.end_object();
+}
+
+}  // namespace clkr::app

@@ -1,0 +1,31 @@
+// The preconditioner options of `clkr solve` and `clkr bench solve` (--precond, --precond-precision,
+// --amg-*, --cheb-*): their help, their parsing into PrecondOptions, and how a built preconditioner is
+// reported (setup time by phase, the AMG levels) as text and as JSON.
+#pragma once
+
+#include <ostream>
+#include <vector>
+
+#include "cli_options.hpp"
+#include "clkr/precond/make_preconditioner.hpp"
+#include "json_writer.hpp"
+
+namespace clkr::app {
+
+const std::vector<OptionSpec>& precond_option_specs();
+
+// The options as given; `solver_is_pcg` (--solver pcg) means --precond jacobi, and refuses another
+// --precond. Throws UsageError naming the option for a bad value or an option that does not apply
+// (an --amg-* option without --precond amg).
+PrecondOptions parse_precond_options(const ParsedArgs& opts, bool solver_is_pcg);
+
+// Whether any preconditioner option was given (iterative refinement refuses them).
+bool has_precond_options(const ParsedArgs& opts);
+
+// "setup ... s (phase s, ...)" and, for AMG, one line per level.
+void print_precond(std::ostream& out, const Preconditioner& M);
+// "preconditioner": {kind, description, precision, setup_seconds, setup_phases, applications,
+// levels, operator_complexity, grid_complexity}, as a member of the current object.
+void write_precond_json(JsonWriter& json, const Preconditioner& M);
+
+}  // namespace clkr::app

@@ -1,0 +1,119 @@
+// clkr::Amg: option checks, the host hierarchy (hierarchy.cpp) and its device V-cycle (cycle.cpp), the
+// update step, and what the preconditioner reports about itself.
+#include "clkr/precond/amg.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "../../runtime/enum_names.hpp"
+#include "../../runtime/format_number.hpp"
+#include "clkr/runtime/error.hpp"
+#include "cycle.hpp"
+#include "hierarchy.hpp"
+
+namespace clkr {
+namespace {
+
+const std::pair<AmgSmoother, const char*> kSmootherNames[] = {
+    {AmgSmoother::Jacobi, "jacobi"},
+    {AmgSmoother::Chebyshev, "chebyshev"},
+};
+
+void check_options(const AmgOptions& o, std::int32_t rows) {
+  auto fail = [](const std::string& what) { throw Error("amg: " + what); };
+  if (!(o.strength_threshold >= 0 && o.strength_threshold < 1))
+    fail("strength_threshold = " + detail::format_number(o.strength_threshold) + " must lie in [0, 1)");
+  if (o.coarse_size < 1 || o.coarse_size > detail::amg::kMaxDirectRows)
+    fail("coarse_size = " + std::to_string(o.coarse_size) + " must lie in [1, " +
+         std::to_string(detail::amg::kMaxDirectRows) + "] (the coarsest level is inverted as a dense matrix)");
+  if (o.max_levels < 1) fail("max_levels = " + std::to_string(o.max_levels) + " must be >= 1");
+  if (!(o.prolongator_relaxation >= 0 && o.prolongator_relaxation <= 2))
+    fail("prolongator_relaxation = " + detail::format_number(o.prolongator_relaxation) + " must lie in [0, 2]");
+  if (o.block_size < 1 || rows % o.block_size != 0)
+    fail("block_size = " + std::to_string(o.block_size) + " must be >= 1 and divide the " + std::to_string(rows) +
+         " rows");
+  if (o.pre_sweeps < 0 || o.post_sweeps < 0)
+    fail("pre_sweeps and post_sweeps must be >= 0 (got " + std::to_string(o.pre_sweeps) + " and " +
+         std::to_string(o.post_sweeps) + ")");
+  if (o.chebyshev_degree < 1) fail("chebyshev_degree = " + std::to_string(o.chebyshev_degree) + " must be >= 1");
+  if (!(o.chebyshev_lower_ratio > 0 && o.chebyshev_lower_ratio < 1))
+    fail("chebyshev_lower_ratio = " + detail::format_number(o.chebyshev_lower_ratio) + " must lie in (0, 1)");
+  if (!(o.jacobi_weight >= 0 && std::isfinite(o.jacobi_weight)))
+    fail("jacobi_weight = " + detail::format_number(o.jacobi_weight) + " must be >= 0 (0: 4 / (3 lambda_max))");
+  if (o.eigen_iterations != 0 && o.eigen_iterations < 2)
+    fail("eigen_iterations = " + std::to_string(o.eigen_iterations) + " must be 0 (Gershgorin) or >= 2");
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string to_string(AmgSmoother smoother) { return detail::enum_name(kSmootherNames, smoother, "AmgSmoother"); }
+
+AmgSmoother parse_amg_smoother(const std::string& text) {
+  return detail::parse_enum_name(kSmootherNames, text, "AMG smoother");
+}
+
+struct Amg::Impl {
+  AmgOptions options;
+  std::unique_ptr<detail::amg::HostHierarchy> host;
+  std::unique_ptr<detail::amg::VCycle> cycle;
+  std::vector<AmgLevelInfo> levels;
+  double operator_complexity = 0, grid_complexity = 0;
+
+  void describe() {
+    levels = cycle->level_info(*host);
+    double nnz = 0, rows = 0;
+    for (const AmgLevelInfo& level : levels) {
+      nnz += static_cast<double>(level.nnz);
+      rows += static_cast<double>(level.rows);
+    }
+    operator_complexity = levels[0].nnz > 0 ? nnz / static_cast<double>(levels[0].nnz) : 1.0;
+    grid_complexity = levels[0].rows > 0 ? rows / static_cast<double>(levels[0].rows) : 1.0;
+  }
+};
+
+Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precision> precision)
+    : Preconditioner(solver, A, precision, "amg"), impl_(std::make_unique<Impl>()) {
+  check_options(options, A.rows());
+  impl_->options = std::move(options);
+  const auto start = std::chrono::steady_clock::now();
+  PhaseTimes phases;
+  const HostCsrMatrix& host = A.host_csr();
+  phases.emplace_back("matrix to the host", seconds_since(start));
+  impl_->host = std::make_unique<detail::amg::HostHierarchy>(
+      host, impl_->options, detail::amg::near_null_space(impl_->options, A.rows()), phases);
+  impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->host, impl_->options, phases);
+  impl_->describe();
+  set_setup_time(seconds_since(start), std::move(phases));
+}
+
+Amg::~Amg() = default;
+
+std::string Amg::description() const {
+  const std::size_t n = impl_->levels.size();
+  return "amg (smoothed aggregation, " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
+         impl_->cycle->smoother_description() + " smoothing, operator complexity " +
+         detail::format_number(impl_->operator_complexity) + ", " + to_string(precision()) + ")";
+}
+
+const AmgOptions& Amg::options() const { return impl_->options; }
+const std::vector<AmgLevelInfo>& Amg::levels() const { return impl_->levels; }
+double Amg::operator_complexity() const { return impl_->operator_complexity; }
+double Amg::grid_complexity() const { return impl_->grid_complexity; }
+
+void Amg::apply_checked(Vector& r, Vector& z) { impl_->cycle->apply(r, z); }
+
+void Amg::update_values(Matrix& A, PhaseTimes& phases) {
+  const auto start = std::chrono::steady_clock::now();
+  const HostCsrMatrix& host = A.host_csr();
+  phases.emplace_back("matrix to the host", seconds_since(start));
+  impl_->host->refresh(host, phases);
+  impl_->cycle->refresh(A, *impl_->host, phases);
+  impl_->describe();
+}
+
+}  // namespace clkr

@@ -1,0 +1,163 @@
+// Dense LDL^T / LU factorisations and the inverse from them, O(n^3) for the few hundred unknowns of the
+// coarsest level (columns of the inverse in parallel).
+#include "coarse_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "../../runtime/format_number.hpp"
+#include "clkr/runtime/error.hpp"
+
+namespace clkr::detail::amg {
+namespace {
+
+using Dense = std::vector<double>;  // row-major n x n
+
+Dense to_dense(const HostCsrMatrix& A) {
+  const std::size_t n = static_cast<std::size_t>(A.rows);
+  Dense d(n * n, 0.0);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) d[i * n + A.col_indices[k]] += A.values[k];
+  return d;
+}
+
+bool is_symmetric(const Dense& a, std::size_t n) {
+  double scale = 0;
+  for (double v : a) scale = std::max(scale, std::abs(v));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (std::abs(a[i * n + j] - a[j * n + i]) > 1e-12 * scale) return false;
+  return true;
+}
+
+HostCsrMatrix dense_csr(const Dense& x, std::int32_t n) {
+  HostCsrMatrix M;
+  M.rows = M.cols = n;
+  M.row_offsets.resize(static_cast<std::size_t>(n) + 1);
+  M.col_indices.resize(static_cast<std::size_t>(n) * n);
+  for (std::int32_t i = 0; i <= n; ++i) M.row_offsets[i] = i * n;
+  for (std::int32_t i = 0; i < n; ++i)
+    for (std::int32_t j = 0; j < n; ++j) M.col_indices[static_cast<std::size_t>(i) * n + j] = j;
+  M.values = x;
+  return M;
+}
+
+// In place: a = L D L^T (unit L below the diagonal, D on it). False when a pivot is clearly negative
+// (A indefinite). Pivots at or below `tiny` become zero (`dropped` counts them).
+bool ldlt(Dense& a, std::size_t n, double tiny, std::int32_t& dropped) {
+  for (std::size_t j = 0; j < n; ++j) {
+    double d = a[j * n + j];
+    for (std::size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k] * a[k * n + k];
+    if (d < -tiny) return false;
+    if (d <= tiny) {
+      d = 0;
+      ++dropped;
+    }
+    a[j * n + j] = d;
+#pragma omp parallel for schedule(static) if (n - j > 64)
+    for (std::size_t i = j + 1; i < n; ++i) {
+      double s = a[i * n + j];
+      for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k] * a[k * n + k];
+      a[i * n + j] = d != 0 ? s / d : 0.0;
+    }
+  }
+  return true;
+}
+
+// X = L^-T D^+ L^-1, column by column.
+Dense ldlt_inverse(const Dense& f, std::size_t n) {
+  Dense x(n * n, 0.0);
+#pragma omp parallel for schedule(dynamic, 8)
+  for (std::size_t c = 0; c < n; ++c) {
+    std::vector<double> y(n, 0.0);
+    y[c] = 1;
+    for (std::size_t i = c + 1; i < n; ++i) {
+      double s = 0;
+      for (std::size_t k = c; k < i; ++k) s -= f[i * n + k] * y[k];
+      y[i] = s;
+    }
+    for (std::size_t i = 0; i < n; ++i) y[i] = f[i * n + i] != 0 ? y[i] / f[i * n + i] : 0.0;
+    for (std::size_t i = n; i-- > 0;) {
+      double s = y[i];
+      for (std::size_t k = i + 1; k < n; ++k) s -= f[k * n + i] * y[k];
+      y[i] = s;
+    }
+    for (std::size_t i = 0; i < n; ++i) x[i * n + c] = y[i];
+  }
+  return x;
+}
+
+// In place: P a = L U with partial pivoting (perm[i] = the original row now at i).
+void lu(Dense& a, std::size_t n, std::vector<std::size_t>& perm, int level) {
+  perm.resize(n);
+  for (std::size_t i = 0; i < n; ++i) perm[i] = i;
+  double scale = 0;
+  for (double v : a) scale = std::max(scale, std::abs(v));
+  for (std::size_t j = 0; j < n; ++j) {
+    std::size_t p = j;
+    for (std::size_t i = j + 1; i < n; ++i)
+      if (std::abs(a[i * n + j]) > std::abs(a[p * n + j])) p = i;
+    if (!(std::abs(a[p * n + j]) > 1e-14 * scale * static_cast<double>(n)))
+      throw Error("amg: the coarsest operator (level " + std::to_string(level) + ", " + std::to_string(n) +
+                  " unknowns) is singular: pivot " + format_number(a[p * n + j]) + " in column " + std::to_string(j) +
+                  " (is A singular?)");
+    if (p != j) {
+      for (std::size_t k = 0; k < n; ++k) std::swap(a[j * n + k], a[p * n + k]);
+      std::swap(perm[j], perm[p]);
+    }
+#pragma omp parallel for schedule(static) if (n - j > 64)
+    for (std::size_t i = j + 1; i < n; ++i) {
+      const double l = a[i * n + j] / a[j * n + j];
+      a[i * n + j] = l;
+      for (std::size_t k = j + 1; k < n; ++k) a[i * n + k] -= l * a[j * n + k];
+    }
+  }
+}
+
+Dense lu_inverse(const Dense& f, std::size_t n, const std::vector<std::size_t>& perm) {
+  Dense x(n * n, 0.0);
+#pragma omp parallel for schedule(dynamic, 8)
+  for (std::size_t c = 0; c < n; ++c) {
+    std::vector<double> y(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) y[i] = perm[i] == c ? 1.0 : 0.0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < i; ++k) y[i] -= f[i * n + k] * y[k];
+    for (std::size_t i = n; i-- > 0;) {
+      for (std::size_t k = i + 1; k < n; ++k) y[i] -= f[i * n + k] * y[k];
+      y[i] /= f[i * n + i];
+    }
+    for (std::size_t i = 0; i < n; ++i) x[i * n + c] = y[i];
+  }
+  return x;
+}
+
+}  // namespace
+
+DenseInverse dense_inverse(const HostCsrMatrix& A, int level) {
+  const std::size_t n = static_cast<std::size_t>(A.rows);
+  for (double v : A.values)
+    if (!std::isfinite(v))
+      throw Error("amg: the coarsest operator (level " + std::to_string(level) + ") holds " + format_number(v));
+  const Dense a = to_dense(A);
+  DenseInverse result;
+  if (is_symmetric(a, n)) {
+    double largest = 0;
+    for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, std::abs(a[i * n + i]));
+    Dense f = a;
+    std::int32_t dropped = 0;
+    if (ldlt(f, n, 1e-12 * largest, dropped)) {
+      result.inverse = dense_csr(ldlt_inverse(f, n), A.rows);
+      result.dropped = dropped;
+      result.symmetric = true;
+      return result;
+    }
+  }
+  Dense f = a;
+  std::vector<std::size_t> perm;
+  lu(f, n, perm, level);
+  result.inverse = dense_csr(lu_inverse(f, n, perm), A.rows);
+  return result;
+}
+
+}  // namespace clkr::detail::amg

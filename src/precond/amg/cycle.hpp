@@ -1,0 +1,48 @@
+// The device side of the AMG preconditioner: every level's operator, prolongator P and restriction R as
+// clkr::Matrix objects on the preconditioner's context, its smoother, its work vectors, the coarsest
+// inverse, and the V-cycle that runs on them through the Blas alone.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "../relaxation.hpp"
+#include "clkr/blas/blas.hpp"
+#include "clkr/precond/amg.hpp"
+#include "hierarchy.hpp"
+
+namespace clkr::detail::amg {
+
+class VCycle {
+ public:
+  // Uploads the hierarchy (level 0's operator is A itself) and sets up the smoothers.
+  VCycle(Blas& blas, Matrix& A, const HostHierarchy& hierarchy, const AmgOptions& options, PhaseTimes& phases);
+  ~VCycle();
+
+  // After HostHierarchy::refresh: new values uploaded on the same patterns, smoothers refreshed.
+  void refresh(Matrix& A, const HostHierarchy& hierarchy, PhaseTimes& phases);
+
+  // z = one V-cycle applied to r, from z = 0.
+  void apply(Vector& r, Vector& z);
+
+  std::vector<AmgLevelInfo> level_info(const HostHierarchy& hierarchy) const;
+  std::string smoother_description() const;
+
+ private:
+  struct Level {
+    Matrix* A = nullptr;  // level 0: the caller's matrix
+    std::unique_ptr<Matrix> owned, P, R;
+    std::unique_ptr<Vector> inv_diag, b, x, r;
+    std::unique_ptr<Relaxation> relaxation;
+  };
+
+  void cycle(std::size_t l, Vector& b, Vector& x);
+  std::unique_ptr<Relaxation> make_relaxation(Level& level, const HostCsrMatrix& host, std::size_t l);
+
+  Blas& blas_;
+  AmgOptions options_;
+  std::vector<Level> levels_;        // the last is the coarsest: solved by `inverse_`
+  std::unique_ptr<Matrix> inverse_;  // the coarsest operator's dense inverse
+};
+
+}  // namespace clkr::detail::amg

@@ -1,0 +1,178 @@
+// Building and refreshing the smoothed-aggregation hierarchy: strength -> aggregates -> P_tent ->
+// smoothed P -> R = P^T -> R A P, level after level, until the coarse size is reached.
+#include "hierarchy.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "../../runtime/format_number.hpp"
+#include "aggregation.hpp"
+#include "clkr/runtime/error.hpp"
+
+namespace clkr::detail::amg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Adds the time since `start` to the phase `name` (phases repeat on every level: one total each).
+void add_phase(PhaseTimes& phases, const std::string& name, Clock::time_point start) {
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (auto& [phase, total] : phases)
+    if (phase == name) {
+      total += seconds;
+      return;
+    }
+  phases.emplace_back(name, seconds);
+}
+
+std::vector<double> diagonal_of(const HostCsrMatrix& A) {
+  std::vector<double> d(static_cast<std::size_t>(A.rows), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      if (A.col_indices[k] == i) d[i] += A.values[k];
+  return d;
+}
+
+void check_finite(const HostCsrMatrix& A, std::size_t level) {
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      if (!std::isfinite(A.values[k]))
+        throw Error("amg: the coarse operator of level " + std::to_string(level) + " holds " +
+                    format_number(A.values[k]) + " in row " + std::to_string(i) + ", column " +
+                    std::to_string(A.col_indices[k]) + " (overflow: are A's values finite and scaled sensibly?)");
+}
+
+}  // namespace
+
+NullSpace near_null_space(const AmgOptions& options, std::int32_t rows) {
+  NullSpace B;
+  B.rows = rows;
+  if (options.near_null_space.empty()) {
+    // One vector per unknown of a node: 1 on that unknown of every node, 0 elsewhere.
+    const std::int32_t b = options.block_size;
+    B.vectors = b;
+    B.values.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(b), 0.0);
+    for (std::int32_t c = 0; c < b; ++c)
+      for (std::int32_t i = c; i < rows; i += b) B.values[static_cast<std::size_t>(c) * rows + i] = 1.0;
+    return B;
+  }
+  B.vectors = static_cast<std::int32_t>(options.near_null_space.size());
+  B.values.reserve(static_cast<std::size_t>(rows) * static_cast<std::size_t>(B.vectors));
+  for (std::size_t c = 0; c < options.near_null_space.size(); ++c) {
+    const std::vector<double>& v = options.near_null_space[c];
+    if (v.size() != static_cast<std::size_t>(rows))
+      throw Error("amg: near-null-space vector " + std::to_string(c) + " has " + std::to_string(v.size()) +
+                  " elements; the matrix has " + std::to_string(rows) + " rows");
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i]))
+        throw Error("amg: near-null-space vector " + std::to_string(c) + " holds " + format_number(v[i]) +
+                    " at element " + std::to_string(i));
+    B.values.insert(B.values.end(), v.begin(), v.end());
+  }
+  return B;
+}
+
+void HostHierarchy::check_diagonal(std::size_t l) {
+  HostLevel& level = levels_[l];
+  level.diagonal = diagonal_of(*level.A);
+  for (std::size_t i = 0; i < level.diagonal.size(); ++i) {
+    const double d = level.diagonal[i];
+    if (d > 0 && std::isfinite(d)) continue;
+    const std::string row = std::to_string(i);
+    if (l == 0)
+      throw Error("amg: A(" + row + "," + row + ") = " + format_number(d) + (d == 0 ? " (zero or not stored)" : "") +
+                  ": smoothed aggregation needs a positive diagonal (an SPD or M-matrix-like operator)");
+    throw Error("amg: the coarse operator of level " + std::to_string(l) + " has diagonal entry " + format_number(d) +
+                " in row " + row + ": A is not positive definite (or the near-null space does not fit it)");
+  }
+}
+
+HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, NullSpace B, PhaseTimes& phases)
+    : options_(options) {
+  // Reserved up front: levels point at their own coarse_operator, which must not move.
+  levels_.reserve(static_cast<std::size_t>(options.max_levels));
+  levels_.emplace_back();
+  levels_[0].A = &A;
+  NodeLayout nodes = NodeLayout::uniform(A.rows, options.block_size);
+  double eps = options.strength_threshold;
+  for (std::size_t l = 0;; ++l) {
+    check_diagonal(l);
+    const HostCsrMatrix& Al = *levels_[l].A;
+    if (Al.rows <= options.coarse_size || static_cast<int>(l) + 1 >= options.max_levels) break;
+
+    auto start = Clock::now();
+    StrengthGraph S = strength_of_connection(Al, nodes, eps);
+    add_phase(phases, "strength of connection", start);
+    start = Clock::now();
+    const Aggregates aggregates = aggregate(S);
+    add_phase(phases, "aggregation", start);
+    start = Clock::now();
+    TentativeProlongator t = tentative_prolongator(nodes, aggregates, B);
+    add_phase(phases, "tentative prolongator", start);
+    const std::int32_t coarse_rows = t.P.cols;
+    // No progress: too few unknowns leave the level (or none remain) for another level to pay off.
+    if (coarse_rows == 0 || coarse_rows > Al.rows * 0.85) {
+      if (Al.rows <= 2 * options.coarse_size) break;  // small enough to solve directly after all
+      throw Error("amg: aggregation made no progress on level " + std::to_string(l) + ": " + std::to_string(Al.rows) +
+                  " unknowns in " + std::to_string(nodes.count()) + " nodes gave " + std::to_string(aggregates.count) +
+                  " aggregates and " + std::to_string(coarse_rows) + " coarse unknowns (strength threshold " +
+                  format_number(eps) + ": too few strong connections; lower it, or use another preconditioner)");
+    }
+    HostLevel& level = levels_[l];
+    level.keep = std::move(S.keep);
+    level.aggregates = aggregates.count;
+    start = Clock::now();
+    level.smoothed = smooth_prolongator(Al, level.keep, t.P, options.prolongator_relaxation);
+    level.tentative = std::move(t.P);
+    add_phase(phases, "prolongator smoothing", start);
+    start = Clock::now();
+    level.restriction = transpose(level.smoothed.P);
+    add_phase(phases, "transpose", start);
+    start = Clock::now();
+    HostLevel next;
+    next.coarse_operator = triple_product(level.restriction.matrix, Al, level.smoothed.P);
+    check_finite(next.coarse_operator, l + 1);
+    add_phase(phases, "galerkin product", start);
+    levels_.push_back(std::move(next));
+    levels_.back().A = &levels_.back().coarse_operator;
+    nodes = std::move(t.coarse_nodes);
+    B = std::move(t.coarse_space);
+    eps *= 0.5;
+  }
+  const std::int32_t coarsest = levels_.back().A->rows;
+  if (coarsest > kMaxDirectRows)
+    throw Error("amg: the coarsest level (" + std::to_string(levels_.size() - 1) + ") has " + std::to_string(coarsest) +
+                " unknowns, more than the " + std::to_string(kMaxDirectRows) +
+                " its dense direct solve takes (max_levels = " + std::to_string(options.max_levels) +
+                " reached: raise it)");
+  const auto start = Clock::now();
+  coarse_ = dense_inverse(*levels_.back().A, static_cast<int>(levels_.size()) - 1);
+  add_phase(phases, "coarse inverse", start);
+}
+
+void HostHierarchy::refresh(const HostCsrMatrix& A, PhaseTimes& phases) {
+  levels_[0].A = &A;
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    check_diagonal(l);
+    if (l + 1 == levels_.size()) break;
+    HostLevel& level = levels_[l];
+    auto start = Clock::now();
+    smooth_prolongator_values(*level.A, level.keep, level.tentative, options_.prolongator_relaxation, level.smoothed);
+    add_phase(phases, "prolongator smoothing", start);
+    start = Clock::now();
+    transpose_values(level.smoothed.P, level.restriction);
+    add_phase(phases, "transpose", start);
+    start = Clock::now();
+    HostLevel& next = levels_[l + 1];
+    triple_product_values(level.restriction.matrix, *level.A, level.smoothed.P, next.coarse_operator);
+    check_finite(next.coarse_operator, l + 1);
+    add_phase(phases, "galerkin product", start);
+  }
+  const auto start = Clock::now();
+  coarse_ = dense_inverse(*levels_.back().A, static_cast<int>(levels_.size()) - 1);
+  add_phase(phases, "coarse inverse", start);
+}
+
+}  // namespace clkr::detail::amg

@@ -1,0 +1,112 @@
+// Strength of connection: block (Frobenius) norms per node pair, then the threshold test.
+#include "strength.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace clkr::detail::amg {
+
+NodeLayout NodeLayout::uniform(std::int32_t rows, std::int32_t block_size) {
+  NodeLayout layout;
+  const std::int32_t count = rows / block_size;
+  layout.offsets.resize(static_cast<std::size_t>(count) + 1);
+  for (std::int32_t k = 0; k <= count; ++k) layout.offsets[k] = k * block_size;
+  return layout;
+}
+
+std::vector<std::int32_t> NodeLayout::node_of_rows() const {
+  std::vector<std::int32_t> node(static_cast<std::size_t>(rows()));
+  for (std::int32_t k = 0; k < count(); ++k)
+    for (std::int32_t r = offsets[k]; r < offsets[k + 1]; ++r) node[r] = k;
+  return node;
+}
+
+StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& nodes, double eps) {
+  const std::int32_t count = nodes.count();
+  const std::vector<std::int32_t> node_of = nodes.node_of_rows();
+  // ||A_II||_F per node.
+  std::vector<double> diagonal(static_cast<std::size_t>(count), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int32_t I = 0; I < count; ++I) {
+    double sum = 0;
+    for (std::int32_t r = nodes.offsets[I]; r < nodes.offsets[I + 1]; ++r)
+      for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k)
+        if (node_of[A.col_indices[k]] == I) sum += A.values[k] * A.values[k];
+    diagonal[I] = std::sqrt(sum);
+  }
+
+  StrengthGraph S;
+  S.keep.assign(A.values.size(), 0);
+  // Nodes in contiguous blocks handed out dynamically; each block keeps its own neighbour lists, which
+  // are concatenated afterwards (no per-node allocation).
+  struct Block {
+    std::vector<std::int32_t> lengths, neighbours;
+    std::vector<double> weights;
+  };
+  const int block_count = std::max(1, std::min<int>(count, 64));
+  std::vector<Block> blocks(static_cast<std::size_t>(block_count));
+  const auto first = [&](int b) {
+    return static_cast<std::int32_t>(static_cast<std::int64_t>(count) * b / block_count);
+  };
+  const double eps2 = eps * eps;
+#pragma omp parallel
+  {
+    // ||A_IJ||_F^2 of the node row being scanned, per neighbour node J; touched lists the J's.
+    std::vector<double> norm2(static_cast<std::size_t>(count), 0.0);
+    std::vector<char> seen(static_cast<std::size_t>(count), 0);
+    std::vector<std::int32_t> touched;
+#pragma omp for schedule(dynamic)
+    for (int b = 0; b < block_count; ++b) {
+      Block& block = blocks[b];
+      for (std::int32_t I = first(b); I < first(b + 1); ++I) {
+        for (std::int32_t r = nodes.offsets[I]; r < nodes.offsets[I + 1]; ++r) {
+          for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
+            const std::int32_t J = node_of[A.col_indices[k]];
+            if (J == I) continue;
+            if (!seen[J]) {
+              seen[J] = 1;
+              touched.push_back(J);
+            }
+            norm2[J] += A.values[k] * A.values[k];
+          }
+        }
+        std::sort(touched.begin(), touched.end());
+        const std::size_t before = block.neighbours.size();
+        for (std::int32_t J : touched) {
+          const double scale = diagonal[I] * diagonal[J];
+          if (scale > 0 && norm2[J] > eps2 * scale) {
+            block.neighbours.push_back(J);
+            block.weights.push_back(norm2[J] / scale);
+          }
+          norm2[J] = 0;
+          seen[J] = 0;
+        }
+        touched.clear();
+        block.lengths.push_back(static_cast<std::int32_t>(block.neighbours.size() - before));
+        // The filtered matrix keeps entries inside the node and to strong neighbours.
+        const auto strong_begin = block.neighbours.begin() + static_cast<std::ptrdiff_t>(before);
+        for (std::int32_t r = nodes.offsets[I]; r < nodes.offsets[I + 1]; ++r) {
+          for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
+            const std::int32_t J = node_of[A.col_indices[k]];
+            S.keep[k] = J == I || std::binary_search(strong_begin, block.neighbours.end(), J);
+          }
+        }
+      }
+    }
+  }
+  S.offsets.assign(static_cast<std::size_t>(count) + 1, 0);
+  for (int b = 0; b < block_count; ++b)
+    for (std::size_t j = 0; j < blocks[b].lengths.size(); ++j) {
+      const std::int32_t I = first(b) + static_cast<std::int32_t>(j);
+      S.offsets[I + 1] = S.offsets[I] + blocks[b].lengths[j];
+    }
+  S.neighbours.reserve(static_cast<std::size_t>(S.offsets.back()));
+  S.weights.reserve(static_cast<std::size_t>(S.offsets.back()));
+  for (const Block& block : blocks) {
+    S.neighbours.insert(S.neighbours.end(), block.neighbours.begin(), block.neighbours.end());
+    S.weights.insert(S.weights.end(), block.weights.begin(), block.weights.end());
+  }
+  return S;
+}
+
+}  // namespace clkr::detail::amg

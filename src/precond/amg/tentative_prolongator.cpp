@@ -1,0 +1,114 @@
+// The tentative prolongator: per aggregate, Gram-Schmidt with reorthogonalisation (twice is enough,
+// Giraud et al. 2005) on B's rows of the aggregate, dropping columns that fall below 1e-10 of their norm.
+#include "tentative_prolongator.hpp"
+
+#include <cmath>
+
+#include "clkr/runtime/error.hpp"
+
+namespace clkr::detail::amg {
+
+TentativeProlongator tentative_prolongator(const NodeLayout& nodes, const Aggregates& aggregates, const NullSpace& B) {
+  const std::int32_t m = B.vectors;
+  // The rows of each aggregate, grouped: members[member_offsets[a] ..] are its nodes' rows.
+  std::vector<std::int32_t> member_offsets(static_cast<std::size_t>(aggregates.count) + 1, 0);
+  for (std::int32_t I = 0; I < nodes.count(); ++I) {
+    const std::int32_t a = aggregates.of_node[I];
+    if (a >= 0) member_offsets[a + 1] += nodes.offsets[I + 1] - nodes.offsets[I];
+  }
+  for (std::int32_t a = 0; a < aggregates.count; ++a) member_offsets[a + 1] += member_offsets[a];
+  std::vector<std::int32_t> members(static_cast<std::size_t>(member_offsets.back()));
+  {
+    std::vector<std::int32_t> next(member_offsets.begin(), member_offsets.end() - 1);
+    for (std::int32_t I = 0; I < nodes.count(); ++I) {
+      const std::int32_t a = aggregates.of_node[I];
+      if (a < 0) continue;
+      for (std::int32_t r = nodes.offsets[I]; r < nodes.offsets[I + 1]; ++r) members[next[a]++] = r;
+    }
+  }
+
+  // Per aggregate: Q (rows x k, column-major) and R (k x m), computed independently.
+  struct Factor {
+    std::int32_t rank = 0;
+    std::vector<double> q, r;
+  };
+  std::vector<Factor> factors(static_cast<std::size_t>(aggregates.count));
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int32_t a = 0; a < aggregates.count; ++a) {
+    const std::int32_t begin = member_offsets[a], size = member_offsets[a + 1] - begin;
+    Factor& f = factors[a];
+    f.r.assign(static_cast<std::size_t>(m) * static_cast<std::size_t>(m), 0.0);  // at most m x m
+    std::vector<double> v(static_cast<std::size_t>(size));
+    for (std::int32_t c = 0; c < m; ++c) {
+      double original = 0;
+      for (std::int32_t i = 0; i < size; ++i) {
+        v[i] = B.at(members[begin + i], c);
+        original += v[i] * v[i];
+      }
+      original = std::sqrt(original);
+      for (int pass = 0; pass < 2; ++pass) {
+        for (std::int32_t k = 0; k < f.rank; ++k) {
+          const double* q = f.q.data() + static_cast<std::size_t>(k) * size;
+          double dot = 0;
+          for (std::int32_t i = 0; i < size; ++i) dot += q[i] * v[i];
+          for (std::int32_t i = 0; i < size; ++i) v[i] -= dot * q[i];
+          f.r[static_cast<std::size_t>(k) * m + c] += dot;
+        }
+      }
+      double norm = 0;
+      for (std::int32_t i = 0; i < size; ++i) norm += v[i] * v[i];
+      norm = std::sqrt(norm);
+      if (!(norm > 1e-10 * original) || norm == 0) continue;  // dependent on the columns before it
+      f.r[static_cast<std::size_t>(f.rank) * m + c] = norm;
+      for (std::int32_t i = 0; i < size; ++i) f.q.push_back(v[i] / norm);
+      ++f.rank;
+    }
+  }
+
+  TentativeProlongator t;
+  // Coarse unknowns: aggregate a owns columns first[a] .. first[a] + rank - 1.
+  std::vector<std::int32_t> first(static_cast<std::size_t>(aggregates.count) + 1, 0);
+  for (std::int32_t a = 0; a < aggregates.count; ++a) first[a + 1] = first[a] + factors[a].rank;
+  const std::int32_t coarse = first.back();
+  t.coarse_nodes.offsets = first;
+  t.coarse_space.rows = coarse;
+  t.coarse_space.vectors = m;
+  t.coarse_space.values.assign(static_cast<std::size_t>(coarse) * static_cast<std::size_t>(m), 0.0);
+  for (std::int32_t a = 0; a < aggregates.count; ++a)
+    for (std::int32_t k = 0; k < factors[a].rank; ++k)
+      for (std::int32_t c = 0; c < m; ++c)
+        t.coarse_space.values[static_cast<std::size_t>(c) * coarse + first[a] + k] =
+            factors[a].r[static_cast<std::size_t>(k) * m + c];
+
+  // P_tent row by row: a row of aggregate a has that aggregate's Q row as its entries.
+  HostCsrMatrix& P = t.P;
+  P.rows = nodes.rows();
+  P.cols = coarse;
+  P.row_offsets.assign(static_cast<std::size_t>(P.rows) + 1, 0);
+  std::vector<std::int32_t> aggregate_of_row(static_cast<std::size_t>(P.rows), -1), index_in(P.rows, 0);
+  for (std::int32_t a = 0; a < aggregates.count; ++a)
+    for (std::int32_t i = member_offsets[a]; i < member_offsets[a + 1]; ++i) {
+      aggregate_of_row[members[i]] = a;
+      index_in[members[i]] = i - member_offsets[a];
+    }
+  for (std::int32_t r = 0; r < P.rows; ++r) {
+    const std::int32_t a = aggregate_of_row[r];
+    P.row_offsets[r + 1] = P.row_offsets[r] + (a >= 0 ? factors[a].rank : 0);
+  }
+  P.col_indices.resize(static_cast<std::size_t>(P.row_offsets.back()));
+  P.values.resize(P.col_indices.size());
+#pragma omp parallel for schedule(static)
+  for (std::int32_t r = 0; r < P.rows; ++r) {
+    const std::int32_t a = aggregate_of_row[r];
+    if (a < 0) continue;
+    const std::int32_t size = member_offsets[a + 1] - member_offsets[a];
+    for (std::int32_t k = 0; k < factors[a].rank; ++k) {
+      const std::int32_t slot = P.row_offsets[r] + k;
+      P.col_indices[slot] = first[a] + k;
+      P.values[slot] = factors[a].q[static_cast<std::size_t>(k) * size + index_in[r]];
+    }
+  }
+  return t;
+}
+
+}  // namespace clkr::detail::amg

@@ -1,0 +1,92 @@
+// The preconditioner level's shared part: the kind names, the operand checks every application goes
+// through, update() timing, and make_preconditioner.
+#include "clkr/precond/preconditioner.hpp"
+
+#include <chrono>
+#include <string>
+
+#include "../runtime/enum_names.hpp"
+#include "clkr/precond/make_preconditioner.hpp"
+#include "clkr/runtime/error.hpp"
+
+namespace clkr {
+
+namespace {
+
+const std::pair<PrecondKind, const char*> kPrecondNames[] = {
+    {PrecondKind::None, "none"},
+    {PrecondKind::Jacobi, "jacobi"},
+    {PrecondKind::Chebyshev, "chebyshev"},
+    {PrecondKind::Amg, "amg"},
+};
+
+BlasOptions options_like(const Blas& solver) {
+  BlasOptions options;
+  options.params = solver.params();
+  return options;
+}
+
+}  // namespace
+
+std::string to_string(PrecondKind kind) { return detail::enum_name(kPrecondNames, kind, "PrecondKind"); }
+
+PrecondKind parse_precond(const std::string& text) {
+  return detail::parse_enum_name(kPrecondNames, text, "preconditioner");
+}
+
+Preconditioner::Preconditioner(const Blas& solver, const Matrix& A, std::optional<Precision> precision,
+                               const char* name)
+    : blas_(solver.context(), solver.location(), precision.value_or(solver.precision()), options_like(solver)),
+      rows_(A.rows()),
+      nnz_(A.nnz()),
+      name_(name) {
+  if (A.rows() != A.cols())
+    throw Error(std::string(name) + ": the matrix is " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
+                ", not square");
+  if (A.context() != solver.context())
+    throw Error(std::string(name) + ": the matrix and the solver's Blas live on different contexts");
+}
+
+Preconditioner::~Preconditioner() = default;
+
+void Preconditioner::apply(Vector& r, Vector& z) {
+  const std::string who = std::string(name_) + " preconditioner: ";
+  if (r.size() != static_cast<std::size_t>(rows_) || z.size() != static_cast<std::size_t>(rows_))
+    throw Error(who + "r has " + std::to_string(r.size()) + " and z " + std::to_string(z.size()) +
+                " elements; the matrix has " + std::to_string(rows_) + " rows");
+  if (&r == &z) throw Error(who + "r and z must be different vectors");
+  if (r.context() != context() || z.context() != context())
+    throw Error(who + "r and z must live on the preconditioner's context");
+  translate_cl_errors(name_, [&] { apply_checked(r, z); });
+  ++applications_;
+}
+
+void Preconditioner::update(Matrix& A) {
+  if (A.rows() != rows_ || A.cols() != rows_ || A.nnz() != nnz_)
+    throw Error(std::string(name_) + " preconditioner: update with a " + std::to_string(A.rows()) + " x " +
+                std::to_string(A.cols()) + " matrix of nnz " + std::to_string(A.nnz()) + ", but it was built for " +
+                std::to_string(rows_) + " rows and nnz " + std::to_string(nnz_) +
+                " (a new pattern needs a new preconditioner)");
+  if (A.context() != context())
+    throw Error(std::string(name_) + " preconditioner: update with a matrix on another context");
+  const auto start = std::chrono::steady_clock::now();
+  update_phases_.clear();
+  translate_cl_errors(name_, [&] { update_values(A, update_phases_); });
+  update_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::unique_ptr<Preconditioner> make_preconditioner(const Blas& solver, Matrix& A, const PrecondOptions& options) {
+  switch (options.kind) {
+    case PrecondKind::None:
+      return std::make_unique<Identity>(solver, A);
+    case PrecondKind::Jacobi:
+      return std::make_unique<Jacobi>(solver, A, options.precision);
+    case PrecondKind::Chebyshev:
+      return std::make_unique<Chebyshev>(solver, A, options.chebyshev, options.precision);
+    case PrecondKind::Amg:
+      return std::make_unique<Amg>(solver, A, options.amg, options.precision);
+  }
+  throw Error("make_preconditioner: unknown PrecondKind " + std::to_string(static_cast<int>(options.kind)));
+}
+
+}  // namespace clkr

@@ -1,0 +1,83 @@
+// Relaxation (smoothing) of A x = b on one level, as AMGCL names it: damped Jacobi and Chebyshev, each
+// a few SpMVs and elementwise updates on a Blas. The AMG V-cycle smooths with them on every level and
+// clkr::Chebyshev applies one Chebyshev sweep from zero as a preconditioner.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "clkr/blas/blas.hpp"
+#include "clkr/data/host_csr_matrix.hpp"
+#include "relaxation_kernels.hpp"
+
+namespace clkr::detail {
+
+// How lambda_max(D^-1 A) is bounded: `eigen_iterations` Lanczos steps (times a safety factor, and
+// never above Gershgorin's bound when the host matrix is at hand), or Gershgorin's bound alone (0).
+struct SpectrumPolicy {
+  int eigen_iterations = 10;
+  double upper_safety = 1.1;
+  std::uint64_t seed = 1;
+};
+
+class Relaxation {
+ public:
+  virtual ~Relaxation() = default;
+  // `sweeps` times x <- x + S (b - A x). With x_is_zero, x's contents are ignored and taken as zero
+  // (the first residual is b itself: one SpMV saved).
+  virtual void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) = 0;
+  // A's values changed (dinv already holds the new inverse diagonal): new spectrum bounds.
+  virtual void refresh(Matrix& A, const HostCsrMatrix* host) = 0;
+  // The bound on lambda_max(D^-1 A) the smoother uses.
+  virtual double lambda_max() const = 0;
+  virtual std::string description() const = 0;
+};
+
+// x += w D^-1 (b - A x), w = `weight`, or 4 / (3 lambda_max) when weight is 0 (damps the upper two
+// thirds of the spectrum; 2/3 for the 3D Poisson stencil's lambda_max of 2).
+class DampedJacobi : public Relaxation {
+ public:
+  DampedJacobi(Blas& blas, Matrix& A, const HostCsrMatrix* host, Vector& dinv, double weight, SpectrumPolicy policy);
+  void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
+  void refresh(Matrix& A, const HostCsrMatrix* host) override;
+  double lambda_max() const override { return lambda_max_; }
+  std::string description() const override;
+  double weight() const { return weight_; }
+
+ private:
+  Blas& blas_;
+  Vector& dinv_;
+  double given_weight_, weight_ = 0, lambda_max_ = 0;
+  SpectrumPolicy policy_;
+  Vector r_;
+};
+
+// One sweep is the Chebyshev iteration of degree `degree` for D^-1 A on [lower, upper] (Saad,
+// Iterative Methods, Alg. 12.1): `degree` SpMVs, no reductions. upper bounds lambda_max; lower is
+// lower_ratio * upper when lower_ratio > 0 (a smoother: only the top of the spectrum is damped), else
+// the smallest Ritz value (a preconditioner: the whole spectrum).
+class ChebyshevRelaxation : public Relaxation {
+ public:
+  ChebyshevRelaxation(Blas& blas, Matrix& A, const HostCsrMatrix* host, Vector& dinv, int degree, double lower_ratio,
+                      SpectrumPolicy policy);
+  void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
+  void refresh(Matrix& A, const HostCsrMatrix* host) override;
+  double lambda_max() const override { return upper_; }
+  std::string description() const override;
+  double lower() const { return lower_; }
+  double upper() const { return upper_; }
+
+ private:
+  Blas& blas_;
+  Vector& dinv_;
+  int degree_;
+  double lower_ratio_;
+  SpectrumPolicy policy_;
+  double lower_ = 0, upper_ = 0;
+  Vector r_, d_;
+};
+
+// r = b - A x on `blas` (r = b when x_is_zero).
+void residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_zero);
+
+}  // namespace clkr::detail

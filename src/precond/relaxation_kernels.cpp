@@ -1,0 +1,122 @@
+// Launches of kernels/precond/relaxation.cl and the host reference, which computes in double and
+// leaves the double copy valid (rounded to single it is the single-precision result exactly for the
+// one-product updates; quasi-double gets a result more accurate than the device's).
+#include "relaxation_kernels.hpp"
+
+#include "clkr/blas/kernel_args.hpp"
+
+namespace clkr::detail {
+namespace {
+
+constexpr const char* kFile = "precond/relaxation.cl";
+
+double element_bytes(const Blas& blas, double elements, std::size_t n) {
+  return elements * static_cast<double>(n) * static_cast<double>(bytes_per_element(blas.precision()));
+}
+
+}  // namespace
+
+void RelaxationKernels::scale_by_diagonal(double w, Vector& dinv, Vector& r, Vector& z) {
+  const std::size_t n = z.size();
+  const double flops = 2.0 * static_cast<double>(n), bytes = element_bytes(blas_, 3, n);
+  if (blas_.location() == Location::Host) {
+    const double* d = dinv.host_double(Access::Read);
+    const double* rv = r.host_double(Access::Read);
+    double* zv = z.host_double(Access::Write);
+    for (std::size_t i = 0; i < n; ++i) zv[i] = w * (d[i] * rv[i]);
+    blas_.record("scale_by_diagonal", flops, bytes);
+    return;
+  }
+  const Precision p = blas_.precision();
+  cl::Kernel& k = blas_.elementwise_kernel(kFile, "scale_by_diagonal");
+  KernelArgs(k, p)
+      .value(cl_ulong{0})
+      .value(cl_ulong{0})
+      .real(w)
+      .vector(dinv.device(p, Access::Read))
+      .vector(r.device(p, Access::Read))
+      .vector(z.device(p, Access::Write));
+  blas_.launch_elementwise("scale_by_diagonal", k, n, flops, bytes);
+}
+
+void RelaxationKernels::add_scaled_by_diagonal(double w, Vector& dinv, Vector& r, Vector& x) {
+  const std::size_t n = x.size();
+  const double flops = 3.0 * static_cast<double>(n), bytes = element_bytes(blas_, 4, n);
+  if (blas_.location() == Location::Host) {
+    const double* d = dinv.host_double(Access::Read);
+    const double* rv = r.host_double(Access::Read);
+    double* xv = x.host_double(Access::ReadWrite);
+    for (std::size_t i = 0; i < n; ++i) xv[i] += w * (d[i] * rv[i]);
+    blas_.record("add_scaled_by_diagonal", flops, bytes);
+    return;
+  }
+  const Precision p = blas_.precision();
+  cl::Kernel& k = blas_.elementwise_kernel(kFile, "add_scaled_by_diagonal");
+  KernelArgs(k, p)
+      .value(cl_ulong{0})
+      .value(cl_ulong{0})
+      .real(w)
+      .vector(dinv.device(p, Access::Read))
+      .vector(r.device(p, Access::Read))
+      .vector(x.device(p, Access::ReadWrite));
+  blas_.launch_elementwise("add_scaled_by_diagonal", k, n, flops, bytes);
+}
+
+void RelaxationKernels::chebyshev_update(double c1, double c2, Vector& dinv, Vector& r, Vector& d, Vector& x) {
+  const std::size_t n = x.size();
+  const double flops = 5.0 * static_cast<double>(n), bytes = element_bytes(blas_, 6, n);
+  if (blas_.location() == Location::Host) {
+    const double* dv = dinv.host_double(Access::Read);
+    const double* rv = r.host_double(Access::Read);
+    double* dd = d.host_double(Access::ReadWrite);
+    double* xv = x.host_double(Access::ReadWrite);
+    for (std::size_t i = 0; i < n; ++i) {
+      dd[i] = c1 * dd[i] + c2 * (dv[i] * rv[i]);
+      xv[i] += dd[i];
+    }
+    blas_.record("chebyshev_update", flops, bytes);
+    return;
+  }
+  const Precision p = blas_.precision();
+  cl::Kernel& k = blas_.elementwise_kernel(kFile, "chebyshev_update");
+  KernelArgs(k, p)
+      .value(cl_ulong{0})
+      .value(cl_ulong{0})
+      .real(c1)
+      .real(c2)
+      .vector(dinv.device(p, Access::Read))
+      .vector(r.device(p, Access::Read))
+      .vector(d.device(p, Access::ReadWrite))
+      .vector(x.device(p, Access::ReadWrite));
+  blas_.launch_elementwise("chebyshev_update", k, n, flops, bytes);
+}
+
+void RelaxationKernels::chebyshev_first(double c2, Vector& dinv, Vector& r, Vector& d, Vector& x) {
+  const std::size_t n = x.size();
+  const double flops = 3.0 * static_cast<double>(n), bytes = element_bytes(blas_, 5, n);
+  if (blas_.location() == Location::Host) {
+    const double* dv = dinv.host_double(Access::Read);
+    const double* rv = r.host_double(Access::Read);
+    double* dd = d.host_double(Access::Write);
+    double* xv = x.host_double(Access::ReadWrite);
+    for (std::size_t i = 0; i < n; ++i) {
+      dd[i] = c2 * (dv[i] * rv[i]);
+      xv[i] += dd[i];
+    }
+    blas_.record("chebyshev_update", flops, bytes);
+    return;
+  }
+  const Precision p = blas_.precision();
+  cl::Kernel& k = blas_.elementwise_kernel(kFile, "chebyshev_first");
+  KernelArgs(k, p)
+      .value(cl_ulong{0})
+      .value(cl_ulong{0})
+      .real(c2)
+      .vector(dinv.device(p, Access::Read))
+      .vector(r.device(p, Access::Read))
+      .vector(d.device(p, Access::Write))
+      .vector(x.device(p, Access::ReadWrite));
+  blas_.launch_elementwise("chebyshev_update", k, n, flops, bytes);
+}
+
+}  // namespace clkr::detail

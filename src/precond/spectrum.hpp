@@ -1,0 +1,33 @@
+// Bounds on the spectrum of D^-1 A (D = diag(A)) that the Chebyshev polynomials and the damped-Jacobi
+// weight need: extreme Ritz values from a few Lanczos steps, or Gershgorin's bound.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clkr/blas/blas.hpp"
+#include "clkr/data/host_csr_matrix.hpp"
+
+namespace clkr::detail {
+
+struct SpectrumEstimate {
+  double lambda_min = 0, lambda_max = 0;  // extreme Ritz values: inside the spectrum, converging outwards
+  int steps = 0;                          // Lanczos steps taken (fewer than asked when the space is exhausted)
+};
+
+// The extreme Ritz values of D^-1 A after `steps` Lanczos steps, taken from the coefficients of as many
+// steps of Jacobi-preconditioned CG on A y = v from y = 0 with a seeded random v (the CG-Lanczos
+// relation: T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}, T_j,j+1 = sqrt(beta_j)/alpha_j). Runs on `blas`
+// (two scalar round trips a step); `dinv` holds 1 / diag(A). Throws clkr::Error naming `who` when a
+// curvature p'Ap or r'D^-1 r is not positive and finite (A or D is not SPD).
+SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed, const char* who);
+
+// max_i sum_j |a_ij| / |a_ii|: an upper bound on |lambda| of D^-1 A (Gershgorin's theorem for the
+// rows of D^-1 A). Rows with a zero diagonal are skipped (callers have refused them already).
+double gershgorin_bound(const HostCsrMatrix& A);
+
+// The smallest and largest eigenvalue of the symmetric tridiagonal matrix with diagonal `a` and
+// off-diagonal `b` (b.size() == a.size() - 1), by bisection on Sturm sequences to ~1e-12 relative.
+std::pair<double, double> tridiagonal_extremes(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace clkr::detail
