@@ -24,14 +24,15 @@ std::vector<std::int32_t> NodeLayout::node_of_rows() const {
 StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& nodes, double eps) {
   const std::int32_t count = nodes.count();
   const std::vector<std::int32_t> node_of = nodes.node_of_rows();
-  // ||A_II||_F per node.
-  std::vector<double> diagonal(static_cast<std::size_t>(count), 0.0);
+  // ||A_II||_F per node. Squares are summed in long double: a double value past 1e154 would overflow
+  // when squared, and the test would then see every connection as weak.
+  std::vector<long double> diagonal(static_cast<std::size_t>(count), 0.0L);
 #pragma omp parallel for schedule(static)
   for (std::int32_t I = 0; I < count; ++I) {
-    double sum = 0;
+    long double sum = 0;
     for (std::int32_t r = nodes.offsets[I]; r < nodes.offsets[I + 1]; ++r)
       for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k)
-        if (node_of[A.col_indices[k]] == I) sum += A.values[k] * A.values[k];
+        if (node_of[A.col_indices[k]] == I) sum += static_cast<long double>(A.values[k]) * A.values[k];
     diagonal[I] = std::sqrt(sum);
   }
 
@@ -48,11 +49,11 @@ StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& n
   const auto first = [&](int b) {
     return static_cast<std::int32_t>(static_cast<std::int64_t>(count) * b / block_count);
   };
-  const double eps2 = eps * eps;
+  const long double eps2 = static_cast<long double>(eps) * eps;
 #pragma omp parallel
   {
     // ||A_IJ||_F^2 of the node row being scanned, per neighbour node J; touched lists the J's.
-    std::vector<double> norm2(static_cast<std::size_t>(count), 0.0);
+    std::vector<long double> norm2(static_cast<std::size_t>(count), 0.0L);
     std::vector<char> seen(static_cast<std::size_t>(count), 0);
     std::vector<std::int32_t> touched;
 #pragma omp for schedule(dynamic)
@@ -67,16 +68,16 @@ StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& n
               seen[J] = 1;
               touched.push_back(J);
             }
-            norm2[J] += A.values[k] * A.values[k];
+            norm2[J] += static_cast<long double>(A.values[k]) * A.values[k];
           }
         }
         std::sort(touched.begin(), touched.end());
         const std::size_t before = block.neighbours.size();
         for (std::int32_t J : touched) {
-          const double scale = diagonal[I] * diagonal[J];
+          const long double scale = diagonal[I] * diagonal[J];
           if (scale > 0 && norm2[J] > eps2 * scale) {
             block.neighbours.push_back(J);
-            block.weights.push_back(norm2[J] / scale);
+            block.weights.push_back(static_cast<double>(norm2[J] / scale));
           }
           norm2[J] = 0;
           seen[J] = 0;

@@ -1,0 +1,277 @@
+// The smoothed-aggregation hierarchy's invariants, checked against independent dense computations:
+// strength of connection, aggregates, the tentative prolongator (orthonormal columns, B reproduced),
+// the smoothed prolongator, the Galerkin coarse operators R A P with R = P^T, and the update step.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <set>
+
+#include "amg_test_support.hpp"
+#include "clkr/io/generators.hpp"
+#include "clkr/runtime/error.hpp"
+#include "precond/amg/aggregation.hpp"
+#include "precond/amg/hierarchy.hpp"
+#include "precond/amg/strength.hpp"
+#include "precond/amg/tentative_prolongator.hpp"
+
+namespace clkr {
+namespace {
+
+using detail::amg::HostHierarchy;
+using detail::amg::NodeLayout;
+using test::Dense;
+
+TEST(AmgStrength, ScalarThresholdAndFilteredMask) {
+  // Row 0: |a01| = 1 against sqrt(4 * 4) = 4: strong for eps 0.2 (1 > 0.8), weak for eps 0.3 (1 < 1.2).
+  // Row 0 to 2: |a02| = 0.1: weak for both.
+  HostCsrMatrix A;
+  A.rows = A.cols = 3;
+  A.row_offsets = {0, 3, 5, 7};
+  A.col_indices = {0, 1, 2, 0, 1, 0, 2};
+  A.values = {4, -1, -0.1, -1, 4, -0.1, 4};
+  A.validate();
+  const NodeLayout nodes = NodeLayout::uniform(3, 1);
+  const auto strong = detail::amg::strength_of_connection(A, nodes, 0.2);
+  EXPECT_EQ(std::vector<std::int32_t>(strong.neighbours.begin() + strong.offsets[0],
+                                      strong.neighbours.begin() + strong.offsets[1]),
+            std::vector<std::int32_t>{1});
+  EXPECT_EQ(strong.offsets[3] - strong.offsets[2], 0);  // node 2 is isolated
+  EXPECT_EQ(std::vector<char>(strong.keep.begin(), strong.keep.end()), (std::vector<char>{1, 1, 0, 1, 1, 0, 1}));
+  const auto weak = detail::amg::strength_of_connection(A, nodes, 0.3);
+  EXPECT_EQ(weak.neighbours.size(), 0u);
+}
+
+TEST(AmgStrength, BlocksUseFrobeniusNorms) {
+  const HostCsrMatrix A = test::vector_laplacian2d(4);
+  const NodeLayout nodes = NodeLayout::uniform(A.rows, 2);
+  const auto S = detail::amg::strength_of_connection(A, nodes, 0.08);
+  ASSERT_EQ(S.nodes(), 16);
+  // Node 5 (interior of the 4x4 grid) couples to its 4 grid neighbours with blocks diag(-1, -1):
+  // ||.||_F^2 = 2 against ||[[4.5, .5], [.5, 4.5]]||_F = sqrt(41): weight 2 / 41.
+  const std::vector<std::int32_t> neighbours(S.neighbours.begin() + S.offsets[5], S.neighbours.begin() + S.offsets[6]);
+  EXPECT_EQ(neighbours, (std::vector<std::int32_t>{1, 4, 6, 9}));
+  for (std::int32_t k = S.offsets[5]; k < S.offsets[6]; ++k) EXPECT_NEAR(S.weights[k], 2.0 / 41.0, 1e-14);
+}
+
+// Every node with a strong neighbour belongs to an aggregate, the others to none, and every aggregate
+// is connected through strong connections.
+void expect_valid_aggregates(const detail::amg::StrengthGraph& S, const detail::amg::Aggregates& aggregates) {
+  std::vector<std::vector<std::int32_t>> members(static_cast<std::size_t>(aggregates.count));
+  for (std::int32_t i = 0; i < S.nodes(); ++i) {
+    const bool isolated = S.offsets[i] == S.offsets[i + 1];
+    const std::int32_t a = aggregates.of_node[i];
+    if (isolated) {
+      EXPECT_EQ(a, -1) << "isolated node " << i;
+    } else {
+      ASSERT_GE(a, 0) << "node " << i << " left out";
+      ASSERT_LT(a, aggregates.count);
+      members[a].push_back(i);
+    }
+  }
+  for (std::int32_t a = 0; a < aggregates.count; ++a) {
+    ASSERT_FALSE(members[a].empty()) << "aggregate " << a << " is empty";
+    std::set<std::int32_t> reached{members[a][0]};
+    std::queue<std::int32_t> next;
+    next.push(members[a][0]);
+    while (!next.empty()) {
+      const std::int32_t i = next.front();
+      next.pop();
+      for (std::int32_t k = S.offsets[i]; k < S.offsets[i + 1]; ++k) {
+        const std::int32_t j = S.neighbours[k];
+        if (aggregates.of_node[j] == a && reached.insert(j).second) next.push(j);
+      }
+    }
+    EXPECT_EQ(reached.size(), members[a].size()) << "aggregate " << a << " is not connected";
+  }
+}
+
+TEST(AmgAggregation, CoversConnectedNodesWithConnectedAggregates) {
+  for (const HostCsrMatrix& A : {poisson2d(17), poisson3d(9), test::jumping_coefficient3d(8, 1e3)}) {
+    const auto S = detail::amg::strength_of_connection(A, NodeLayout::uniform(A.rows, 1), 0.08);
+    const auto aggregates = detail::amg::aggregate(S);
+    expect_valid_aggregates(S, aggregates);
+    // Stars of a root and its neighbours: far fewer aggregates than nodes.
+    EXPECT_LT(aggregates.count * 3, A.rows);
+  }
+}
+
+TEST(AmgTentativeProlongator, OrthonormalColumnsThatReproduceTheNearNullSpace) {
+  const HostCsrMatrix A = test::vector_laplacian2d(9);
+  const NodeLayout nodes = NodeLayout::uniform(A.rows, 2);
+  const auto S = detail::amg::strength_of_connection(A, nodes, 0.08);
+  const auto aggregates = detail::amg::aggregate(S);
+  // Three near-null-space vectors for blocks of two unknowns: rank deficiency on a one-node aggregate.
+  AmgOptions options;
+  options.block_size = 2;
+  options.near_null_space = {test::random_values(A.rows, 1), test::random_values(A.rows, 2),
+                             test::random_values(A.rows, 3)};
+  const auto B = detail::amg::near_null_space(options, A.rows);
+  const auto t = detail::amg::tentative_prolongator(nodes, aggregates, B);
+  const Dense P = test::dense(t.P);
+  // P^T P = I: orthonormal, hence full column rank.
+  const Dense PtP = test::multiply(test::transposed(P), P);
+  for (std::int32_t i = 0; i < PtP.rows; ++i)
+    for (std::int32_t j = 0; j < PtP.cols; ++j) ASSERT_NEAR(static_cast<double>(PtP(i, j)), i == j ? 1.0 : 0.0, 1e-13);
+  // P B_c = B on every aggregated row; each coarse node is one aggregate with at most 3 unknowns.
+  EXPECT_EQ(t.coarse_nodes.count(), aggregates.count);
+  for (std::int32_t a = 0; a < aggregates.count; ++a)
+    EXPECT_LE(t.coarse_nodes.offsets[a + 1] - t.coarse_nodes.offsets[a], 3);
+  for (std::int32_t c = 0; c < 3; ++c)
+    for (std::int32_t i = 0; i < A.rows; ++i) {
+      long double sum = 0;
+      for (std::int32_t k = t.P.row_offsets[i]; k < t.P.row_offsets[i + 1]; ++k)
+        sum += t.P.values[k] * t.coarse_space.at(t.P.col_indices[k], c);
+      if (aggregates.of_node[i / 2] >= 0) ASSERT_NEAR(static_cast<double>(sum), B.at(i, c), 1e-12) << i << " " << c;
+    }
+}
+
+// One level's smoothed prolongator and the next level's operator, recomputed densely.
+void expect_level_consistent(const HostHierarchy& h, std::size_t l, const AmgOptions& options) {
+  const auto& level = h.level(l);
+  const HostCsrMatrix& A = *level.A;
+  // A_F: A's weak entries lumped onto the diagonal (row sums kept).
+  Dense F(A.rows, A.cols);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      F(i, level.keep[k] ? A.col_indices[k] : i) += A.values[k];
+  EXPECT_LT(test::relative_difference(test::dense(level.smoothed.filtered), F), 1e-15);
+  long double rho = 0;
+  for (std::int32_t i = 0; i < A.rows; ++i) {
+    long double sum = 0;
+    for (std::int32_t j = 0; j < A.cols; ++j) sum += std::abs(F(i, j));
+    rho = std::max(rho, sum / F(i, i));
+  }
+  const long double omega = options.prolongator_relaxation * (4.0L / 3.0L) / rho;
+  // P = (I - omega D_F^-1 A_F) P_tent
+  const Dense T = test::dense(level.tentative);
+  const Dense FT = test::multiply(F, T);
+  Dense P = T;
+  for (std::int32_t i = 0; i < P.rows; ++i)
+    for (std::int32_t j = 0; j < P.cols; ++j) P(i, j) -= omega / F(i, i) * FT(i, j);
+  EXPECT_LT(test::relative_difference(test::dense(level.smoothed.P), P), 1e-13) << "level " << l;
+  // R = P^T and the Galerkin operator R A P.
+  EXPECT_LT(test::relative_difference(test::dense(level.restriction.matrix), test::transposed(P)), 1e-13);
+  const Dense RAP = test::multiply(test::transposed(P), test::multiply(test::dense(A), P));
+  EXPECT_LT(test::relative_difference(test::dense(*h.level(l + 1).A), RAP), 1e-12) << "level " << l + 1;
+}
+
+TEST(AmgHierarchy, CoarseOperatorsAreGalerkinProducts) {
+  struct Case {
+    HostCsrMatrix A;
+    int block_size;
+  };
+  const Case cases[] = {
+      {poisson2d(23), 1}, {test::jumping_coefficient3d(9, 100.0), 1}, {test::vector_laplacian2d(14), 2}};
+  for (const Case& c : cases) {
+    AmgOptions options;
+    options.coarse_size = 20;
+    options.block_size = c.block_size;
+    PhaseTimes phases;
+    const HostHierarchy h(c.A, options, detail::amg::near_null_space(options, c.A.rows), phases);
+    ASSERT_GE(h.size(), 3u);
+    for (std::size_t l = 0; l + 1 < h.size(); ++l) expect_level_consistent(h, l, options);
+    EXPECT_LE(h.level(h.size() - 1).A->rows, options.coarse_size);
+    // The coarsest inverse is the inverse.
+    const Dense X = test::dense(h.coarsest_inverse().inverse), C = test::dense(*h.level(h.size() - 1).A);
+    const Dense I = test::multiply(C, X);
+    for (std::int32_t i = 0; i < I.rows; ++i)
+      for (std::int32_t j = 0; j < I.cols; ++j) ASSERT_NEAR(static_cast<double>(I(i, j)), i == j, 1e-10);
+    for (const auto& [phase, seconds] : phases) EXPECT_GE(seconds, 0) << phase;
+  }
+}
+
+TEST(AmgHierarchy, RefreshRecomputesEveryLevelOnTheKeptPatterns) {
+  // New values on the same pattern (a time step): a symmetric, diagonally dominant perturbation of A.
+  // The refresh keeps every pattern (aggregates, the filtered pattern, the products') and must leave
+  // each level consistent with the new values: A_F, omega, P and R A P recomputed.
+  const HostCsrMatrix A = test::jumping_coefficient3d(10, 50.0);
+  AmgOptions options;
+  options.coarse_size = 30;
+  PhaseTimes phases;
+  HostHierarchy h(A, options, detail::amg::near_null_space(options, A.rows), phases);
+  std::vector<std::vector<std::int32_t>> patterns;
+  for (std::size_t l = 0; l < h.size(); ++l) patterns.push_back(h.level(l).A->col_indices);
+  HostCsrMatrix changed = A;
+  const std::vector<double> u = test::random_values(A.rows, 9);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      changed.values[k] *= 1.0 + 0.3 * u[i] * u[A.col_indices[k]] + (A.col_indices[k] == i ? 0.5 : 0.0);
+  h.refresh(changed, phases);
+  ASSERT_EQ(h.level(0).A, &changed);
+  for (std::size_t l = 0; l < h.size(); ++l) EXPECT_EQ(h.level(l).A->col_indices, patterns[l]) << "level " << l;
+  for (std::size_t l = 0; l + 1 < h.size(); ++l) expect_level_consistent(h, l, options);
+  const Dense X = test::dense(h.coarsest_inverse().inverse), C = test::dense(*h.level(h.size() - 1).A);
+  const Dense I = test::multiply(C, X);
+  for (std::int32_t i = 0; i < I.rows; ++i)
+    for (std::int32_t j = 0; j < I.cols; ++j) ASSERT_NEAR(static_cast<double>(I(i, j)), i == j, 1e-10);
+}
+
+TEST(AmgHierarchy, ScalingByTwoScalesEveryCoarseOperatorExactly) {
+  const HostCsrMatrix A = poisson3d(11);
+  AmgOptions options;
+  options.coarse_size = 40;
+  PhaseTimes phases;
+  HostHierarchy h(A, options, detail::amg::near_null_space(options, A.rows), phases);
+  std::vector<std::vector<double>> before;
+  for (std::size_t l = 0; l < h.size(); ++l) before.push_back(h.level(l).A->values);
+  HostCsrMatrix doubled = A;
+  for (double& v : doubled.values) v *= 2;
+  h.refresh(doubled, phases);
+  for (std::size_t l = 1; l < h.size(); ++l)
+    for (std::size_t k = 0; k < before[l].size(); ++k) ASSERT_EQ(h.level(l).A->values[k], 2 * before[l][k]);
+}
+
+TEST(AmgHierarchy, RefusesWhatCannotBeBuilt) {
+  auto expect_error = [](const HostCsrMatrix& A, const AmgOptions& options, const std::string& words) {
+    PhaseTimes phases;
+    try {
+      HostHierarchy h(A, options, detail::amg::near_null_space(options, A.rows), phases);
+      FAIL() << "built: expected an error mentioning '" << words << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  AmgOptions options;
+  options.coarse_size = 10;
+  HostCsrMatrix negative = poisson2d(12);
+  for (std::int32_t k = negative.row_offsets[17]; k < negative.row_offsets[18]; ++k)
+    if (negative.col_indices[k] == 17) negative.values[k] = -4;
+  expect_error(negative, options, "A(17,17) = -4");
+  // A nearly diagonal matrix: every connection weak, nothing to aggregate, too big to invert.
+  HostCsrMatrix weak = poisson2d(80);
+  for (std::int32_t i = 0; i < weak.rows; ++i)
+    for (std::int32_t k = weak.row_offsets[i]; k < weak.row_offsets[i + 1]; ++k)
+      if (weak.col_indices[k] != i) weak.values[k] = -1e-6;
+  expect_error(weak, options, "no progress on level 0");
+  // Values whose Galerkin product overflows: c (20 I + ones) with c = 5e306, every connection strong
+  // for eps = 0.01, one aggregate of all 20 unknowns, whose coarse entry sums 800 c / 20 = 2e308.
+  HostCsrMatrix huge;
+  huge.rows = huge.cols = 20;
+  for (std::int32_t i = 0; i < 20; ++i) {
+    for (std::int32_t j = 0; j < 20; ++j) {
+      huge.col_indices.push_back(j);
+      huge.values.push_back(5e306 * (i == j ? 21.0 : 1.0));
+    }
+    huge.row_offsets.push_back(static_cast<std::int32_t>(huge.col_indices.size()));
+  }
+  AmgOptions overflow = options;
+  overflow.coarse_size = 1;
+  overflow.strength_threshold = 0.01;
+  expect_error(huge, overflow, "coarse operator of level 1 holds inf");
+  // Near-null-space vectors of the wrong length, or not finite.
+  AmgOptions bad = options;
+  bad.near_null_space = {std::vector<double>(5, 1.0)};
+  expect_error(poisson2d(12), bad, "near-null-space vector 0 has 5 elements");
+  bad.near_null_space = {std::vector<double>(144, 1.0)};
+  bad.near_null_space[0][7] = std::nan("");
+  expect_error(poisson2d(12), bad, "element 7");
+  // max_levels reached with a coarsest level too large to invert.
+  AmgOptions shallow = options;
+  shallow.max_levels = 1;
+  expect_error(poisson2d(70), shallow, "max_levels = 1");
+}
+
+}  // namespace
+}  // namespace clkr

@@ -1,0 +1,153 @@
+// Shared by the AMG tests: the test context, dense long-double matrix algebra for independent
+// references, and model problems (Poisson, a jumping coefficient, a vector Laplacian with blocks).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "clkr/data/host_csr_matrix.hpp"
+#include "clkr/io/generators.hpp"
+#include "clkr/runtime/context.hpp"
+
+namespace clkr::test {
+
+inline std::shared_ptr<Context> amg_context() {
+  static std::shared_ptr<Context> shared = Context::create();
+  return shared;
+}
+
+// A dense matrix in long double, row-major.
+struct Dense {
+  std::int32_t rows = 0, cols = 0;
+  std::vector<long double> a;
+  Dense(std::int32_t r, std::int32_t c) : rows(r), cols(c), a(static_cast<std::size_t>(r) * c, 0.0L) {}
+  long double& operator()(std::int32_t i, std::int32_t j) { return a[static_cast<std::size_t>(i) * cols + j]; }
+  long double operator()(std::int32_t i, std::int32_t j) const { return a[static_cast<std::size_t>(i) * cols + j]; }
+};
+
+inline Dense dense(const HostCsrMatrix& A) {
+  Dense d(A.rows, A.cols);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) d(i, A.col_indices[k]) += A.values[k];
+  return d;
+}
+
+inline Dense multiply(const Dense& A, const Dense& B) {
+  Dense C(A.rows, B.cols);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = 0; k < A.cols; ++k) {
+      const long double a = A(i, k);
+      if (a == 0) continue;
+      for (std::int32_t j = 0; j < B.cols; ++j) C(i, j) += a * B(k, j);
+    }
+  return C;
+}
+
+inline Dense transposed(const Dense& A) {
+  Dense T(A.cols, A.rows);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t j = 0; j < A.cols; ++j) T(j, i) = A(i, j);
+  return T;
+}
+
+// max |A - B| / max |B|.
+inline double relative_difference(const Dense& A, const Dense& B) {
+  long double diff = 0, scale = 0;
+  for (std::size_t k = 0; k < A.a.size(); ++k) {
+    diff = std::max(diff, std::abs(A.a[k] - B.a[k]));
+    scale = std::max(scale, std::abs(B.a[k]));
+  }
+  return static_cast<double>(scale > 0 ? diff / scale : diff);
+}
+
+// y = A x in long double.
+inline std::vector<long double> multiply(const HostCsrMatrix& A, const std::vector<long double>& x) {
+  std::vector<long double> y(static_cast<std::size_t>(A.rows), 0.0L);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      y[i] += static_cast<long double>(A.values[k]) * x[A.col_indices[k]];
+  return y;
+}
+
+inline std::vector<double> random_values(std::size_t n, unsigned seed) {
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<double> v(n);
+  for (double& e : v) e = uniform(engine);
+  return v;
+}
+
+// -div(k grad u) on an n^3 grid (7-point, Dirichlet), with k = 1 outside and `jump` inside the central
+// cube of half the side: SPD, a positive diagonal, strong anisotropy across the interface.
+inline HostCsrMatrix jumping_coefficient3d(int n, double jump) {
+  auto k = [&](int x, int y, int z) {
+    auto inside = [&](int c) { return c >= n / 4 && c < n - n / 4; };
+    return inside(x) && inside(y) && inside(z) ? jump : 1.0;
+  };
+  HostCsrMatrix A;
+  A.rows = A.cols = n * n * n;
+  A.symmetric = true;
+  auto id = [&](int x, int y, int z) { return (z * n + y) * n + x; };
+  for (int z = 0; z < n; ++z)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        const int c[3] = {x, y, z};
+        double diagonal = 0;
+        std::vector<std::pair<std::int32_t, double>> row;
+        for (int d = 2; d >= 0; --d)
+          for (int s : {-1, 1}) {
+            int o[3] = {x, y, z};
+            o[d] += s;
+            // The face coefficient: the harmonic mean of the two cells (1 cell outside the grid: own).
+            const bool outside = o[d] < 0 || o[d] >= n;
+            const double kc = k(c[0], c[1], c[2]);
+            const double ko = outside ? kc : k(o[0], o[1], o[2]);
+            const double face = 2 * kc * ko / (kc + ko);
+            diagonal += face;
+            if (!outside) row.emplace_back(id(o[0], o[1], o[2]), -face);
+          }
+        row.emplace_back(id(x, y, z), diagonal);
+        std::sort(row.begin(), row.end());
+        for (const auto& [col, v] : row) {
+          A.col_indices.push_back(col);
+          A.values.push_back(v);
+        }
+        A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+      }
+  A.validate();
+  return A;
+}
+
+// The 2D vector Laplacian with two unknowns per grid point coupled through the diagonal block
+// [[4.5, 0.5], [0.5, 4.5]]: blocks of size 2, SPD.
+inline HostCsrMatrix vector_laplacian2d(int n) {
+  const HostCsrMatrix S = poisson2d(n);
+  HostCsrMatrix A;
+  A.rows = A.cols = 2 * S.rows;
+  A.symmetric = true;
+  for (std::int32_t i = 0; i < S.rows; ++i)
+    for (int c = 0; c < 2; ++c) {
+      for (std::int32_t k = S.row_offsets[i]; k < S.row_offsets[i + 1]; ++k) {
+        const std::int32_t j = S.col_indices[k];
+        if (j == i) {
+          A.col_indices.push_back(2 * j);
+          A.values.push_back(c == 0 ? S.values[k] + 0.5 : 0.5);
+          A.col_indices.push_back(2 * j + 1);
+          A.values.push_back(c == 1 ? S.values[k] + 0.5 : 0.5);
+        } else {
+          A.col_indices.push_back(2 * j + c);
+          A.values.push_back(S.values[k]);
+        }
+      }
+      A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    }
+  A.validate();
+  return A;
+}
+
+}  // namespace clkr::test
