@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <string_view>
@@ -64,11 +65,62 @@ HostCsrMatrix laplacian(int n, int dims, const char* name) {
   return A;
 }
 
+// The 7-point operator -div(k grad u) on an n^3 grid (x fastest, Dirichlet): face(x, y, z, axis)
+// gives the coupling across the face between the cell and its neighbour up the axis (0 x, 1 y,
+// 2 z), boundary(x, y, z, axis) the coupling to the boundary beyond the cell, added to the diagonal.
+template <class Face, class Boundary>
+HostCsrMatrix stencil3d(int n, const char* name, const Face& face, const Boundary& boundary) {
+  HostCsrMatrix A = laplacian(n, 3, name);  // the pattern (and its size checks), values rewritten below
+  const std::int64_t stride[3] = {1, n, static_cast<std::int64_t>(n) * n};
+#pragma omp parallel for schedule(static)
+  for (std::int64_t row = 0; row < A.rows; ++row) {
+    const int c[3] = {static_cast<int>(row % n), static_cast<int>(row / n % n), static_cast<int>(row / stride[2])};
+    std::int32_t k = A.row_offsets[row];
+    double diagonal = 0;
+    // The row's entries are in column order: lower neighbours from z down to x, the diagonal, upper
+    // neighbours from x up to z (laplacian()'s order).
+    std::int32_t diagonal_slot = -1;
+    for (int d = 2; d >= 0; --d) {
+      if (c[d] > 0) {
+        int lower[3] = {c[0], c[1], c[2]};
+        --lower[d];
+        const double w = face(lower[0], lower[1], lower[2], d);
+        A.values[k++] = -w;
+        diagonal += w;
+      } else {
+        diagonal += boundary(c[0], c[1], c[2], d);
+      }
+    }
+    diagonal_slot = k++;
+    for (int d = 0; d < 3; ++d) {
+      if (c[d] < n - 1) {
+        const double w = face(c[0], c[1], c[2], d);
+        A.values[k++] = -w;
+        diagonal += w;
+      } else {
+        diagonal += boundary(c[0], c[1], c[2], d);
+      }
+    }
+    A.values[diagonal_slot] = diagonal;
+  }
+  return A;
+}
+
+HostCsrMatrix anisotropic3d_default(int n) { return anisotropic3d(n, 1e-3); }
+HostCsrMatrix jumping3d_default(int n) { return jumping3d(n, 1e4); }
+
 struct Generator {
   std::string_view name;
   HostCsrMatrix (*make)(int);
+  HostCsrMatrix (*make_with)(int, double);  // with the optional second parameter, or null
+  const char* parameter;                    // its name in messages
 };
-constexpr Generator kGenerators[] = {{"poisson2d", poisson2d}, {"poisson3d", poisson3d}};
+constexpr Generator kGenerators[] = {
+    {"poisson2d", poisson2d, nullptr, nullptr},
+    {"poisson3d", poisson3d, nullptr, nullptr},
+    {"anisotropic3d", anisotropic3d_default, anisotropic3d, "EPSILON"},
+    {"jumping3d", jumping3d_default, jumping3d, "CONTRAST"},
+};
 
 // The generator `spec` names ("name:..."), or nullptr.
 const Generator* find_generator(const std::string& spec) {
@@ -84,22 +136,61 @@ HostCsrMatrix poisson2d(int n) { return laplacian(n, 2, "poisson2d"); }
 
 HostCsrMatrix poisson3d(int n) { return laplacian(n, 3, "poisson3d"); }
 
+HostCsrMatrix anisotropic3d(int n, double epsilon) {
+  if (!(epsilon > 0 && epsilon <= 1))
+    throw Error("anisotropic3d: epsilon = " + std::to_string(epsilon) + ", expected 0 < epsilon <= 1");
+  auto weight = [epsilon](int, int, int, int axis) { return axis == 2 ? epsilon : 1.0; };
+  HostCsrMatrix A = stencil3d(n, "anisotropic3d", weight, weight);
+  A.symmetric = true;
+  return A;
+}
+
+HostCsrMatrix jumping3d(int n, double contrast) {
+  if (!(contrast >= 1 && contrast < 1e300))
+    throw Error("jumping3d: contrast = " + std::to_string(contrast) + ", expected 1 <= contrast < 1e300");
+  // The cell's coefficient: the parity of its cube in a 4 x 4 x 4 partition of the grid.
+  auto k = [n, contrast](int x, int y, int z) {
+    const int parity = (4 * x / n + 4 * y / n + 4 * z / n) % 2;
+    return parity ? contrast : 1.0;
+  };
+  auto face = [&k](int x, int y, int z, int axis) {
+    const double a = k(x, y, z);
+    const double b = k(x + (axis == 0), y + (axis == 1), z + (axis == 2));
+    return 2 * a * b / (a + b);
+  };
+  auto boundary = [&k](int x, int y, int z, int) { return k(x, y, z); };
+  HostCsrMatrix A = stencil3d(n, "jumping3d", face, boundary);
+  A.symmetric = true;
+  return A;
+}
+
 bool is_generator_spec(const std::string& spec) { return find_generator(spec) != nullptr; }
 
 HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& options) {
   if (const Generator* g = find_generator(spec)) {
-    const std::string_view arg = std::string_view(spec).substr(g->name.size() + 1);
+    const std::string_view args = std::string_view(spec).substr(g->name.size() + 1);
+    const std::size_t colon = g->make_with ? args.find(':') : std::string_view::npos;
+    const std::string_view arg = args.substr(0, colon);
+    const std::string expected =
+        std::string(g->name) + ":N" + (g->make_with ? std::string("[:") + g->parameter + "]" : "");
     int n = 0;
     const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
     if (ec != std::errc() || ptr != arg.data() + arg.size() || n < 1)
-      throw Error("bad matrix spec '" + spec + "': expected " + std::string(g->name) +
-                  ":N with N a positive integer (grid points per side)");
-    return g->make(n);
+      throw Error("bad matrix spec '" + spec + "': expected " + expected +
+                  " with N a positive integer (grid points per side)");
+    if (colon == std::string_view::npos) return g->make(n);
+    const std::string text(args.substr(colon + 1));
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size())
+      throw Error("bad matrix spec '" + spec + "': expected " + expected + " with " + g->parameter + " a number");
+    return g->make_with(n, value);
   }
   // "poisson4d:8" or a mistyped path with a colon: say both readings failed, not only the file one.
   if (spec.find(':') != std::string::npos && !std::filesystem::exists(spec))
     throw Error("matrix spec '" + spec +
-                "' is neither an existing file nor a generator spec (poisson2d:N, poisson3d:N)");
+                "' is neither an existing file nor a generator spec (poisson2d:N, poisson3d:N, "
+                "anisotropic3d:N[:EPSILON], jumping3d:N[:CONTRAST])");
   return read_matrix_market(spec, options);
 }
 

@@ -17,11 +17,22 @@ HostCsrMatrix poisson2d(int n);
 // 7-point Laplacian on an n x n x n grid: n^3 rows, 6 on the diagonal, -1 off it, 7n^3 - 6n^2 nonzeros.
 HostCsrMatrix poisson3d(int n);
 
-// True when `spec` names a generator ("poisson2d:..." or "poisson3d:..."), well-formed or not.
+// -u_xx - u_yy - epsilon u_zz on an n^3 grid (7-point, Dirichlet): the z couplings epsilon times the
+// others (0 < epsilon <= 1). Strong anisotropy (epsilon = 1e-3, the default of the spec) makes point
+// smoothers useless across z and needs aggregates that follow the strong direction.
+HostCsrMatrix anisotropic3d(int n, double epsilon);
+
+// -div(k grad u) on an n^3 grid (7-point, Dirichlet), k = contrast on the cells of a 4 x 4 x 4
+// checkerboard of cubes and 1 on the others, the face couplings the harmonic mean of the two cells' k
+// (contrast >= 1; 1e4 is the spec's default). Jumps by `contrast` across every cube face.
+HostCsrMatrix jumping3d(int n, double contrast);
+
+// True when `spec` names a generator ("poisson2d:...", "anisotropic3d:...", ...), well-formed or not.
 bool is_generator_spec(const std::string& spec);
 
-// "poisson2d:N" or "poisson3d:N" (N >= 1) generates; anything else is read as a Matrix Market file.
-// A malformed generator spec throws clkr::Error saying what was expected.
+// Generates "poisson2d:N", "poisson3d:N", "anisotropic3d:N[:EPSILON]" or "jumping3d:N[:CONTRAST]"
+// (N >= 1); anything else is read as a Matrix Market file. A malformed generator spec throws
+// clkr::Error saying what was expected.
 HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& options = {});
 
 }  // namespace clkr
