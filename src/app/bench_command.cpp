@@ -17,6 +17,8 @@ const Suite suites[] = {
      bench_cg_command},
     {"blas1", "AXPY, AYPX, DOT, NRM2, SCAL, COPY: GFLOP/s and GB/s against vector size", bench_blas1_command},
     {"spmv", "SpMV GFLOP/s and GB/s per matrix, format and precision", bench_spmv_command},
+    {"solve", "time to a tolerance (setup + solve) per matrix and preconditioner, against Eigen and hypre",
+     bench_solve_command},
 };
 
 void print_suites(std::ostream& out) {
@@ -37,7 +39,7 @@ int bench_command(const Args& args) {
   for (const Suite& s : suites) {
     if (args[0] == s.name) return s.run(Args(args.begin() + 1, args.end()));
   }
-  throw UsageError("unknown benchmark suite '" + args[0] + "' (expected cg, blas1 or spmv)");
+  throw UsageError("unknown benchmark suite '" + args[0] + "' (expected cg, blas1, spmv or solve)");
 }
 
 }  // namespace clkr::app

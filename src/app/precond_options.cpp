@@ -75,6 +75,11 @@ PrecondOptions parse_precond_options(const ParsedArgs& opts, bool solver_is_pcg)
                        "' (expected one of: single, qdouble, double)");
     }
   }
+  parse_tuning_options(opts, o);
+  return o;
+}
+
+void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   AmgOptions& amg = o.amg;
   if (opts.has("--amg-smoother")) {
     try {
@@ -91,7 +96,6 @@ PrecondOptions parse_precond_options(const ParsedArgs& opts, bool solver_is_pcg)
   amg.block_size = static_cast<int>(opts.integer("--amg-block-size", 1, 1, 64));
   amg.max_levels = static_cast<int>(opts.integer("--amg-max-levels", amg.max_levels, 1, 100));
   o.chebyshev.degree = static_cast<int>(opts.integer("--cheb-degree", o.chebyshev.degree, 1, 100));
-  return o;
 }
 
 void print_precond(std::ostream& out, const Preconditioner& M) {

@@ -19,6 +19,9 @@ const std::vector<OptionSpec>& precond_option_specs();
 // (an --amg-* option without --precond amg).
 PrecondOptions parse_precond_options(const ParsedArgs& opts, bool solver_is_pcg);
 
+// The --amg-* and --cheb-* values into `options` (whatever its kind); throws UsageError for a bad value.
+void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& options);
+
 // Whether any preconditioner option was given (iterative refinement refuses them).
 bool has_precond_options(const ParsedArgs& opts);
 

@@ -91,7 +91,7 @@ void HostHierarchy::check_diagonal(std::size_t l) {
 
 HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, NullSpace B, PhaseTimes& phases)
     : options_(options) {
-  // Reserved up front: levels point at their own coarse_operator, which must not move.
+  // Reserved up front: levels point at their own Galerkin operator, which must not move.
   levels_.reserve(static_cast<std::size_t>(options.max_levels));
   levels_.emplace_back();
   levels_[0].A = &A;
@@ -132,11 +132,11 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
     add_phase(phases, "transpose", start);
     start = Clock::now();
     HostLevel next;
-    next.coarse_operator = triple_product(level.restriction.matrix, Al, level.smoothed.P);
-    check_finite(next.coarse_operator, l + 1);
+    next.galerkin = triple_product(level.restriction.matrix, Al, level.smoothed.P);
+    check_finite(next.galerkin.RAP, l + 1);
     add_phase(phases, "galerkin product", start);
     levels_.push_back(std::move(next));
-    levels_.back().A = &levels_.back().coarse_operator;
+    levels_.back().A = &levels_.back().galerkin.RAP;
     nodes = std::move(t.coarse_nodes);
     B = std::move(t.coarse_space);
     eps *= 0.5;
@@ -166,8 +166,8 @@ void HostHierarchy::refresh(const HostCsrMatrix& A, PhaseTimes& phases) {
     add_phase(phases, "transpose", start);
     start = Clock::now();
     HostLevel& next = levels_[l + 1];
-    triple_product_values(level.restriction.matrix, *level.A, level.smoothed.P, next.coarse_operator);
-    check_finite(next.coarse_operator, l + 1);
+    triple_product_values(level.restriction.matrix, *level.A, level.smoothed.P, next.galerkin);
+    check_finite(next.galerkin.RAP, l + 1);
     add_phase(phases, "galerkin product", start);
   }
   const auto start = Clock::now();

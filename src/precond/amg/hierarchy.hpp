@@ -20,8 +20,8 @@
 namespace clkr::detail::amg {
 
 struct HostLevel {
-  const HostCsrMatrix* A = nullptr;  // level 0: the caller's matrix; below: `coarse_operator`
-  HostCsrMatrix coarse_operator;     // R A P of the level above
+  const HostCsrMatrix* A = nullptr;  // level 0: the caller's matrix; below: `galerkin.RAP`
+  TripleProduct galerkin;            // R A P of the level above (and its A P)
   std::vector<double> diagonal;
   // What builds the prolongator to the next level (absent on the coarsest).
   std::vector<char> keep;        // the filtered matrix's entries of A

@@ -31,39 +31,52 @@ struct RowBlock {
   std::vector<double> values;
 };
 
-// The accumulator of one output row: the columns touched (in order of first touch) and their sums,
-// with `slot[col]` the index into them (-1: not touched yet).
+// The accumulator of one output row: a dense array of sums over all columns, the columns touched in
+// this row (in order of first touch), and for each column the row that last touched it (so nothing is
+// reset between rows). Appending sorts the touched columns: an insertion sort, as rows of these
+// products have tens of entries.
 class RowAccumulator {
  public:
-  explicit RowAccumulator(std::int32_t cols) : slot_(static_cast<std::size_t>(cols), -1) {}
+  explicit RowAccumulator(std::int32_t cols)
+      : sums_(static_cast<std::size_t>(cols), 0.0), owner_(static_cast<std::size_t>(cols), -1) {
+    touched_.reserve(256);
+  }
+  void start(std::int32_t row) { row_ = row; }
   void add(std::int32_t col, double value) {
-    std::int32_t& s = slot_[col];
-    if (s < 0) {
-      s = static_cast<std::int32_t>(cols_.size());
-      cols_.push_back(col);
-      sums_.push_back(value);
+    if (owner_[col] != row_) {
+      owner_[col] = row_;
+      sums_[col] = value;
+      touched_.push_back(col);
     } else {
-      sums_[s] += value;
+      sums_[col] += value;
     }
   }
-  // Appends the row, columns ascending, to `block`, and resets.
+  // Appends the row, columns ascending, to `block`.
   void flush(RowBlock& block) {
-    order_.resize(cols_.size());
-    std::iota(order_.begin(), order_.end(), 0);
-    std::sort(order_.begin(), order_.end(), [&](std::int32_t a, std::int32_t b) { return cols_[a] < cols_[b]; });
-    for (std::int32_t k : order_) {
-      block.cols.push_back(cols_[k]);
-      block.values.push_back(sums_[k]);
-      slot_[cols_[k]] = -1;
+    std::int32_t* cols = touched_.data();
+    const std::size_t n = touched_.size();
+    if (n > 64) {
+      std::sort(touched_.begin(), touched_.end());
+    } else {
+      for (std::size_t i = 1; i < n; ++i) {
+        const std::int32_t c = cols[i];
+        std::size_t j = i;
+        for (; j > 0 && cols[j - 1] > c; --j) cols[j] = cols[j - 1];
+        cols[j] = c;
+      }
     }
-    block.lengths.push_back(static_cast<std::int32_t>(cols_.size()));
-    cols_.clear();
-    sums_.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      block.cols.push_back(cols[i]);
+      block.values.push_back(sums_[cols[i]]);
+    }
+    block.lengths.push_back(static_cast<std::int32_t>(n));
+    touched_.clear();
   }
 
  private:
-  std::vector<std::int32_t> slot_, cols_, order_;
   std::vector<double> sums_;
+  std::vector<std::int32_t> owner_, touched_;
+  std::int32_t row_ = -1;
 };
 
 // Runs row(i, accumulator) for every output row and assembles the CSR result. Rows go in contiguous
@@ -79,9 +92,14 @@ HostCsrMatrix build_rows(std::int32_t rows, std::int32_t cols, const RowFn& row)
     RowAccumulator acc(cols);
 #pragma omp for schedule(dynamic)
     for (int t = 0; t < count; ++t) {
+      RowBlock& block = blocks[t];
+      // About the input's density: a guess that saves most regrowth of the arrays.
+      block.cols.reserve(static_cast<std::size_t>(first[t + 1] - first[t]) * 16);
+      block.values.reserve(block.cols.capacity());
       for (std::int32_t i = first[t]; i < first[t + 1]; ++i) {
+        acc.start(i);
         row(i, acc);
-        acc.flush(blocks[t]);
+        acc.flush(block);
       }
     }
   }
@@ -111,7 +129,8 @@ HostCsrMatrix build_rows(std::int32_t rows, std::int32_t cols, const RowFn& row)
   return C;
 }
 
-// Recomputes C's values: row(i, add) calls add(col, value) for every product term of row i.
+// Recomputes C's values: row(i, add) calls add(col, value) for every product term of row i. A column
+// outside row i's pattern (only possible if the caller broke the same-pattern promise) is ignored.
 template <class RowFn>
 void refresh_rows(HostCsrMatrix& C, const RowFn& row) {
 #pragma omp parallel
@@ -127,7 +146,7 @@ void refresh_rows(HostCsrMatrix& C, const RowFn& row) {
       double* values = C.values.data();
       row(i, [&](std::int32_t col, double value) {
         const std::int32_t k = position[col];
-        if (k >= begin && k < end && C.col_indices[k] == col) values[k] += value;
+        if (k >= 0) values[k] += value;
       });
       for (std::int32_t k = begin; k < end; ++k) position[C.col_indices[k]] = -1;
     }
@@ -136,25 +155,45 @@ void refresh_rows(HostCsrMatrix& C, const RowFn& row) {
 
 }  // namespace
 
+// In two passes over blocks of rows, one per thread: each block counts its entries per column, the
+// counts give every block its slots in each row of A^T, and each block scatters into its slots. Blocks
+// are in row order, so every row of A^T receives its columns ascending.
 Transpose transpose(const HostCsrMatrix& A) {
   Transpose t;
   HostCsrMatrix& At = t.matrix;
   At.rows = A.cols;
   At.cols = A.rows;
+  const int blocks = std::max(1, std::min<int>(thread_count(), A.rows / 4096 + 1));
+  const auto first = [&](int b) { return static_cast<std::int32_t>(static_cast<std::int64_t>(A.rows) * b / blocks); };
+  std::vector<std::vector<std::int32_t>> slot(static_cast<std::size_t>(blocks));
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < blocks; ++b) {
+    slot[b].assign(static_cast<std::size_t>(A.cols), 0);
+    for (std::int32_t k = A.row_offsets[first(b)]; k < A.row_offsets[first(b + 1)]; ++k) ++slot[b][A.col_indices[k]];
+  }
   At.row_offsets.assign(static_cast<std::size_t>(A.cols) + 1, 0);
-  for (std::int32_t c : A.col_indices) ++At.row_offsets[c + 1];
-  for (std::int32_t j = 0; j < A.cols; ++j) At.row_offsets[j + 1] += At.row_offsets[j];
+  std::int64_t next = 0;
+  for (std::int32_t c = 0; c < A.cols; ++c) {
+    for (int b = 0; b < blocks; ++b) {
+      const std::int32_t count = slot[b][c];
+      slot[b][c] = static_cast<std::int32_t>(next);
+      next += count;
+    }
+    At.row_offsets[c + 1] = static_cast<std::int32_t>(next);
+  }
   At.col_indices.resize(A.col_indices.size());
   At.values.resize(A.values.size());
   t.position.resize(A.values.size());
-  std::vector<std::int32_t> next(At.row_offsets.begin(), At.row_offsets.end() - 1);
-  // Rows of A in order: each row of At receives its columns ascending.
-  for (std::int32_t i = 0; i < A.rows; ++i) {
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
-      const std::int32_t slot = next[A.col_indices[k]]++;
-      At.col_indices[slot] = i;
-      At.values[slot] = A.values[k];
-      t.position[k] = slot;
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < blocks; ++b) {
+    std::vector<std::int32_t>& s = slot[b];
+    for (std::int32_t i = first(b); i < first(b + 1); ++i) {
+      for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+        const std::int32_t at = s[A.col_indices[k]]++;
+        At.col_indices[at] = i;
+        At.values[at] = A.values[k];
+        t.position[k] = at;
+      }
     }
   }
   return t;
@@ -171,26 +210,14 @@ namespace {
 // The terms of row i of A B.
 template <class Add>
 void product_row(const HostCsrMatrix& A, const HostCsrMatrix& B, std::int32_t i, const Add& add) {
+  const std::int32_t* b_offsets = B.row_offsets.data();
+  const std::int32_t* b_cols = B.col_indices.data();
+  const double* b_values = B.values.data();
   for (std::int32_t ka = A.row_offsets[i]; ka < A.row_offsets[i + 1]; ++ka) {
     const std::int32_t j = A.col_indices[ka];
     const double a = A.values[ka];
-    for (std::int32_t kb = B.row_offsets[j]; kb < B.row_offsets[j + 1]; ++kb) add(B.col_indices[kb], a * B.values[kb]);
-  }
-}
-
-// The terms of row I of R A P.
-template <class Add>
-void triple_row(const HostCsrMatrix& R, const HostCsrMatrix& A, const HostCsrMatrix& P, std::int32_t I,
-                const Add& add) {
-  for (std::int32_t kr = R.row_offsets[I]; kr < R.row_offsets[I + 1]; ++kr) {
-    const std::int32_t k = R.col_indices[kr];
-    const double r = R.values[kr];
-    for (std::int32_t ka = A.row_offsets[k]; ka < A.row_offsets[k + 1]; ++ka) {
-      const std::int32_t j = A.col_indices[ka];
-      const double ra = r * A.values[ka];
-      for (std::int32_t kp = P.row_offsets[j]; kp < P.row_offsets[j + 1]; ++kp)
-        add(P.col_indices[kp], ra * P.values[kp]);
-    }
+    const std::int32_t end = b_offsets[j + 1];
+    for (std::int32_t kb = b_offsets[j]; kb < end; ++kb) add(b_cols[kb], a * b_values[kb]);
   }
 }
 
@@ -206,14 +233,16 @@ void multiply_values(const HostCsrMatrix& A, const HostCsrMatrix& B, HostCsrMatr
   refresh_rows(C, [&](std::int32_t i, const auto& add) { product_row(A, B, i, add); });
 }
 
-HostCsrMatrix triple_product(const HostCsrMatrix& R, const HostCsrMatrix& A, const HostCsrMatrix& P) {
-  return build_rows(R.rows, P.cols, [&](std::int32_t I, RowAccumulator& acc) {
-    triple_row(R, A, P, I, [&](std::int32_t col, double v) { acc.add(col, v); });
-  });
+TripleProduct triple_product(const HostCsrMatrix& R, const HostCsrMatrix& A, const HostCsrMatrix& P) {
+  TripleProduct t;
+  t.AP = multiply(A, P);
+  t.RAP = multiply(R, t.AP);
+  return t;
 }
 
-void triple_product_values(const HostCsrMatrix& R, const HostCsrMatrix& A, const HostCsrMatrix& P, HostCsrMatrix& C) {
-  refresh_rows(C, [&](std::int32_t I, const auto& add) { triple_row(R, A, P, I, add); });
+void triple_product_values(const HostCsrMatrix& R, const HostCsrMatrix& A, const HostCsrMatrix& P, TripleProduct& C) {
+  multiply_values(A, P, C.AP);
+  multiply_values(R, C.AP, C.RAP);
 }
 
 }  // namespace clkr::detail::amg

@@ -26,8 +26,13 @@ HostCsrMatrix multiply(const HostCsrMatrix& A, const HostCsrMatrix& B);
 // C's values recomputed from A's and B's on C's pattern (as multiply() made it).
 void multiply_values(const HostCsrMatrix& A, const HostCsrMatrix& B, HostCsrMatrix& C);
 
-// C = R A P, without forming A P: row I of C sums r_Ik a_kj p_jJ over R's row I.
-HostCsrMatrix triple_product(const HostCsrMatrix& R, const HostCsrMatrix& A, const HostCsrMatrix& P);
-void triple_product_values(const HostCsrMatrix& R, const HostCsrMatrix& A, const HostCsrMatrix& P, HostCsrMatrix& C);
+// C = R A P, computed as R (A P): for the prolongators of smoothed aggregation this is about half the
+// multiply-adds of summing r_Ik a_kj p_jJ directly (A P's rows merge what R's rows would repeat), and
+// A P is kept for the numeric refresh.
+struct TripleProduct {
+  HostCsrMatrix AP, RAP;
+};
+TripleProduct triple_product(const HostCsrMatrix& R, const HostCsrMatrix& A, const HostCsrMatrix& P);
+void triple_product_values(const HostCsrMatrix& R, const HostCsrMatrix& A, const HostCsrMatrix& P, TripleProduct& C);
 
 }  // namespace clkr::detail::amg

@@ -21,7 +21,60 @@ std::vector<std::int32_t> NodeLayout::node_of_rows() const {
   return node;
 }
 
+namespace {
+
+// One unknown per node: a_ij^2 > eps^2 |a_ii a_jj| entry by entry, A's own (sorted) column order giving
+// each node's neighbours in order, no block norms to gather.
+StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
+  const std::int32_t n = A.rows;
+  std::vector<long double> diagonal(static_cast<std::size_t>(n), 0.0L);
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < n; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      if (A.col_indices[k] == i) diagonal[i] += std::abs(static_cast<long double>(A.values[k]));
+  StrengthGraph S;
+  S.keep.assign(A.values.size(), 0);
+  S.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
+  const long double eps2 = static_cast<long double>(eps) * eps;
+  // First the marks and the counts, then the neighbour lists at their offsets.
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < n; ++i) {
+    std::int32_t strong = 0;
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+      const std::int32_t j = A.col_indices[k];
+      if (j == i) {
+        S.keep[k] = 1;
+        continue;
+      }
+      const long double a = A.values[k];
+      if (a * a > eps2 * diagonal[i] * diagonal[j] && diagonal[i] > 0 && diagonal[j] > 0) {
+        S.keep[k] = 1;
+        ++strong;
+      }
+    }
+    S.offsets[i + 1] = strong;
+  }
+  for (std::int32_t i = 0; i < n; ++i) S.offsets[i + 1] += S.offsets[i];
+  S.neighbours.resize(static_cast<std::size_t>(S.offsets.back()));
+  S.weights.resize(S.neighbours.size());
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < n; ++i) {
+    std::int32_t out = S.offsets[i];
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+      const std::int32_t j = A.col_indices[k];
+      if (j == i || !S.keep[k]) continue;
+      const long double a = A.values[k];
+      S.neighbours[out] = j;
+      S.weights[out++] = static_cast<double>(a * a / (diagonal[i] * diagonal[j]));
+    }
+  }
+  return S;
+}
+
+}  // namespace
+
 StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& nodes, double eps) {
+  if (nodes.count() == A.rows) return scalar_strength(A, eps);
   const std::int32_t count = nodes.count();
   const std::vector<std::int32_t> node_of = nodes.node_of_rows();
   // ||A_II||_F per node. Squares are summed in long double: a double value past 1e154 would overflow

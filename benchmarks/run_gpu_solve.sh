@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Time to solution on the GPU machine, in one go: clkr's CG with every preconditioner (the AMG's setup
+# by phase and level, its update step, a single-precision hierarchy) against clkr's unpreconditioned
+# and Jacobi CG and CuPy's CG, on Poisson problems of three sizes, anisotropic and jumping-coefficient
+# problems and the largest SPD matrices of ../shared/matrices. Results land in ./gpu-solve-results
+# (and, on the lent machine, as one archive $OUT/gpu-solve-results.tgz, rewritten after every step so
+# that a run cut short still brings its finished steps back).
+#   usage: benchmarks/run_gpu_solve.sh [CARRY_DIR] [SECTIONS]
+#     CARRY_DIR holds matrices/ (the SuiteSparse files); SECTIONS: any of report,poisson,hard,suitesparse,
+#     cupy (default all)
+set -uo pipefail
+carry=${1:-.carry}
+sections=${2:-report,poisson,hard,suitesparse,cupy}
+out=gpu-solve-results
+rm -rf "$out"
+mkdir -p "$out"
+step() {
+  [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-solve-results.tgz" "$out"
+  echo
+  echo "=== $* ($(date +%T))"
+}
+want() { [[ ",$sections," == *",$1,"* ]]; }
+
+step "enable NVIDIA OpenCL"
+[ -e /usr/lib/libnvidia-opencl.so.1 ] && echo /usr/lib/libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.txt"
+nproc | sed 's/^/host cores: /' | tee -a "$out/gpu.txt"
+
+step "build"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_TESTS=OFF -DCLKR_BUILD_BENCHMARKS=OFF \
+  >"$out/build.log" 2>&1 && cmake --build build-gpu -j"$(nproc)" >>"$out/build.log" 2>&1 ||
+  { tail -40 "$out/build.log"; exit 1; }
+export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=$PWD/build-gpu/kernel-cache
+bin=build-gpu/clkr
+$bin devices --no-check 2>/dev/null | grep -E '^ \*' | tee -a "$out/gpu.txt"
+
+suite=""
+for m in bcsstk17.mtx.gz bcsstk16.mtx s2rmq4m1.mtx s3rmq4m1.mtx s1rmq4m1.mtx bcsstk25.mtx s2rmt3m1.mtx s3rmt3m1.mtx; do
+  if [ -f "$carry/matrices/$m" ]; then suite="$suite $carry/matrices/$m"; else echo "note: $m not carried, left out"; fi
+done
+
+if want report; then
+  step "clkr solve poisson3d:192 --precond amg (setup by phase and level, kernels), double and single hierarchy"
+  $bin solve poisson3d:192 --precond amg 2>&1 | tee "$out/amg_poisson192.txt"
+  $bin solve poisson3d:192 --precond amg --precond-precision single 2>&1 | tee "$out/amg_poisson192_single.txt" |
+    grep -E "^(setup|status|iterations|time|to solution)"
+fi
+
+if want poisson; then
+  step "bench solve: Poisson 128/192/256 (cg, jacobi, amg, amg-single, amg-update)"
+  $bin bench solve poisson3d:128 poisson3d:192 poisson3d:256 --methods cg,jacobi,amg,amg-single,amg-update \
+    --peers none --reps 2 --csv "$out/solve_poisson.csv" 2>"$out/solve_poisson.err" | tee "$out/solve_poisson.txt"
+fi
+
+if want hard; then
+  step "bench solve: anisotropic and jumping coefficients"
+  $bin bench solve anisotropic3d:128 jumping3d:128 anisotropic3d:192 jumping3d:192 --methods cg,jacobi,amg,amg-single \
+    --peers none --reps 2 --csv "$out/solve_hard.csv" 2>"$out/solve_hard.err" | tee "$out/solve_hard.txt"
+fi
+
+if want suitesparse && [ -n "$suite" ]; then
+  step "bench solve: the largest SPD matrices of ../shared/matrices"
+  $bin bench solve $suite --methods cg,jacobi,amg --peers none --reps 2 --maxit 40000 \
+    --csv "$out/solve_suitesparse.csv" 2>"$out/solve_suitesparse.err" | tee "$out/solve_suitesparse.txt"
+fi
+
+if want cupy; then
+  step "CuPy/cuSPARSE CG to the same tolerance"
+  PYTHONUNBUFFERED=1 python3 benchmarks/cupy_solve.py --reps 2 poisson3d:128 poisson3d:192 poisson3d:256 \
+    anisotropic3d:128 jumping3d:128 anisotropic3d:192 jumping3d:192 2>"$out/cupy.err" | tee "$out/cupy_solve.csv"
+fi
+step "done"
