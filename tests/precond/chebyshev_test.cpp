@@ -245,17 +245,6 @@ TEST(Chebyshev, PreconditionerPrecisionMayDifferFromTheSolvers) {
   EXPECT_LE(distance(got, expected), application_tolerance(Precision::Single, 3) * test::norm_long(got));
 }
 
-// Expects `call` to throw clkr::Error whose message contains `needle`.
-template <class Call>
-void expect_error_naming(Call call, const std::string& needle) {
-  try {
-    call();
-    ADD_FAILURE() << "no clkr::Error thrown (expected one naming '" << needle << "')";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
-  }
-}
-
 TEST(Chebyshev, RefusesOptionsOutOfRange) {
   Matrix A(test::context(), poisson2d(6));
   Blas solver(test::context(), Location::Device, Precision::Single);
@@ -280,7 +269,7 @@ TEST(Chebyshev, RefusesOptionsOutOfRange) {
   };
   for (const auto& [options, needle] : cases) {
     SCOPED_TRACE(needle);
-    expect_error_naming([&] { Chebyshev M(solver, A, options); }, needle);
+    test::expect_error_naming([&] { Chebyshev M(solver, A, options); }, needle);
   }
   // The edges of the ranges are accepted.
   ChebyshevOptions edges;
@@ -298,7 +287,7 @@ TEST(Chebyshev, RefusesANonPositiveDiagonalNamingTheRow) {
     for (std::int32_t k = host.row_offsets[9]; k < host.row_offsets[10]; ++k)
       if (host.col_indices[k] == 9) host.values[k] = bad;
     Matrix A(test::context(), host);
-    expect_error_naming([&] { Chebyshev M(solver, A); }, "A(9,9)");
+    test::expect_error_naming([&] { Chebyshev M(solver, A); }, "A(9,9)");
   }
 }
 

@@ -49,17 +49,6 @@ double& diagonal_entry(HostCsrMatrix& A, std::int32_t row) {
   throw Error("no diagonal entry in row " + std::to_string(row));
 }
 
-// Expects `call` to throw clkr::Error whose message contains `needle`.
-template <class Call>
-void expect_error_naming(Call call, const std::string& needle) {
-  try {
-    call();
-    ADD_FAILURE() << "no clkr::Error thrown (expected one naming '" << needle << "')";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
-  }
-}
-
 // Every element of z against r_i / a_ii in long double, relative to |r_i / a_ii|.
 void expect_jacobi(Vector& z, const std::vector<double>& r, const std::vector<double>& diagonal, Precision p) {
   const std::vector<double> got = z.to_host();
@@ -128,7 +117,7 @@ TEST(Jacobi, ZeroOrMissingDiagonalIsRefusedNamingTheRow) {
   HostCsrMatrix zero = random_matrix(40, 5, true);
   diagonal_entry(zero, 7) = 0.0;  // stored, but zero
   Matrix A_zero(test::context(), zero);
-  expect_error_naming([&] { Jacobi M(solver, A_zero); }, "A(7,7)");
+  test::expect_error_naming([&] { Jacobi M(solver, A_zero); }, "A(7,7)");
 
   HostCsrMatrix missing = random_matrix(40, 5, true);
   // Remove row 23's diagonal entry from the pattern.
@@ -142,7 +131,7 @@ TEST(Jacobi, ZeroOrMissingDiagonalIsRefusedNamingTheRow) {
   }
   missing.validate();
   Matrix A_missing(test::context(), missing);
-  expect_error_naming([&] { Jacobi M(solver, A_missing); }, "A(23,23)");
+  test::expect_error_naming([&] { Jacobi M(solver, A_missing); }, "A(23,23)");
 }
 
 TEST(Jacobi, NonFiniteDiagonalIsRefusedNamingTheRow) {
@@ -152,11 +141,11 @@ TEST(Jacobi, NonFiniteDiagonalIsRefusedNamingTheRow) {
   for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     std::vector<double> diagonal = test::host_diagonal(host);
     diagonal[12] = bad;
-    expect_error_naming([&] { Jacobi M(solver, A, diagonal); }, "A(12,12)");
+    test::expect_error_naming([&] { Jacobi M(solver, A, diagonal); }, "A(12,12)");
   }
   // A Matrix never holds NaN (refused when made), so the explicit-diagonal constructor is the way in;
   // a diagonal of the wrong length is refused too.
-  expect_error_naming([&] { Jacobi M(solver, A, std::vector<double>(29, 1.0)); }, "29 diagonal entries");
+  test::expect_error_naming([&] { Jacobi M(solver, A, std::vector<double>(29, 1.0)); }, "29 diagonal entries");
 }
 
 TEST(Jacobi, NegativeDiagonalIsAcceptedAndReported) {
@@ -204,7 +193,7 @@ TEST(Jacobi, UpdateTakesTheNewDiagonal) {
     HostCsrMatrix singular = changed;
     diagonal_entry(singular, 77) = 0.0;
     A.update_values(singular.values);
-    expect_error_naming([&] { M.update(A); }, "A(77,77)");
+    test::expect_error_naming([&] { M.update(A); }, "A(77,77)");
     A.update_values(host.values);  // back for the next location
   }
 }
@@ -233,14 +222,14 @@ TEST(Jacobi, UpdateRefusesAnotherShape) {
   Blas solver(test::context(), Location::Device, Precision::Double);
   Jacobi M(solver, A);
   Matrix bigger(test::context(), random_matrix(101, 2, true));
-  expect_error_naming([&] { M.update(bigger); }, "new pattern");
+  test::expect_error_naming([&] { M.update(bigger); }, "new pattern");
   // Same size, one entry fewer.
   HostCsrMatrix fewer = host;
   fewer.col_indices.pop_back();
   fewer.values.pop_back();
   --fewer.row_offsets.back();
   Matrix A_fewer(test::context(), fewer);
-  expect_error_naming([&] { M.update(A_fewer); }, "nnz");
+  test::expect_error_naming([&] { M.update(A_fewer); }, "nnz");
   const std::shared_ptr<Context> other = Context::create();
   Matrix elsewhere(other, host);
   EXPECT_THROW(M.update(elsewhere), Error);
@@ -251,10 +240,10 @@ TEST(Jacobi, ConstructorRefusesNonSquareOrForeignMatrices) {
   HostCsrMatrix wide = random_matrix(10, 1, true);
   wide.cols = 12;
   Matrix A_wide(test::context(), wide);
-  expect_error_naming([&] { Jacobi M(solver, A_wide); }, "not square");
+  test::expect_error_naming([&] { Jacobi M(solver, A_wide); }, "not square");
   const std::shared_ptr<Context> other = Context::create();
   Matrix elsewhere(other, random_matrix(10, 1, true));
-  expect_error_naming([&] { Jacobi M(solver, elsewhere); }, "different contexts");
+  test::expect_error_naming([&] { Jacobi M(solver, elsewhere); }, "different contexts");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/vector.hpp"
 #include "clkr/runtime/context.hpp"
+#include "clkr/runtime/error.hpp"
 
 namespace clkr::test {
 
@@ -167,6 +168,17 @@ inline std::vector<double> host_diagonal(const HostCsrMatrix& A) {
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       if (A.col_indices[k] == i) d[i] = A.values[k];
   return d;
+}
+
+// Expects `call` to throw clkr::Error whose message contains `needle`.
+template <class Call>
+void expect_error_naming(Call call, const std::string& needle) {
+  try {
+    call();
+    ADD_FAILURE() << "no clkr::Error thrown (expected one naming '" << needle << "')";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
+  }
 }
 
 // (Precision, Config) test parameters and their names.
