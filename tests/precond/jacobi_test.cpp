@@ -145,6 +145,9 @@ TEST(Jacobi, NonFiniteDiagonalIsRefusedNamingTheRow) {
   }
   // A Matrix never holds NaN (refused when made), so the explicit-diagonal constructor is the way in;
   // a diagonal of the wrong length is refused too.
+  HostCsrMatrix with_nan = host;
+  with_nan.values[with_nan.row_offsets[12]] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(Matrix(test::context(), with_nan), Error);
   test::expect_error_naming([&] { Jacobi M(solver, A, std::vector<double>(29, 1.0)); }, "29 diagonal entries");
 }
 
