@@ -106,14 +106,10 @@ long double distance(const LongVector& x, const LongVector& y) {
 }
 
 // Norm-wise accuracy of one application of `degree`, relative to the size of the result: every step
-// adds a few roundings of vectors the size of z in the precision (unit roundoff u; quasi-double's
-// operations are bounded by 2^-44 as in the solver tests), and the matrix and r are rounded to it.
-double application_tolerance(Precision p, int degree) {
-  const double u = p == Precision::Single ? 0x1.0p-24 : p == Precision::QuasiDouble ? 0x1.0p-44 : 0x1.0p-53;
-  return 16 * degree * u;
-}
+// adds a few roundings of vectors the size of z in the precision, and the matrix and r are rounded to it.
+double application_tolerance(Precision p, int degree) { return 16 * degree * test::unit_roundoff(p); }
 
-class ChebyshevApply : public ::testing::TestWithParam<std::tuple<Location, Precision>> {};
+class ChebyshevApply : public ::testing::TestWithParam<test::LocationPrecision> {};
 
 TEST_P(ChebyshevApply, IsTheChebyshevPolynomialOfItsInterval) {
   const auto [location, precision] = GetParam();
@@ -188,9 +184,7 @@ INSTANTIATE_TEST_SUITE_P(HostAndDevice, ChebyshevApply,
                          ::testing::Combine(::testing::Values(Location::Host, Location::Device),
                                             ::testing::Values(Precision::Single, Precision::QuasiDouble,
                                                               Precision::Double)),
-                         [](const ::testing::TestParamInfo<std::tuple<Location, Precision>>& info) {
-                           return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param));
-                         });
+                         test::location_precision_name);
 
 TEST(Chebyshev, IntervalEnclosesThePoissonSpectrum) {
   const int n = 24;
@@ -201,8 +195,8 @@ TEST(Chebyshev, IntervalEnclosesThePoissonSpectrum) {
       SCOPED_TRACE(to_string(location) + " " + to_string(p));
       if (test::device_lacks_fp64(location, p)) continue;
       Blas solver(test::context(), location, p);
-      // A Ritz value may sit outside the spectrum by rounding only (100 u lambda_max, spectrum_test).
-      const double margin = 100 * (p == Precision::Single ? 0x1.0p-24 : 0x1.0p-53) * lambda_max;
+      // A Ritz value may sit outside the spectrum by rounding only.
+      const double margin = test::ritz_margin(p, lambda_max);
       Chebyshev M(solver, A);
       EXPECT_GE(M.upper(), lambda_max) << "M would be indefinite for even degrees";
       EXPECT_LE(M.upper(), 1.1 * (lambda_max + margin)) << "upper = 1.1 x a Ritz value <= lambda_max";

@@ -19,7 +19,7 @@ namespace clkr {
 namespace {
 
 using Dense = std::vector<long double>;  // row-major n x n
-constexpr double kU = 0x1.0p-53;
+const double kU = test::unit_roundoff(Precision::Double);
 
 HostCsrMatrix to_csr(const std::vector<double>& a, std::int32_t n) {
   HostCsrMatrix M;

@@ -17,7 +17,7 @@
 namespace clkr {
 namespace {
 
-class IdentityApply : public ::testing::TestWithParam<std::tuple<Location, Precision>> {};
+class IdentityApply : public ::testing::TestWithParam<test::LocationPrecision> {};
 
 TEST_P(IdentityApply, CopiesRExactly) {
   const auto [location, precision] = GetParam();
@@ -46,15 +46,11 @@ TEST_P(IdentityApply, CopiesRExactly) {
   EXPECT_EQ(z.to_host(), r_values);
 }
 
-std::string identity_param_name(const ::testing::TestParamInfo<std::tuple<Location, Precision>>& info) {
-  return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param));
-}
-
 INSTANTIATE_TEST_SUITE_P(EveryPrecision, IdentityApply,
                          ::testing::Combine(::testing::Values(Location::Host, Location::Device),
                                             ::testing::Values(Precision::Single, Precision::QuasiDouble,
                                                               Precision::Double)),
-                         identity_param_name);
+                         test::location_precision_name);
 
 TEST(Identity, ApplyAndUpdateCheckTheirOperands) {
   Matrix A(test::context(), poisson2d(10));

@@ -84,6 +84,16 @@ inline double elementwise_tolerance(Precision p) {
   return 1e-15;
 }
 
+// The unit roundoff of each precision's arithmetic (quasi-double's operations are bounded by 2^-44, as
+// in the solver tests).
+inline double unit_roundoff(Precision p) {
+  return p == Precision::Single ? 0x1.0p-24 : p == Precision::QuasiDouble ? 0x1.0p-44 : 0x1.0p-53;
+}
+
+// How far rounding may move a Ritz value of D^-1 A outside its spectrum: Lanczos in finite precision
+// keeps its Ritz values within a modest multiple of u ||D^-1 A|| of the spectrum (Paige 1980); 100 u.
+inline double ritz_margin(Precision p, double lambda_max) { return 100 * unit_roundoff(p) * lambda_max; }
+
 // Uniform in [lo, hi], rounded to float for single precision so that a reference sees exactly the
 // inputs the computation sees.
 inline std::vector<double> random_values(std::size_t n, Precision p, std::mt19937_64& rng, double lo = -1.0,
@@ -179,6 +189,12 @@ void expect_error_naming(Call call, const std::string& needle) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
   }
+}
+
+// (Location, Precision) test parameters and their names.
+using LocationPrecision = std::tuple<Location, Precision>;
+inline std::string location_precision_name(const ::testing::TestParamInfo<LocationPrecision>& info) {
+  return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param));
 }
 
 // (Precision, Config) test parameters and their names.

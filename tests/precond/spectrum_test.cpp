@@ -19,7 +19,7 @@
 namespace clkr {
 namespace {
 
-constexpr double kU = 0x1.0p-53;  // double's unit roundoff
+const double kU = test::unit_roundoff(Precision::Double);
 
 // The eigenvalues of the dense symmetric n x n matrix `a` (row-major), ascending, by cyclic Jacobi
 // rotations in long double until the off-diagonal part is negligible (Golub and Van Loan, 8.5).
@@ -152,15 +152,7 @@ detail::SpectrumEstimate estimate(Blas& blas, const HostCsrMatrix& host, int ste
   return detail::estimate_spectrum(blas, A, v, steps, seed, "test");
 }
 
-// How far rounding may move a Ritz value outside the spectrum: Lanczos in finite precision keeps its
-// Ritz values within a modest multiple of u ||D^-1 A|| of the spectrum (Paige 1980); 100 u ||D^-1 A||
-// with u the precision's unit roundoff (quasi-double: 2^-44, see the solver tests).
-double ritz_margin(Precision p, double lambda_max) {
-  const double u = p == Precision::Single ? 0x1.0p-24 : p == Precision::QuasiDouble ? 0x1.0p-44 : kU;
-  return 100 * u * lambda_max;
-}
-
-class EstimateSpectrum : public ::testing::TestWithParam<std::tuple<Location, Precision>> {};
+class EstimateSpectrum : public ::testing::TestWithParam<test::LocationPrecision> {};
 
 // In exact arithmetic the Ritz values lie inside [lambda_min, lambda_max] and move outwards with every
 // step. How close 20 steps get from a random start is not something Kaniel-Paige theory bounds usefully
@@ -179,7 +171,7 @@ TEST_P(EstimateSpectrum, RitzValuesLieInsideAndNearThePoissonSpectrum) {
     const double lambda_min = test::poisson_jacobi_lambda_min(n), lambda_max = test::poisson_jacobi_lambda_max(n);
     const detail::SpectrumEstimate e = estimate(blas, host, 20);
     EXPECT_EQ(e.steps, 20);
-    const double margin = ritz_margin(precision, lambda_max);
+    const double margin = test::ritz_margin(precision, lambda_max);
     EXPECT_GE(e.lambda_min, lambda_min - margin);
     EXPECT_LE(e.lambda_max, lambda_max + margin);
     const double width = lambda_max - lambda_min;
@@ -193,7 +185,7 @@ TEST_P(EstimateSpectrum, RitzValuesMoveOutwardsWithMoreSteps) {
   if (test::device_lacks_fp64(location, precision)) GTEST_SKIP() << "the device has no fp64";
   Blas blas(test::context(), location, precision);
   const HostCsrMatrix host = poisson2d(20);
-  const double margin = ritz_margin(precision, 2.0);
+  const double margin = test::ritz_margin(precision, 2.0);
   detail::SpectrumEstimate previous = estimate(blas, host, 2);
   EXPECT_EQ(previous.steps, 2);
   for (int steps : {3, 5, 8, 13, 21, 34}) {
@@ -212,9 +204,7 @@ INSTANTIATE_TEST_SUITE_P(HostAndDevice, EstimateSpectrum,
                          ::testing::Combine(::testing::Values(Location::Host, Location::Device),
                                             ::testing::Values(Precision::Single, Precision::QuasiDouble,
                                                               Precision::Double)),
-                         [](const ::testing::TestParamInfo<std::tuple<Location, Precision>>& info) {
-                           return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param));
-                         });
+                         test::location_precision_name);
 
 TEST(EstimateSpectrumAgreement, HostAndDeviceGiveTheSameRitzValuesInDouble) {
   if (!test::context()->info().fp64) GTEST_SKIP() << "the device has no fp64";
