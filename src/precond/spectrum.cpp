@@ -104,8 +104,10 @@ SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int step
     blas.axpy(-alpha.back(), q, r);
     kernels.scale_by_diagonal(1.0, dinv, r, z);
     const double rz_next = blas.dot(r, z);
+    // r'D^-1 r below zero by more than rounding of a vanishing residual: D is not positive definite.
+    if (!std::isfinite(rz_next) || rz_next < -1e-28 * rz_start) check("r'D^-1 r", rz_next, j + 1);
     // The Krylov space is exhausted (n <= steps, or an invariant subspace): T is complete.
-    if (!(rz_next > 1e-28 * rz_start) || !std::isfinite(rz_next)) break;
+    if (rz_next <= 1e-28 * rz_start) break;
     beta.push_back(rz_next / rz);
     rz = rz_next;
     blas.aypx(beta.back(), z, p);  // p = z + beta p

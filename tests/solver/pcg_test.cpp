@@ -16,30 +16,11 @@ using test::System;
 
 double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
 
-// S P S with P = poisson2d(n) and S = diag(10^u), u uniform in [-1.5, 1.5]: kappa(SPS) <=
-// kappa(P) max(S)^2 / min(S)^2 is huge, but D^-1/2 (SPS) D^-1/2 = P / 4 with D = diag(SPS), so
-// Jacobi-preconditioned CG runs like CG on P.
-struct ScaledPoisson {
-  explicit ScaledPoisson(int n) : matrix(poisson2d(n)), kappa_bound(test::poisson2d_condition(n)) {
-    std::vector<double> s = test::random_vector(matrix.rows, 99);
-    for (double& e : s) e = std::pow(10.0, 1.5 * e);
-    for (std::int32_t i = 0; i < matrix.rows; ++i) {
-      for (std::int32_t k = matrix.row_offsets[i]; k < matrix.row_offsets[i + 1]; ++k) {
-        matrix.values[k] *= s[i] * s[matrix.col_indices[k]];
-      }
-    }
-    const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
-    kappa_bound *= (*hi / *lo) * (*hi / *lo);
-  }
-  HostCsrMatrix matrix;
-  double kappa_bound;
-};
-
 class PcgPrecision : public ::testing::TestWithParam<Precision> {};
 
 TEST_P(PcgPrecision, SolvesBadlyScaledPoisson) {
   const Precision p = GetParam();
-  const ScaledPoisson scaled(20);
+  const test::ScaledPoisson scaled(20);
   System system(scaled.matrix, Format::Csr);
   Blas blas(test::context(), Location::Device, p);
   SolveOptions options;
@@ -72,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(Precisions, PcgPrecision,
                          test::param_name<Precision>);
 
 TEST(Pcg, DeviceMatchesHostReference) {
-  const ScaledPoisson scaled(16);
+  const test::ScaledPoisson scaled(16);
   System system(scaled.matrix, Format::Ell);
   SolveOptions options;
   options.relative_tolerance = 1e-10;

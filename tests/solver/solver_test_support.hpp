@@ -16,6 +16,7 @@
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/data/vector.hpp"
+#include "clkr/io/generators.hpp"
 #include "clkr/runtime/context.hpp"
 #include "clkr/solver/solve.hpp"
 #include "gtest/gtest.h"
@@ -133,6 +134,25 @@ inline double poisson2d_condition(int n) {
   const double h = M_PI / (n + 1);
   return std::pow(std::sin(n * h / 2) / std::sin(h / 2), 2);
 }
+
+// S P S with P = poisson2d(n) and S = diag(10^u), u uniform in [-1.5, 1.5]: kappa(SPS) <=
+// kappa(P) max(S)^2 / min(S)^2 is huge, but D^-1/2 (SPS) D^-1/2 = P / 4 with D = diag(SPS), so
+// Jacobi-preconditioned CG runs like CG on P.
+struct ScaledPoisson {
+  explicit ScaledPoisson(int n) : matrix(poisson2d(n)), kappa_bound(poisson2d_condition(n)) {
+    std::vector<double> s = random_vector(matrix.rows, 99);
+    for (double& e : s) e = std::pow(10.0, 1.5 * e);
+    for (std::int32_t i = 0; i < matrix.rows; ++i) {
+      for (std::int32_t k = matrix.row_offsets[i]; k < matrix.row_offsets[i + 1]; ++k) {
+        matrix.values[k] *= s[i] * s[matrix.col_indices[k]];
+      }
+    }
+    const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
+    kappa_bound *= (*hi / *lo) * (*hi / *lo);
+  }
+  HostCsrMatrix matrix;
+  double kappa_bound;
+};
 
 // kappa_2(A) = sigma_max / sigma_min estimated by power iteration on A'A (sigma_max) and inverse
 // iteration on A'A through a dense LU of A (sigma_min), for matrices of up to a few thousand rows.

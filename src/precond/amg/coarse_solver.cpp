@@ -43,9 +43,14 @@ HostCsrMatrix dense_csr(const Dense& x, std::int32_t n) {
   return M;
 }
 
-// In place: a = L D L^T (unit L below the diagonal, D on it). False when a pivot is clearly negative
-// (A indefinite). Pivots at or below `tiny` become zero (`dropped` counts them).
+// In place: a = L D L^T (unit L below the diagonal, D on it). False when A is indefinite: a pivot is
+// clearly negative, or a pivot taken as zero has a clearly nonzero column below it (in a positive
+// semidefinite Schur complement S, |s_ij|^2 <= s_ii s_jj <= max a_ii * tiny; [0 1; 1 0] has none
+// negative). Pivots at or below `tiny` become zero (`dropped` counts them).
 bool ldlt(Dense& a, std::size_t n, double tiny, std::int32_t& dropped) {
+  double largest = 0;
+  for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, a[i * n + i]);
+  const double zero_column = std::sqrt(tiny * largest);
   for (std::size_t j = 0; j < n; ++j) {
     double d = a[j * n + j];
     for (std::size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k] * a[k * n + k];
@@ -55,12 +60,15 @@ bool ldlt(Dense& a, std::size_t n, double tiny, std::int32_t& dropped) {
       ++dropped;
     }
     a[j * n + j] = d;
-#pragma omp parallel for schedule(static) if (n - j > 64)
+    int indefinite = 0;
+#pragma omp parallel for schedule(static) reduction(| : indefinite) if (n - j > 64)
     for (std::size_t i = j + 1; i < n; ++i) {
       double s = a[i * n + j];
       for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k] * a[k * n + k];
+      if (d == 0 && std::abs(s) > zero_column) indefinite = 1;
       a[i * n + j] = d != 0 ? s / d : 0.0;
     }
+    if (indefinite) return false;
   }
   return true;
 }

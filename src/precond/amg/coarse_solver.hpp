@@ -19,9 +19,9 @@ struct DenseInverse {
 
 // Symmetric A: LDL^T without pivoting, a pivot at or below 1e-12 of the largest diagonal entry taken as
 // zero (a pseudo-inverse on that direction: pure-Neumann problems have a singular coarse operator
-// whose null space the right-hand side does not see); a clearly negative pivot means A is indefinite
-// and falls back to LU. Otherwise LU with partial pivoting. Throws clkr::Error naming `level` when A is
-// singular (LU) or not finite.
+// whose null space the right-hand side does not see); a clearly negative pivot, or a zero one with a
+// nonzero column below it, means A is indefinite and falls back to LU. Otherwise LU with partial
+// pivoting. Throws clkr::Error naming `level` when A is singular (LU) or not finite.
 DenseInverse dense_inverse(const HostCsrMatrix& A, int level);
 
 }  // namespace clkr::detail::amg
