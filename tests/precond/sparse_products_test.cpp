@@ -219,9 +219,9 @@ TEST(SparseTripleProduct, MatchesTheLongDoubleProduct) {
     // R (m x n) A (n x n) P (n x k): with P = R^T, the Galerkin product of the AMG.
     const HostCsrMatrix R = random_sparse(s.m, s.n, s.per_row, 9 + s.m), A = random_sparse(s.n, s.n, 5, 10);
     const HostCsrMatrix P = random_sparse(s.n, s.k, 2, 11);
-    expect_matches(amg::triple_product(R, A, P), s.m, s.k, reference_triple(R, A, P), 3);
+    expect_matches(amg::triple_product(R, A, P).RAP, s.m, s.k, reference_triple(R, A, P), 3);
     const HostCsrMatrix Rt = amg::transpose(R).matrix;
-    expect_matches(amg::triple_product(R, A, Rt), s.m, s.m, reference_triple(R, A, Rt), 3);
+    expect_matches(amg::triple_product(R, A, Rt).RAP, s.m, s.m, reference_triple(R, A, Rt), 3);
   }
 }
 
@@ -230,13 +230,13 @@ TEST(SparseTripleProduct, ValuesRefreshEqualsAFreshProductExactly) {
     SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k));
     const HostCsrMatrix R = random_sparse(s.m, s.n, s.per_row, 12 + s.m), A = random_sparse(s.n, s.n, 5, 13);
     const HostCsrMatrix P = random_sparse(s.n, s.k, 2, 14);
-    HostCsrMatrix C = amg::triple_product(R, A, P);
+    amg::TripleProduct C = amg::triple_product(R, A, P);
     const HostCsrMatrix R2 = new_values(R, 15), A2 = new_values(A, 16), P2 = new_values(P, 17);
     amg::triple_product_values(R2, A2, P2, C);
-    const HostCsrMatrix fresh = amg::triple_product(R2, A2, P2);
-    EXPECT_EQ(C.row_offsets, fresh.row_offsets);
-    EXPECT_EQ(C.col_indices, fresh.col_indices);
-    EXPECT_EQ(C.values, fresh.values);
+    const HostCsrMatrix fresh = amg::triple_product(R2, A2, P2).RAP;
+    EXPECT_EQ(C.RAP.row_offsets, fresh.row_offsets);
+    EXPECT_EQ(C.RAP.col_indices, fresh.col_indices);
+    EXPECT_EQ(C.RAP.values, fresh.values);
   }
 }
 
@@ -264,7 +264,7 @@ TEST(SparseProducts, PatternsAreStructural) {
   EXPECT_EQ(amg::multiply(zero, five).nnz(), 1);
   // R A P = [1 1] I [1; -1] = [0], kept.
   const HostCsrMatrix identity = dense_matrix(2, 2, {1, 0, 0, 1});
-  const HostCsrMatrix T = amg::triple_product(row, identity, column);
+  const HostCsrMatrix T = amg::triple_product(row, identity, column).RAP;
   ASSERT_EQ(T.nnz(), 1);
   EXPECT_EQ(T.values[0], 0.0);
   // A refresh whose values no longer cancel fills the kept entry.
@@ -281,20 +281,22 @@ TEST(SparseProducts, ResultsDoNotDependOnTheThreadCount) {
   const HostCsrMatrix R = random_sparse(1500, 2000, 6, 21), A = random_sparse(2000, 2000, 5, 22);
   const HostCsrMatrix P = amg::transpose(R).matrix;
   omp_set_num_threads(1);
-  const HostCsrMatrix C1 = amg::triple_product(R, A, P), M1 = amg::multiply(A, P);
+  const HostCsrMatrix C1 = amg::triple_product(R, A, P).RAP, M1 = amg::multiply(A, P);
   for (int threads : {2, 3, 7}) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
     omp_set_num_threads(threads);
-    const HostCsrMatrix C = amg::triple_product(R, A, P), M = amg::multiply(A, P);
+    const amg::TripleProduct T = amg::triple_product(R, A, P);
+    const HostCsrMatrix& C = T.RAP;
+    const HostCsrMatrix M = amg::multiply(A, P);
     EXPECT_EQ(C.row_offsets, C1.row_offsets);
     EXPECT_EQ(C.col_indices, C1.col_indices);
     EXPECT_EQ(C.values, C1.values);
     EXPECT_EQ(M.row_offsets, M1.row_offsets);
     EXPECT_EQ(M.col_indices, M1.col_indices);
     EXPECT_EQ(M.values, M1.values);
-    HostCsrMatrix refreshed = C;
+    amg::TripleProduct refreshed = T;
     amg::triple_product_values(R, A, P, refreshed);
-    EXPECT_EQ(refreshed.values, C1.values);
+    EXPECT_EQ(refreshed.RAP.values, C1.values);
   }
   omp_set_num_threads(saved);
 }
