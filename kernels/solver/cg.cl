@@ -8,9 +8,13 @@
 //           per work-group partial sums of r'r                    (cg_update_xr)
 //   step 3  beta = r'r / rho; p = r + beta p; rho <- r'r          (cg_update_p)
 //
+// Preconditioned (PCG), between steps 2 and 3 the preconditioner computes z = M^-1 r and
+// cg_dot_partials the partial sums of r'z; step 3 is then
+//   step 3' beta = r'z / rho; p = z + beta p; rho <- r'z; s[3] <- r'r   (cg_update_p_preconditioned)
+//
 // The scalar block `s` (one real each): s[0], s[1] = rho in two slots (step 3 reads the old slot and
 // writes the new one, so no work-group overwrites a value another one is still reading), s[2] = p'q
-// of the last step 2 (the host checks it for "not SPD").
+// of the last step 2 (the host checks it for "not SPD"), s[3] = r'r (PCG only: rho is r'z there).
 // Partial sums are reduced by every work-group that needs the total (a few hundred values, served from
 // cache), which saves a kernel launch and a queue round trip per scalar.
 #include "spmv/csr.cl"
@@ -93,4 +97,19 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_update_p(
   const real beta = R_DIV(rr, VEC_LOAD(s, rho_slot));
   FOR_EACH_ELEMENT(i, n, chunk) VEC_STORE(p, i, R_MAD(beta, VEC_LOAD(p, i), VEC_LOAD(r, i)));
   if (get_global_id(0) == 0) VEC_STORE(s, 1 - rho_slot, rr);
+}
+
+// Step 3 of PCG: rho_new = r'z goes to slot 1 - rho_slot and r'r (summed from step 2's partials) to
+// s[3], both written once by work-item 0.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_update_p_preconditioned(
+    const int n, const int chunk, const int rho_slot, const int count, CVEC_ARG(rz_partials), CVEC_ARG(rr_partials),
+    VEC_ARG(s), CVEC_ARG(z), VEC_ARG(p), __local real* scratch) {
+  const real rz = sum_partials(0, count, VEC_PASS(rz_partials), scratch);
+  const real beta = R_DIV(rz, VEC_LOAD(s, rho_slot));
+  FOR_EACH_ELEMENT(i, n, chunk) VEC_STORE(p, i, R_MAD(beta, VEC_LOAD(p, i), VEC_LOAD(z, i)));
+  const real rr = sum_partials(0, count, VEC_PASS(rr_partials), scratch);
+  if (get_global_id(0) == 0) {
+    VEC_STORE(s, 1 - rho_slot, rz);
+    VEC_STORE(s, 3, rr);
+  }
 }

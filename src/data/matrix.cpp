@@ -141,6 +141,24 @@ struct Matrix::Impl {
   MatrixStats stats;
   std::map<Format, DeviceFormat> formats;    // the current format and those kept by convert()
   std::unique_ptr<HostCsrMatrix> host_copy;  // made by host_csr(), or at construction without fp64
+  // The diagonal, and where each row's diagonal entry sits among the CSR entries (-1: none), found at
+  // construction: preconditioners ask for the diagonal, and reading a device format back for it would
+  // cost a transfer and a conversion of the whole matrix.
+  std::vector<double> diagonal;
+  std::vector<std::int32_t> diagonal_entry;
+
+  void find_diagonal(const HostCsrMatrix& A) {
+    diagonal.assign(static_cast<std::size_t>(A.rows), 0.0);
+    diagonal_entry.assign(static_cast<std::size_t>(A.rows), -1);
+    for (std::int32_t i = 0; i < std::min(A.rows, A.cols); ++i) {
+      const auto begin = A.col_indices.begin() + A.row_offsets[i];
+      const auto end = A.col_indices.begin() + A.row_offsets[i + 1];
+      const auto at = std::lower_bound(begin, end, i);
+      if (at == end || *at != i) continue;
+      diagonal_entry[i] = static_cast<std::int32_t>(at - A.col_indices.begin());
+      diagonal[i] = A.values[diagonal_entry[i]];
+    }
+  }
 
   bool fp64() const { return context->info().fp64; }
 
@@ -389,6 +407,7 @@ Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Form
   m.cols = host.cols;
   m.symmetric = host.symmetric;
   m.stats = stats_of(host);
+  m.find_diagonal(host);
   translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(host, format)); });
   if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(host);
 }
@@ -430,20 +449,7 @@ const HostCsrMatrix& Matrix::host_csr() const {
   return *m.host_copy;
 }
 
-std::vector<double> Matrix::diagonal() const {
-  const Impl& m = checked(impl_);
-  HostCsrMatrix read;
-  if (!m.host_copy) read = to_host();
-  const HostCsrMatrix& A = m.host_copy ? *m.host_copy : read;
-  std::vector<double> d(static_cast<std::size_t>(A.rows), 0.0);
-  for (std::int32_t i = 0; i < A.rows; ++i) {
-    const auto begin = A.col_indices.begin() + A.row_offsets[i];
-    const auto end = A.col_indices.begin() + A.row_offsets[i + 1];
-    const auto at = std::lower_bound(begin, end, i);
-    if (at != end && *at == i) d[i] = A.values[at - A.col_indices.begin()];
-  }
-  return d;
-}
+std::vector<double> Matrix::diagonal() const { return checked(impl_).diagonal; }
 
 void Matrix::update_values(const std::vector<double>& values) {
   Impl& m = checked(impl_);
@@ -482,6 +488,8 @@ void Matrix::update_values(const std::vector<double>& values) {
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) m.host_copy->values = values;
+    for (std::size_t i = 0; i < m.diagonal.size(); ++i)
+      if (m.diagonal_entry[i] >= 0) m.diagonal[i] = values[static_cast<std::size_t>(m.diagonal_entry[i])];
   });
 }
 

@@ -3,12 +3,24 @@
 // one-product updates; quasi-double gets a result more accurate than the device's).
 #include "relaxation_kernels.hpp"
 
+#include <initializer_list>
+#include <string>
+
 #include "clkr/blas/kernel_args.hpp"
+#include "clkr/runtime/error.hpp"
 
 namespace clkr::detail {
 namespace {
 
 constexpr const char* kFile = "precond/relaxation.cl";
+
+// Every operand of one update has the same size (the kernels index them all with one n).
+void check_sizes(const char* op, std::size_t n, std::initializer_list<const Vector*> operands) {
+  for (const Vector* v : operands)
+    if (v->size() != n)
+      throw Error(std::string(op) + ": vector '" + v->name() + "' has " + std::to_string(v->size()) +
+                  " elements, the others " + std::to_string(n));
+}
 
 double element_bytes(const Blas& blas, double elements, std::size_t n) {
   return elements * static_cast<double>(n) * static_cast<double>(bytes_per_element(blas.precision()));
@@ -18,6 +30,7 @@ double element_bytes(const Blas& blas, double elements, std::size_t n) {
 
 void RelaxationKernels::scale_by_diagonal(double w, Vector& dinv, Vector& r, Vector& z) {
   const std::size_t n = z.size();
+  check_sizes("scale_by_diagonal", n, {&dinv, &r});
   const double flops = 2.0 * static_cast<double>(n), bytes = element_bytes(blas_, 3, n);
   if (blas_.location() == Location::Host) {
     const double* d = dinv.host_double(Access::Read);
@@ -41,6 +54,7 @@ void RelaxationKernels::scale_by_diagonal(double w, Vector& dinv, Vector& r, Vec
 
 void RelaxationKernels::add_scaled_by_diagonal(double w, Vector& dinv, Vector& r, Vector& x) {
   const std::size_t n = x.size();
+  check_sizes("add_scaled_by_diagonal", n, {&dinv, &r});
   const double flops = 3.0 * static_cast<double>(n), bytes = element_bytes(blas_, 4, n);
   if (blas_.location() == Location::Host) {
     const double* d = dinv.host_double(Access::Read);
@@ -64,6 +78,7 @@ void RelaxationKernels::add_scaled_by_diagonal(double w, Vector& dinv, Vector& r
 
 void RelaxationKernels::chebyshev_update(double c1, double c2, Vector& dinv, Vector& r, Vector& d, Vector& x) {
   const std::size_t n = x.size();
+  check_sizes("chebyshev_update", n, {&dinv, &r, &d});
   const double flops = 5.0 * static_cast<double>(n), bytes = element_bytes(blas_, 6, n);
   if (blas_.location() == Location::Host) {
     const double* dv = dinv.host_double(Access::Read);
@@ -93,6 +108,7 @@ void RelaxationKernels::chebyshev_update(double c1, double c2, Vector& dinv, Vec
 
 void RelaxationKernels::chebyshev_first(double c2, Vector& dinv, Vector& r, Vector& d, Vector& x) {
   const std::size_t n = x.size();
+  check_sizes("chebyshev_first", n, {&dinv, &r, &d});
   const double flops = 3.0 * static_cast<double>(n), bytes = element_bytes(blas_, 5, n);
   if (blas_.location() == Location::Host) {
     const double* dv = dinv.host_double(Access::Read);

@@ -3,7 +3,9 @@
 #include "clkr/solver/cg.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "../runtime/enum_names.hpp"
 #include "cg_fused.hpp"
@@ -28,24 +30,47 @@ namespace {
 // with alpha, beta and rho on the device. Memory moved per iteration, in elements of the precision:
 // the SpMV (the matrix once, p read, q written), then x, p, r, q read and x, r written (6n), then r, p
 // read and p written (3n): the matrix + 11n, against + 14n for the BLAS-call version below.
-// The host reads r'r (and p'q, for the SPD check) of iteration k while iteration k + 1 runs, so the
-// queue never drains: convergence is seen one iteration late, and the solve ends one iteration past
-// the one that reached the tolerance (the residual only gets smaller).
-void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
-               SolveMonitor& monitor) {
+// With a preconditioner M (PCG) z = M^-1 r comes between the second and third pass, r'z is summed by
+// one more kernel (2n) and the third pass takes z for r (rho is r'z); every scalar stays on the device
+// all the same.
+// The host reads r'r (and p'q, for the SPD check; r'z with M) of iteration k while iteration k + 1 runs,
+// so the queue never drains: convergence is seen one iteration late, and the solve ends one iteration
+// past the one that reached the tolerance (the residual only gets smaller).
+void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+               const SolveOptions& options, SolveMonitor& monitor) {
   const auto& context = blas.context();
   const std::size_t n = b.size();
   Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");
+  std::optional<Vector> z;
+  if (M) z.emplace(context, n, "pcg.z");
   FusedCgSteps steps(blas, A);
 
-  // r = b - A x (already computed when `have_residual`);  p = r;  rho = r'r on the device
+  // r = b - A x (already computed when `have_residual`);  p = r (PCG: z = M^-1 r, p = z);  rho = r'r
+  // (PCG: r'z) on the device. Returns r'r and rho.
   auto start = [&](bool zero, bool have_residual) {
-    const DeviceScalar rr = start_cg(blas, A, b, x, r, p, zero, have_residual);
-    steps.set_rho(rr);
-    return rr.value();
+    if (!M) {
+      const DeviceScalar rr = start_cg(blas, A, b, x, r, p, zero, have_residual);
+      steps.set_rho(rr);
+      return std::pair(rr.value(), rr.value());
+    }
+    if (!have_residual) compute_residual(blas, A, b, x, r, zero);
+    M->apply(r, *z);
+    blas.copy(*z, p);
+    const DeviceScalar rz = blas.dot_async(r, *z), rr = blas.dot_async(r, r);
+    steps.set_rho(rz);
+    return std::pair(rr.value(), rz.value());
   };
-  double rr = start(x_is_zero, false);
-  if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return;
+  // PCG: r'z <= 0 for r != 0 means M is not positive definite.
+  auto positive_rz = [&](int k, double rz) {
+    if (!M || rz > 0) return true;
+    monitor.finish(SolveStatus::NotSpd, "r'z = r'M^-1 r = " + format_number(rz) + " <= 0 at iteration " +
+                                            std::to_string(k) + ": the preconditioner is not positive definite");
+    return false;
+  };
+  const auto [rr0, rz0] = start(x_is_zero, false);
+  if (M && !monitor.check_finite(0, "r'z", rz0)) return;
+  if (!monitor.record_start("r'r", rr0, std::sqrt(rr0))) return;
+  if (!positive_rz(0, rz0)) return;
 
   // At most FusedCgSteps::kReadSlots iterations in flight; iteration k reads into slot k % kReadSlots.
   constexpr int slots = FusedCgSteps::kReadSlots;
@@ -54,7 +79,13 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
     ++launched;
     steps.spmv_dot(p, q);         // q = A p;  partial p'q
     steps.update_xr(x, r, p, q);  // alpha = rho / p'q;  x += alpha p;  r -= alpha q;  partial r'r
-    steps.update_p(r, p);         // beta = r'r / rho;  p = r + beta p;  rho = r'r
+    if (M) {
+      M->apply(r, *z);                       // z = M^-1 r
+      steps.dot_rz(r, *z);                   // partial r'z
+      steps.update_p_preconditioned(*z, p);  // beta = r'z / rho;  p = z + beta p;  rho = r'z
+    } else {
+      steps.update_p(r, p);  // beta = r'r / rho;  p = r + beta p;  rho = r'r
+    }
     steps.read_scalars(launched % slots);
     // Submit now: drivers may hold enqueued commands until a flush, which would leave the device idle
     // while the host waits for the previous iteration's scalars.
@@ -72,7 +103,9 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
     }
     if (!monitor.check_finite(k, "r'r", s.rr)) return Verdict::Ended;
     monitor.record(k, std::sqrt(s.rr));
-    return monitor.reached(std::sqrt(s.rr)) ? Verdict::Reached : Verdict::Continue;
+    if (monitor.reached(std::sqrt(s.rr))) return Verdict::Reached;
+    if (M && (!monitor.check_finite(k, "r'z", s.rho) || !positive_rz(k, s.rho))) return Verdict::Ended;
+    return Verdict::Continue;
   };
 
   while (examined < launched || launched < options.max_iterations) {
@@ -90,11 +123,12 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
       const FusedCgSteps::Scalars s = steps.wait_scalars(examined % slots);
       if (s.pq > 0 && std::isfinite(s.pq) && std::isfinite(s.rr)) monitor.record(examined, std::sqrt(s.rr));
     }
-    // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r.
+    // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r (PCG: M^-1 r).
     compute_residual(blas, A, b, x, r, false);
-    rr = blas.dot(r, r);
+    const double rr = blas.dot(r, r);
     if (monitor.check_explicit(examined, std::sqrt(rr)) == AfterCheck::Stop) return;
-    start(false, true);
+    const auto [rr_restart, rz_restart] = start(false, true);
+    if (!positive_rz(examined, rz_restart)) return;
   }
 }
 
@@ -108,7 +142,14 @@ void cg_device(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, cons
 void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
              const SolveOptions& options, SolveMonitor& monitor) {
   if (preconditioned(M)) {
-    pcg_core(blas, A, *M, b, x, x_is_zero, options, monitor);
+    // PCG: on a device the fused iteration (scalars on the device), else the BLAS-call one.
+    if (blas.location() == Location::Device && options.cg_path != CgPath::Unfused) {
+      if (options.cg_path == CgPath::Persistent)
+        throw Error("cg: the persistent CG kernel runs without a preconditioner (use CgPath::Auto or Fused)");
+      cg_device(blas, A, M, b, x, x_is_zero, options, monitor);
+    } else {
+      pcg_core(blas, A, *M, b, x, x_is_zero, options, monitor);
+    }
     return;
   }
   if (blas.location() == Location::Device && options.cg_path != CgPath::Unfused) {
@@ -120,7 +161,7 @@ void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, boo
       // false: the device did not run the kernel's work-groups together; start over on the fused path.
       if (cg_persistent(blas, A, b, x, x_is_zero, options, monitor)) return;
     }
-    cg_device(blas, A, b, x, x_is_zero, options, monitor);
+    cg_device(blas, A, nullptr, b, x, x_is_zero, options, monitor);
     return;
   }
   const auto& context = blas.context();

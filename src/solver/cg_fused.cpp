@@ -24,7 +24,8 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
       n_(static_cast<std::size_t>(A.rows())),
       pq_partials_(blas.context(), 1, "cg.pq_partials"),
       rr_partials_(blas.context(), 1, "cg.rr_partials"),
-      scalars_(blas.context(), 3, "cg.scalars") {
+      rz_partials_(blas.context(), 1, "cg.rz_partials"),
+      scalars_(blas.context(), kScalars, "cg.scalars") {
   Context& context = *blas.context();
   const DeviceInfo& info = context.info();
   const DeviceParams& params = blas.params();
@@ -53,12 +54,14 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
     spmv_dot_ = context.kernel("solver/cg.cl", "cg_spmv_ell_dot", options);
   } else {
     step1_ = Step1::SpmvThenDot;
-    dot_partials_ = context.kernel("solver/cg.cl", "cg_dot_partials", options);
   }
+  dot_partials_ = context.kernel("solver/cg.cl", "cg_dot_partials", options);
   update_xr_ = context.kernel("solver/cg.cl", "cg_update_xr", options);
   update_p_ = context.kernel("solver/cg.cl", "cg_update_p", options);
+  update_p_preconditioned_ = context.kernel("solver/cg.cl", "cg_update_p_preconditioned", options);
   pq_partials_ = Vector(blas.context(), groups_, "cg.pq_partials");
   rr_partials_ = Vector(blas.context(), groups_, "cg.rr_partials");
+  rz_partials_ = Vector(blas.context(), groups_, "cg.rz_partials");
   staging_ = context.allocate(kReadSlots * kSlotBytes, "cg.scalar staging (pinned)",
                               CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
   staging_host_ = static_cast<unsigned char*>(
@@ -185,6 +188,44 @@ void FusedCgSteps::update_p(Vector& r, Vector& p) {
   // Reads r, p and writes p: 3n elements; 2n flops.
   blas_.record("cg_update_p", 2.0 * n_, 3.0 * n_ * e, {event});
   rho_slot_ = 1 - rho_slot_;
+  preconditioned_ = false;
+}
+
+void FusedCgSteps::dot_rz(Vector& r, Vector& z) {
+  const double e = element_bytes(precision_);
+  KernelArgs(dot_partials_, precision_)
+      .value(static_cast<cl_int>(n_))
+      .value(static_cast<cl_int>(chunk_))
+      .vector(r.device(precision_, Access::Read))
+      .vector(z.device(precision_, Access::Read))
+      .vector(rz_partials_.device(precision_, Access::Write))
+      .local(local_ * e);
+  cl::Event event;
+  blas_.context()->queue().enqueueNDRangeKernel(dot_partials_, cl::NullRange, cl::NDRange(groups_ * local_),
+                                                cl::NDRange(local_), nullptr, &event);
+  blas_.record("cg_dot_rz", 2.0 * n_, 2.0 * n_ * e, {event});
+}
+
+void FusedCgSteps::update_p_preconditioned(Vector& z, Vector& p) {
+  const double e = element_bytes(precision_);
+  KernelArgs(update_p_preconditioned_, precision_)
+      .value(static_cast<cl_int>(n_))
+      .value(static_cast<cl_int>(chunk_))
+      .value(static_cast<cl_int>(rho_slot_))
+      .value(static_cast<cl_int>(groups_))
+      .vector(rz_partials_.device(precision_, Access::Read))
+      .vector(rr_partials_.device(precision_, Access::Read))
+      .vector(scalars_.device(precision_, Access::ReadWrite))
+      .vector(z.device(precision_, Access::Read))
+      .vector(p.device(precision_, Access::ReadWrite))
+      .local(local_ * e);
+  cl::Event event;
+  blas_.context()->queue().enqueueNDRangeKernel(update_p_preconditioned_, cl::NullRange, cl::NDRange(groups_ * local_),
+                                                cl::NDRange(local_), nullptr, &event);
+  // Reads z, p and writes p: 3n elements; 2n flops.
+  blas_.record("cg_update_p", 2.0 * n_, 3.0 * n_ * e, {event});
+  rho_slot_ = 1 - rho_slot_;
+  preconditioned_ = true;
 }
 
 FusedCgSteps::~FusedCgSteps() {
@@ -197,15 +238,16 @@ FusedCgSteps::~FusedCgSteps() {
 
 void FusedCgSteps::read_scalars(int slot) {
   read_rho_slot_[slot] = rho_slot_;
+  read_preconditioned_[slot] = preconditioned_;
   auto s = scalars_.device(precision_, Access::Read);
   auto& queue = blas_.context()->queue();
   unsigned char* into = staging_host_ + slot * kSlotBytes;
   if (precision_ == Precision::QuasiDouble) {
-    // Heads and tails live in separate buffers: heads land at bytes [0, 12), tails at [12, 24).
-    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 12, into);
-    queue.enqueueReadBuffer(s.tail, CL_FALSE, 0, 12, into + 12, nullptr, &read_events_[slot]);
+    // Heads and tails live in separate buffers: the heads land first, then the tails.
+    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 4 * kScalars, into);
+    queue.enqueueReadBuffer(s.tail, CL_FALSE, 0, 4 * kScalars, into + 4 * kScalars, nullptr, &read_events_[slot]);
   } else {
-    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 3 * bytes_per_element(precision_), into, nullptr,
+    queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, kScalars * bytes_per_element(precision_), into, nullptr,
                             &read_events_[slot]);
   }
 }
@@ -213,10 +255,11 @@ void FusedCgSteps::read_scalars(int slot) {
 FusedCgSteps::Scalars FusedCgSteps::wait_scalars(int slot) {
   read_events_[slot].wait();
   const unsigned char* from = staging_host_ + slot * kSlotBytes;
-  const int rho = read_rho_slot_[slot];
+  const int count = static_cast<int>(kScalars);
   Scalars out;
-  out.rr = staged_real(from, precision_, 3, rho);
-  out.pq = staged_real(from, precision_, 3, 2);
+  out.rho = staged_real(from, precision_, count, read_rho_slot_[slot]);
+  out.pq = staged_real(from, precision_, count, 2);
+  out.rr = read_preconditioned_[slot] ? staged_real(from, precision_, count, 3) : out.rho;
   return out;
 }
 

@@ -38,11 +38,17 @@ class FusedCgSteps {
   // beta = r'r / rho; p = r + beta p; rho = r'r.
   void update_p(Vector& r, Vector& p);
 
+  // PCG, after z = M^-1 r: the partial sums of r'z, then beta = r'z / rho; p = z + beta p; rho = r'z
+  // (and r'r, from update_xr's partials, kept for the host).
+  void dot_rz(Vector& r, Vector& z);
+  void update_p_preconditioned(Vector& z, Vector& p);
+
   // The scalars after the latest update_p, read without blocking into staging slot `slot`
-  // (0 <= slot < kReadSlots) and collected by wait_scalars(slot): r'r (the new rho) and p'q.
+  // (0 <= slot < kReadSlots) and collected by wait_scalars(slot): the new rho (r'r, or PCG's r'z), p'q
+  // and r'r.
   static constexpr int kReadSlots = 2;
   struct Scalars {
-    double rr = 0, pq = 0;
+    double rho = 0, pq = 0, rr = 0;
   };
   void read_scalars(int slot);
   Scalars wait_scalars(int slot);
@@ -61,16 +67,19 @@ class FusedCgSteps {
   std::size_t groups_ = 0;
   int chunk_ = 0;
   enum class Step1 { CsrFused, EllFused, SpmvThenDot } step1_;
-  cl::Kernel spmv_dot_, dot_partials_, update_xr_, update_p_;
-  Vector pq_partials_, rr_partials_, scalars_;
+  cl::Kernel spmv_dot_, dot_partials_, update_xr_, update_p_, update_p_preconditioned_;
+  Vector pq_partials_, rr_partials_, rz_partials_, scalars_;
   int rho_slot_ = 0;  // which of scalars_[0], scalars_[1] holds the current rho
   // Pinned (mapped) host memory the scalars are read into: a non-blocking read into ordinary pageable
   // memory is carried out synchronously by some drivers (NVIDIA's), which drains the queue.
-  static constexpr std::size_t kSlotBytes = 24;  // three reals of any precision
+  static constexpr std::size_t kScalars = 4;  // rho (two slots), p'q, r'r (PCG)
+  static constexpr std::size_t kSlotBytes = 8 * kScalars;
   cl::Buffer staging_;
   unsigned char* staging_host_ = nullptr;
   std::array<cl::Event, kReadSlots> read_events_;
   std::array<int, kReadSlots> read_rho_slot_{};
+  std::array<bool, kReadSlots> read_preconditioned_{};
+  bool preconditioned_ = false;  // the latest step 3 was PCG's
 };
 
 }  // namespace clkr::detail

@@ -79,8 +79,9 @@ void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bo
   }
 }
 
-// PCG with M = diag(A). A non-positive diagonal entry means A is not SPD: reported as NotSpd without
-// iterating (a zero one too, though it would make M singular rather than indefinite).
+// PCG with M = diag(A) (cg_core: the fused iteration on a device). A non-positive diagonal entry means A
+// is not SPD: reported as NotSpd without iterating (a zero one too, though it would make M singular
+// rather than indefinite).
 void pcg_jacobi_core(Blas& blas, Matrix& A, Preconditioner*, Vector& b, Vector& x, bool x_is_zero,
                      const SolveOptions& options, SolveMonitor& monitor) {
   std::vector<double> diagonal = A.diagonal();
@@ -91,8 +92,8 @@ void pcg_jacobi_core(Blas& blas, Matrix& A, Preconditioner*, Vector& b, Vector& 
                                             " <= 0: the matrix is not SPD (Jacobi needs a positive diagonal)");
     return;
   }
-  Jacobi jacobi(blas, A, std::move(diagonal));
-  pcg_core(blas, A, jacobi, b, x, x_is_zero, options, monitor);
+  Jacobi jacobi(blas, A, diagonal);
+  cg_core(blas, A, &jacobi, b, x, x_is_zero, options, monitor);
 }
 
 }  // namespace detail

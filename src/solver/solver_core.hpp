@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "clkr/blas/blas.hpp"
+#include "clkr/precond/identity.hpp"
 #include "clkr/precond/preconditioner.hpp"
 #include "clkr/solver/options.hpp"
 #include "solve_monitor.hpp"
@@ -32,8 +33,9 @@ void bicgstab_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& 
 void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bool x_is_zero,
               const SolveOptions& options, SolveMonitor& monitor);
 
-// True when M does something (neither null nor an Identity).
-inline bool preconditioned(const Preconditioner* M) { return M && M->kind() != PrecondKind::None; }
+// True when M does something: neither null nor clkr::Identity (a preconditioner of the caller's own,
+// whatever kind() it reports, is applied).
+inline bool preconditioned(const Preconditioner* M) { return M && !dynamic_cast<const Identity*>(M); }
 
 // The core of a Krylov solver kind (throws clkr::Error for SolverKind::Ir, which has none).
 SolverCore solver_core(SolverKind kind);

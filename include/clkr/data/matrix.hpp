@@ -87,7 +87,8 @@ class Matrix {
   // The matrix in CSR on the host with double values, kept after first use (the host reference
   // backend computes with it; Matrix keeps it only when asked).
   const HostCsrMatrix& host_csr() const;
-  // The diagonal (zeros where absent), for the Jacobi preconditioner.
+  // The diagonal (zeros where absent), for the preconditioners: kept on the host since construction
+  // (and refreshed by update_values), so asking costs no transfer.
   std::vector<double> diagonal() const;
 
   // New values on the same sparsity pattern (the next time step of a simulation): `values` in the order

@@ -1,5 +1,7 @@
 // clkr::Chebyshev: M^-1 = p(D^-1 A) D^-1, the Chebyshev polynomial of a given degree that is smallest
-// on an interval [lower, upper] enclosing the spectrum of D^-1 A (D = diag(A)). Applying it costs
+// on an interval [lower, upper] enclosing the spectrum of D^-1 A (D = diag(A)). For SPD matrices: the
+// interval estimate (Lanczos) assumes a symmetric A, and on a nonsymmetric one it can be far too wide
+// (use Jacobi or AMG there). Applying it costs
 // `degree` SpMVs and elementwise updates, no reduction: it suits GPUs, and it is the smoother of the
 // AMG V-cycle. The interval comes from a few Lanczos steps (Jacobi-preconditioned CG on a random
 // vector): its largest Ritz value times a safety factor above, a fraction of that (or the smallest

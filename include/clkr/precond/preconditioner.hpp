@@ -32,8 +32,10 @@ class Preconditioner {
 
   // z = M^-1 r. r is only read; z is overwritten (its old values never matter). Both have rows()
   // elements and live on context(); they must be different vectors. The work runs at location() in
-  // precision(), and z ends valid there: a solver in another precision reads it through the Vector's
-  // conversion (a single-precision preconditioner inside a double solve converts r and z once each).
+  // precision(): on the device z ends valid in precision(), and a solver in another precision reads it
+  // through the Vector's conversion (a single-precision preconditioner inside a double solve converts
+  // r and z once each); the host backend computes its elementwise updates in double and leaves the
+  // host double copy valid.
   void apply(Vector& r, Vector& z);
 
   // A's values changed on the same sparsity pattern (a new time step): refreshes everything that
