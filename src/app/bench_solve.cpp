@@ -307,7 +307,10 @@ int bench_solve_command(const Args& args) {
         const Format format = m.location == Location::Host
                                   ? Format::Csr
                                   : choose_format(stats, device, m.kind == PrecondKind::None).format;
-        Matrix A(context, host, format);
+        // The AMG builds its hierarchy on the host: keep the host CSR rather than read the device back.
+        MatrixOptions matrix_options;
+        matrix_options.keep_host_copy = m.kind == PrecondKind::Amg;
+        Matrix A(context, host, format, matrix_options);
         Vector b(context, ones, "b");
         Blas blas(context, m.location, Precision::Double);
         PrecondOptions options = base;

@@ -309,7 +309,10 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   }
 
   Stopwatch upload_clock;
-  Matrix A(context, host, run.format.format);
+  // The AMG builds its hierarchy on the host: keep the host CSR there rather than read the device back.
+  MatrixOptions matrix_options;
+  matrix_options.keep_host_copy = precond_options.kind == PrecondKind::Amg;
+  Matrix A(context, host, run.format.format, matrix_options);
   context->finish();
   run.upload_seconds = upload_clock.seconds();
   Stopwatch convert_clock;

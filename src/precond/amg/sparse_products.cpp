@@ -33,8 +33,8 @@ struct RowBlock {
 
 // The accumulator of one output row: a dense array of sums over all columns, the columns touched in
 // this row (in order of first touch), and for each column the row that last touched it (so nothing is
-// reset between rows). Appending sorts the touched columns: an insertion sort, as rows of these
-// products have tens of entries.
+// reset between rows). Appending sorts the touched columns: an insertion sort for the short rows of
+// A P (about a dozen entries), std::sort for the longer coarse rows.
 class RowAccumulator {
  public:
   explicit RowAccumulator(std::int32_t cols)
@@ -55,7 +55,7 @@ class RowAccumulator {
   void flush(RowBlock& block) {
     std::int32_t* cols = touched_.data();
     const std::size_t n = touched_.size();
-    if (n > 64) {
+    if (n > 16) {
       std::sort(touched_.begin(), touched_.end());
     } else {
       for (std::size_t i = 1; i < n; ++i) {

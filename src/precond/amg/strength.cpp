@@ -24,18 +24,21 @@ std::vector<std::int32_t> NodeLayout::node_of_rows() const {
 namespace {
 
 // One unknown per node: a_ij^2 > eps^2 |a_ii a_jj| entry by entry, A's own (sorted) column order giving
-// each node's neighbours in order, no block norms to gather.
+// each node's neighbours in order, no block norms to gather. The test runs as |a_ij| > eps s_i s_j with
+// s_i = sqrt|a_ii|: no square of a value can overflow.
 StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
   const std::int32_t n = A.rows;
-  std::vector<long double> diagonal(static_cast<std::size_t>(n), 0.0L);
+  std::vector<double> root(static_cast<std::size_t>(n), 0.0);
 #pragma omp parallel for schedule(static)
-  for (std::int32_t i = 0; i < n; ++i)
+  for (std::int32_t i = 0; i < n; ++i) {
+    double d = 0;
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
-      if (A.col_indices[k] == i) diagonal[i] += std::abs(static_cast<long double>(A.values[k]));
+      if (A.col_indices[k] == i) d += A.values[k];
+    root[i] = std::sqrt(std::abs(d));
+  }
   StrengthGraph S;
   S.keep.assign(A.values.size(), 0);
   S.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
-  const long double eps2 = static_cast<long double>(eps) * eps;
   // First the marks and the counts, then the neighbour lists at their offsets.
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < n; ++i) {
@@ -46,8 +49,7 @@ StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
         S.keep[k] = 1;
         continue;
       }
-      const long double a = A.values[k];
-      if (a * a > eps2 * diagonal[i] * diagonal[j] && diagonal[i] > 0 && diagonal[j] > 0) {
+      if (std::abs(A.values[k]) > eps * root[i] * root[j] && root[i] > 0 && root[j] > 0) {
         S.keep[k] = 1;
         ++strong;
       }
@@ -63,9 +65,9 @@ StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       const std::int32_t j = A.col_indices[k];
       if (j == i || !S.keep[k]) continue;
-      const long double a = A.values[k];
+      const double ratio = std::abs(A.values[k]) / root[i] / root[j];
       S.neighbours[out] = j;
-      S.weights[out++] = static_cast<double>(a * a / (diagonal[i] * diagonal[j]));
+      S.weights[out++] = ratio * ratio;
     }
   }
   return S;
