@@ -34,3 +34,10 @@ __kernel void widen_single(__global const float* head, __global double* d, const
   const size_t i = get_global_id(0);
   if (i < n) d[i] = (double)head[i];
 }
+
+// out[i] = values[index[i]] (index[i] < 0: 0): a matrix's diagonal gathered from its values.
+__kernel void gather_double(__global const double* values, __global const int* index, __global double* out,
+                            const ulong n) {
+  const size_t i = get_global_id(0);
+  if (i < n) out[i] = index[i] >= 0 ? values[index[i]] : 0.0;
+}

@@ -35,6 +35,11 @@ void device_split(Context& context, const cl::Buffer& d, const cl::Buffer& head,
   launch(context, "split_double", n, d, head, &tail);
 }
 
+void device_gather(Context& context, const cl::Buffer& values, const cl::Buffer& index, const cl::Buffer& out,
+                   std::size_t n) {
+  launch(context, "gather_double", n, values, index, &out);
+}
+
 void device_narrow(Context& context, const cl::Buffer& d, const cl::Buffer& head, std::size_t n) {
   launch(context, "narrow_double", n, d, head, nullptr);
 }

@@ -15,6 +15,9 @@ void device_split(Context& context, const cl::Buffer& d, const cl::Buffer& head,
 void device_narrow(Context& context, const cl::Buffer& d, const cl::Buffer& head, std::size_t n);
 void device_merge(Context& context, const cl::Buffer& head, const cl::Buffer& tail, const cl::Buffer& d, std::size_t n);
 void device_widen(Context& context, const cl::Buffer& head, const cl::Buffer& d, std::size_t n);
+// out[i] = values[index[i]] (0 where index[i] < 0), n elements, in double.
+void device_gather(Context& context, const cl::Buffer& values, const cl::Buffer& index, const cl::Buffer& out,
+                   std::size_t n);
 
 // The same on the host: split gives head = float(d), tail = float(d - head).
 void host_split(const double* d, float* head, float* tail, std::size_t n);

@@ -146,6 +146,7 @@ struct Matrix::Impl {
   // cost a transfer and a conversion of the whole matrix.
   std::vector<double> diagonal;
   std::vector<std::int32_t> diagonal_entry;
+  cl::Buffer diagonal_entry_device;  // made by values_written_on_device
 
   void find_diagonal(const HostCsrMatrix& A) {
     diagonal.assign(static_cast<std::size_t>(A.rows), 0.0);
@@ -490,6 +491,29 @@ void Matrix::update_values(const std::vector<double>& values) {
     if (m.host_copy) m.host_copy->values = values;
     for (std::size_t i = 0; i < m.diagonal.size(); ++i)
       if (m.diagonal_entry[i] >= 0) m.diagonal[i] = values[static_cast<std::size_t>(m.diagonal_entry[i])];
+  });
+}
+
+void Matrix::values_written_on_device() {
+  Impl& m = checked(impl_);
+  if (m.format != Format::Csr || !m.fp64())
+    throw Error("Matrix::values_written_on_device: needs a matrix in CSR on a device with fp64 (this one is " +
+                to_string(m.format) + " on " + m.context->info().name + ")");
+  translate_cl_errors("Matrix::values_written_on_device", [&] {
+    Context& context = *m.context;
+    PartValues& v = m.current().csr_values;
+    if (v.tail()) {
+      detail::device_split(context, v.dbl, v.head, v.tail, v.count);
+    } else if (v.head()) {
+      detail::device_narrow(context, v.dbl, v.head, v.count);
+    }
+    const std::size_t n = m.diagonal.size();
+    if (!m.diagonal_entry_device()) m.diagonal_entry_device = m.upload_array(m.diagonal_entry, "matrix diagonal index");
+    cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
+    detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, n);
+    detail::read_buffer(context, gathered, m.diagonal.data(), n);
+    for (auto it = m.formats.begin(); it != m.formats.end();) it = it->first == m.format ? std::next(it) : m.formats.erase(it);
+    if (m.host_copy) detail::read_buffer(context, v.dbl, m.host_copy->values.data(), v.count);
   });
 }
 

@@ -9,6 +9,7 @@
 #include "../runtime/format_number.hpp"
 #include "clkr/runtime/error.hpp"
 #include "relaxation.hpp"
+#include "spectrum.hpp"
 
 namespace clkr {
 namespace {
@@ -36,9 +37,8 @@ Chebyshev::Chebyshev(const Blas& solver, Matrix& A, ChebyshevOptions options, st
   set_diagonal(A);
   const double diagonal = seconds_since(start);
   const detail::SpectrumPolicy policy{options.eigen_iterations, options.upper_safety, options.seed};
-  const HostCsrMatrix* host = options.eigen_iterations == 0 ? &A.host_csr() : nullptr;
-  relaxation_ = std::make_unique<detail::ChebyshevRelaxation>(blas(), A, host, inv_diag_, options.degree,
-                                                              options.lower_ratio, policy);
+  relaxation_ = std::make_unique<detail::ChebyshevRelaxation>(blas(), A, detail::gershgorin_bound(A), inv_diag_,
+                                                              options.degree, options.lower_ratio, policy);
   set_setup_time(seconds_since(start),
                  {{"diagonal", diagonal}, {"spectrum estimate", seconds_since(start) - diagonal}});
 }
@@ -72,7 +72,7 @@ void Chebyshev::update_values(Matrix& A, PhaseTimes& phases) {
   set_diagonal(A);
   phases.emplace_back("diagonal", seconds_since(start));
   const auto estimate = std::chrono::steady_clock::now();
-  relaxation_->refresh(A, options_.eigen_iterations == 0 ? &A.host_csr() : nullptr);
+  relaxation_->refresh(A, detail::gershgorin_bound(A));
   phases.emplace_back("spectrum estimate", seconds_since(estimate));
 }
 

@@ -16,17 +16,15 @@ struct Bounds {
 };
 
 // The bound on lambda_max(D^-1 A), and the smallest Ritz value when Lanczos ran (else 0).
-Bounds spectrum_bounds(Blas& blas, Matrix& A, const HostCsrMatrix* host, Vector& dinv, const SpectrumPolicy& policy) {
+Bounds spectrum_bounds(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, const SpectrumPolicy& policy) {
   Bounds b;
-  const double gershgorin = host ? gershgorin_bound(*host) : 0.0;
   if (policy.eigen_iterations > 0) {
     const SpectrumEstimate e = estimate_spectrum(blas, A, dinv, policy.eigen_iterations, policy.seed, "relaxation");
     b.upper = policy.upper_safety * e.lambda_max;
     // Gershgorin's bound holds for every eigenvalue: a safety factor past it only weakens the smoother.
-    if (host && gershgorin > 0) b.upper = std::min(b.upper, gershgorin);
+    if (gershgorin > 0) b.upper = std::min(b.upper, gershgorin);
     b.lower = e.lambda_min;
   } else {
-    if (!host) throw Error("relaxation: Gershgorin's bound needs the matrix on the host");
     b.upper = gershgorin;
   }
   if (!(b.upper > 0) || !std::isfinite(b.upper))
@@ -44,22 +42,21 @@ void residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_
 
 // ---- damped Jacobi ---------------------------------------------------------------------------------
 
-DampedJacobi::DampedJacobi(Blas& blas, Matrix& A, const HostCsrMatrix* host, Vector& dinv, double weight,
-                           SpectrumPolicy policy)
+DampedJacobi::DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy)
     : blas_(blas), dinv_(dinv), given_weight_(weight), policy_(policy), r_(A.context(), A.rows(), "jacobi.r") {
-  refresh(A, host);
+  refresh(A, gershgorin);
 }
 
-void DampedJacobi::refresh(Matrix& A, const HostCsrMatrix* host) {
+void DampedJacobi::refresh(Matrix& A, double gershgorin) {
   if (given_weight_ > 0) {
     weight_ = given_weight_;
-    // The bound is only reported then: Gershgorin's when the host matrix is at hand, else Lanczos's.
+    // The bound is only reported then: Gershgorin's (no Lanczos steps spent on it).
     SpectrumPolicy cheap = policy_;
-    if (host) cheap.eigen_iterations = 0;
-    lambda_max_ = spectrum_bounds(blas_, A, host, dinv_, cheap).upper;
+    cheap.eigen_iterations = 0;
+    lambda_max_ = spectrum_bounds(blas_, A, gershgorin, dinv_, cheap).upper;
     return;
   }
-  lambda_max_ = spectrum_bounds(blas_, A, host, dinv_, policy_).upper;
+  lambda_max_ = spectrum_bounds(blas_, A, gershgorin, dinv_, policy_).upper;
   weight_ = 4.0 / (3.0 * lambda_max_);
 }
 
@@ -81,7 +78,7 @@ std::string DampedJacobi::description() const { return "jacobi (w = " + format_n
 
 // ---- Chebyshev ------------------------------------------------------------------------------------
 
-ChebyshevRelaxation::ChebyshevRelaxation(Blas& blas, Matrix& A, const HostCsrMatrix* host, Vector& dinv, int degree,
+ChebyshevRelaxation::ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree,
                                          double lower_ratio, SpectrumPolicy policy)
     : blas_(blas),
       dinv_(dinv),
@@ -94,11 +91,11 @@ ChebyshevRelaxation::ChebyshevRelaxation(Blas& blas, Matrix& A, const HostCsrMat
   if (lower_ratio <= 0 && policy.eigen_iterations <= 0)
     throw Error(
         "chebyshev: the lower end of the interval needs Lanczos steps (eigen_iterations > 0) or lower_ratio > 0");
-  refresh(A, host);
+  refresh(A, gershgorin);
 }
 
-void ChebyshevRelaxation::refresh(Matrix& A, const HostCsrMatrix* host) {
-  const Bounds b = spectrum_bounds(blas_, A, host, dinv_, policy_);
+void ChebyshevRelaxation::refresh(Matrix& A, double gershgorin) {
+  const Bounds b = spectrum_bounds(blas_, A, gershgorin, dinv_, policy_);
   upper_ = b.upper;
   lower_ = lower_ratio_ > 0 ? lower_ratio_ * upper_ : b.lower;
   // A one-point spectrum (a diagonal matrix) or a Ritz value at the top: keep the interval open.

@@ -13,7 +13,8 @@
 namespace clkr::detail {
 
 // How lambda_max(D^-1 A) is bounded: `eigen_iterations` Lanczos steps (times a safety factor, and
-// never above Gershgorin's bound when the host matrix is at hand), or Gershgorin's bound alone (0).
+// never above Gershgorin's bound), or Gershgorin's bound alone (0). Callers pass Gershgorin's bound
+// (spectrum.hpp: gershgorin_bound, on the host or the device).
 struct SpectrumPolicy {
   int eigen_iterations = 10;
   double upper_safety = 1.1;
@@ -26,8 +27,9 @@ class Relaxation {
   // `sweeps` times x <- x + S (b - A x). With x_is_zero, x's contents are ignored and taken as zero
   // (the first residual is b itself: one SpMV saved).
   virtual void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) = 0;
-  // A's values changed (dinv already holds the new inverse diagonal): new spectrum bounds.
-  virtual void refresh(Matrix& A, const HostCsrMatrix* host) = 0;
+  // A's values changed (dinv already holds the new inverse diagonal): new spectrum bounds, with
+  // `gershgorin` Gershgorin's bound for the new values.
+  virtual void refresh(Matrix& A, double gershgorin) = 0;
   // The bound on lambda_max(D^-1 A) the smoother uses.
   virtual double lambda_max() const = 0;
   virtual std::string description() const = 0;
@@ -37,9 +39,9 @@ class Relaxation {
 // thirds of the spectrum; 2/3 for the 3D Poisson stencil's lambda_max of 2).
 class DampedJacobi : public Relaxation {
  public:
-  DampedJacobi(Blas& blas, Matrix& A, const HostCsrMatrix* host, Vector& dinv, double weight, SpectrumPolicy policy);
+  DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy);
   void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
-  void refresh(Matrix& A, const HostCsrMatrix* host) override;
+  void refresh(Matrix& A, double gershgorin) override;
   double lambda_max() const override { return lambda_max_; }
   std::string description() const override;
   double weight() const { return weight_; }
@@ -58,10 +60,10 @@ class DampedJacobi : public Relaxation {
 // the smallest Ritz value (a preconditioner: the whole spectrum).
 class ChebyshevRelaxation : public Relaxation {
  public:
-  ChebyshevRelaxation(Blas& blas, Matrix& A, const HostCsrMatrix* host, Vector& dinv, int degree, double lower_ratio,
+  ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree, double lower_ratio,
                       SpectrumPolicy policy);
   void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
-  void refresh(Matrix& A, const HostCsrMatrix* host) override;
+  void refresh(Matrix& A, double gershgorin) override;
   double lambda_max() const override { return upper_; }
   std::string description() const override;
   double lower() const { return lower_; }

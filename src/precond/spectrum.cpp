@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../runtime/format_number.hpp"
+#include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 #include "relaxation_kernels.hpp"
 
@@ -70,6 +71,42 @@ double gershgorin_bound(const HostCsrMatrix& A) {
     if (diagonal > 0) bound = std::max(bound, sum / diagonal);
   }
   return bound;
+}
+
+double gershgorin_bound(Matrix& A) {
+  Context& context = *A.context();
+  if (!context.info().fp64) return gershgorin_bound(A.host_csr());
+  const std::size_t local = 256;
+  if (context.info().max_work_group_size < local) return gershgorin_bound(A.host_csr());
+  const std::size_t rows = static_cast<std::size_t>(A.rows());
+  if (rows == 0) return 0;
+  const std::size_t groups =
+      std::min<std::size_t>(std::max<std::size_t>(context.info().compute_units, 1) * 8, (rows + local - 1) / local);
+  cl::Kernel kernel = context.kernel("precond/gershgorin.cl", "gershgorin_partial_max",
+                                     precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local));
+  const bool ell = A.format() == Format::Ell || A.format() == Format::Hyb;
+  const bool csr = A.format() != Format::Ell;
+  cl::Buffer partial = context.allocate(groups * sizeof(double), "gershgorin partial maxima");
+  KernelArgs args(kernel, Precision::Double);
+  args.value(static_cast<cl_int>(rows));
+  if (ell) {
+    args.value(static_cast<cl_int>(A.ell_part().width))
+        .value(static_cast<cl_int>(A.ell_part().pitch))
+        .value(A.ell_part().col_indices)
+        .value(A.ell_values(Precision::Double).primary);
+  } else {
+    args.value(cl_int{0}).value(cl_int{0}).value(cl::Buffer()).value(cl::Buffer());
+  }
+  if (csr) {
+    args.value(A.csr_part().row_offsets).value(A.csr_part().col_indices).value(A.csr_values(Precision::Double).primary);
+  } else {
+    args.value(cl::Buffer()).value(cl::Buffer()).value(cl::Buffer());
+  }
+  args.value(partial);
+  context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
+  std::vector<double> maxima(groups);
+  context.queue().enqueueReadBuffer(partial, CL_TRUE, 0, groups * sizeof(double), maxima.data());
+  return *std::max_element(maxima.begin(), maxima.end());
 }
 
 SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,

@@ -25,6 +25,9 @@ SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int step
 // max_i sum_j |a_ij| / |a_ii|: an upper bound on |lambda| of D^-1 A (Gershgorin's theorem for the
 // rows of D^-1 A). Rows with a zero diagonal are skipped (callers have refused them already).
 double gershgorin_bound(const HostCsrMatrix& A);
+// The same for a device matrix: by a kernel where the device has fp64 (kernels/precond/gershgorin.cl),
+// else from A.host_csr().
+double gershgorin_bound(Matrix& A);
 
 // The smallest and largest eigenvalue of the symmetric tridiagonal matrix with diagonal `a` and
 // off-diagonal `b` (b.size() == a.size() - 1), by bisection on Sturm sequences to ~1e-12 relative.

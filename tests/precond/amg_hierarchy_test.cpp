@@ -198,7 +198,7 @@ TEST(AmgHierarchy, RefreshRecomputesEveryLevelOnTheKeptPatterns) {
   for (std::int32_t i = 0; i < A.rows; ++i)
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       changed.values[k] *= 1.0 + 0.3 * u[i] * u[A.col_indices[k]] + (A.col_indices[k] == i ? 0.5 : 0.0);
-  h.refresh(changed, phases);
+  h.refresh(changed, true, phases);
   ASSERT_EQ(h.level(0).A, &changed);
   for (std::size_t l = 0; l < h.size(); ++l) EXPECT_EQ(h.level(l).A->col_indices, patterns[l]) << "level " << l;
   for (std::size_t l = 0; l + 1 < h.size(); ++l) expect_level_consistent(h, l, options);
@@ -218,7 +218,7 @@ TEST(AmgHierarchy, ScalingByTwoScalesEveryCoarseOperatorExactly) {
   for (std::size_t l = 0; l < h.size(); ++l) before.push_back(h.level(l).A->values);
   HostCsrMatrix doubled = A;
   for (double& v : doubled.values) v *= 2;
-  h.refresh(doubled, phases);
+  h.refresh(doubled, true, phases);
   for (std::size_t l = 1; l < h.size(); ++l)
     for (std::size_t k = 0; k < before[l].size(); ++k) ASSERT_EQ(h.level(l).A->values[k], 2 * before[l][k]);
 }

@@ -101,6 +101,11 @@ class Matrix {
   // The same from a host matrix, refused with clkr::Error naming the first row whose pattern (row
   // offsets, column indices) differs, or the dimensions when they do.
   void update_values(const HostCsrMatrix& same_pattern);
+  // For code that computes new values on the device (a preconditioner's numeric refresh): after it
+  // wrote the double values of a CSR matrix in place (csr_values(Precision::Double)), brings the rest
+  // up to date as update_values does: the single and quasi-double copies, the diagonal (gathered on the
+  // device), the kept host copy (read back). Throws clkr::Error for another format or without fp64.
+  void values_written_on_device();
 
   // ---- low-level access, for SpMV kernels ----------------------------------------------------------
   struct Values {

@@ -52,6 +52,14 @@ struct AmgOptions {
   // Lanczos steps per level for lambda_max(D^-1 A) (run on the device with the level's operator);
   // 0 takes Gershgorin's bound instead (no setup SpMVs, a looser bound).
   int eigen_iterations = 10;
+
+  // ---- the update step (Preconditioner::update) ----------------------------------------------------
+  // false (the default): keep the aggregates and the prolongators P (and R = P^T) of the setup and
+  // recompute the coarse operators R A P from A's new values (on the device, in double, when it has
+  // fp64), the smoothers' spectrum bounds and the coarsest inverse, as PETSc's GAMG reuses its
+  // interpolation; true: also re-smooth P from the new values on the host (the hierarchy a fresh setup
+  // on the kept aggregates would build; slower).
+  bool update_prolongator = false;
 };
 
 // One level of a built hierarchy, finest first.

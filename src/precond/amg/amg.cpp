@@ -65,7 +65,7 @@ struct Amg::Impl {
   double operator_complexity = 0, grid_complexity = 0;
 
   void describe() {
-    levels = cycle->level_info(*host);
+    levels = cycle->level_info();
     double nnz = 0, rows = 0;
     for (const AmgLevelInfo& level : levels) {
       nnz += static_cast<double>(level.nnz);
@@ -107,12 +107,19 @@ double Amg::grid_complexity() const { return impl_->grid_complexity; }
 
 void Amg::apply_checked(Vector& r, Vector& z) { impl_->cycle->apply(r, z); }
 
+// The update step: on a device with fp64 (and the prolongators kept) every coarse operator is recomputed
+// there; otherwise the host hierarchy is refreshed from A's host values and uploaded.
 void Amg::update_values(Matrix& A, PhaseTimes& phases) {
-  const auto start = std::chrono::steady_clock::now();
-  const HostCsrMatrix& host = A.host_csr();
-  phases.emplace_back("matrix to the host", seconds_since(start));
-  impl_->host->refresh(host, phases);
-  impl_->cycle->refresh(A, *impl_->host, phases);
+  const bool on_device = !impl_->options.update_prolongator && location() == Location::Device && context()->info().fp64;
+  if (on_device) {
+    impl_->cycle->refresh_on_device(A, *impl_->host, phases);
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    const HostCsrMatrix& host = A.host_csr();
+    phases.emplace_back("matrix to the host", seconds_since(start));
+    impl_->host->refresh(host, impl_->options.update_prolongator, phases);
+    impl_->cycle->refresh(A, *impl_->host, phases);
+  }
   impl_->describe();
 }
 

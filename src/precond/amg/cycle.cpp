@@ -3,8 +3,12 @@
 #include "cycle.hpp"
 
 #include <chrono>
+#include <cmath>
 
+#include "../../runtime/format_number.hpp"
+#include "../spectrum.hpp"
 #include "clkr/runtime/error.hpp"
+#include "device_galerkin.hpp"
 
 namespace clkr::detail::amg {
 namespace {
@@ -25,6 +29,20 @@ std::vector<double> inverse_of(const std::vector<double>& d) {
   std::vector<double> inv(d.size());
   for (std::size_t i = 0; i < d.size(); ++i) inv[i] = 1.0 / d[i];
   return inv;
+}
+
+// 1 / diag of level l's operator, refused as HostHierarchy::check_diagonal refuses it.
+std::vector<double> checked_inverse_diagonal(const std::vector<double>& d, std::size_t l) {
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d[i] > 0 && std::isfinite(d[i])) continue;
+    const std::string row = std::to_string(i);
+    if (l == 0)
+      throw Error("amg: A(" + row + "," + row + ") = " + format_number(d[i]) +
+                  ": smoothed aggregation needs a positive diagonal (an SPD or M-matrix-like operator)");
+    throw Error("amg: the coarse operator of level " + std::to_string(l) + " has diagonal entry " +
+                format_number(d[i]) + " in row " + row + ": A is not positive definite");
+  }
+  return inverse_of(d);
 }
 
 }  // namespace
@@ -59,17 +77,18 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
   inverse_ = std::make_unique<Matrix>(context, h.coarsest_inverse().inverse, Format::Csr, matrix_options);
   add_phase(phases, "upload", start);
   start = Clock::now();
-  for (std::size_t l = 0; l + 1 < h.size(); ++l) levels_[l].relaxation = make_relaxation(levels_[l], *h.level(l).A, l);
+  for (std::size_t l = 0; l + 1 < h.size(); ++l)
+    levels_[l].relaxation = make_relaxation(levels_[l], gershgorin_bound(*h.level(l).A), l);
   add_phase(phases, "smoother setup", start);
 }
 
 VCycle::~VCycle() = default;
 
-std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, const HostCsrMatrix& host, std::size_t l) {
+std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, double gershgorin, std::size_t l) {
   const SpectrumPolicy policy{options_.eigen_iterations, 1.1, static_cast<std::uint64_t>(l) + 1};
   if (options_.smoother == AmgSmoother::Jacobi)
-    return std::make_unique<DampedJacobi>(blas_, *level.A, &host, *level.inv_diag, options_.jacobi_weight, policy);
-  return std::make_unique<ChebyshevRelaxation>(blas_, *level.A, &host, *level.inv_diag, options_.chebyshev_degree,
+    return std::make_unique<DampedJacobi>(blas_, *level.A, gershgorin, *level.inv_diag, options_.jacobi_weight, policy);
+  return std::make_unique<ChebyshevRelaxation>(blas_, *level.A, gershgorin, *level.inv_diag, options_.chebyshev_degree,
                                                options_.chebyshev_lower_ratio, policy);
 }
 
@@ -89,7 +108,36 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, PhaseTimes& phases) {
   inverse_->update_values(h.coarsest_inverse().inverse.values);
   add_phase(phases, "upload", start);
   start = Clock::now();
-  for (std::size_t l = 0; l + 1 < h.size(); ++l) levels_[l].relaxation->refresh(*levels_[l].A, h.level(l).A);
+  for (std::size_t l = 0; l + 1 < h.size(); ++l)
+    levels_[l].relaxation->refresh(*levels_[l].A, gershgorin_bound(*h.level(l).A));
+  add_phase(phases, "smoother setup", start);
+}
+
+void VCycle::refresh_on_device(Matrix& A, const HostHierarchy& h, PhaseTimes& phases) {
+  auto start = Clock::now();
+  levels_[0].A = &A;
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    Level& level = levels_[l];
+    Level& next = levels_[l + 1];
+    if (!level.AP) level.AP = std::make_unique<Matrix>(A.context(), h.level(l + 1).galerkin.AP, Format::Csr);
+    multiply_on_device(*level.A, *level.P, *level.AP);
+    multiply_on_device(*level.R, *level.AP, *next.owned);
+    next.owned->values_written_on_device();
+  }
+  add_phase(phases, "galerkin product", start);
+  start = Clock::now();
+  const HostCsrMatrix coarsest = levels_.back().A->to_host();
+  for (double v : coarsest.values)
+    if (!std::isfinite(v))
+      throw Error("amg: the coarse operator of level " + std::to_string(levels_.size() - 1) + " holds " +
+                  format_number(v) + " after the update");
+  inverse_->update_values(dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1).inverse.values);
+  add_phase(phases, "coarse inverse", start);
+  start = Clock::now();
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    levels_[l].inv_diag->assign(checked_inverse_diagonal(levels_[l].A->diagonal(), l));
+    levels_[l].relaxation->refresh(*levels_[l].A, gershgorin_bound(*levels_[l].A));
+  }
   add_phase(phases, "smoother setup", start);
 }
 
@@ -117,14 +165,13 @@ void VCycle::cycle(std::size_t l, Vector& b, Vector& x) {
   if (options_.post_sweeps > 0) level.relaxation->apply(*level.A, b, x, false, options_.post_sweeps);
 }
 
-std::vector<AmgLevelInfo> VCycle::level_info(const HostHierarchy& h) const {
-  std::vector<AmgLevelInfo> info(h.size());
-  for (std::size_t l = 0; l < h.size(); ++l) {
-    const HostLevel& host = h.level(l);
-    info[l].rows = host.A->rows;
-    info[l].nnz = host.A->nnz();
-    if (l + 1 < h.size()) {
-      info[l].prolongator_nnz = host.smoothed.P.nnz();
+std::vector<AmgLevelInfo> VCycle::level_info() const {
+  std::vector<AmgLevelInfo> info(levels_.size());
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    info[l].rows = levels_[l].A->rows();
+    info[l].nnz = levels_[l].A->nnz();
+    if (l + 1 < levels_.size()) {
+      info[l].prolongator_nnz = levels_[l].P->nnz();
       info[l].lambda_max = levels_[l].relaxation->lambda_max();
       info[l].format = to_string(levels_[l].A->format());
     } else {

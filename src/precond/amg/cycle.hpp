@@ -21,23 +21,29 @@ class VCycle {
 
   // After HostHierarchy::refresh: new values uploaded on the same patterns, smoothers refreshed.
   void refresh(Matrix& A, const HostHierarchy& hierarchy, PhaseTimes& phases);
+  // The update step on the device, from A's new values (already there): P and R kept, every coarse
+  // operator R A P recomputed by device kernels (the A P patterns of `hierarchy` uploaded on first
+  // use), the coarsest inverse from its operator read back, the smoothers refreshed. Needs fp64. The
+  // host hierarchy's values are left as the setup made them.
+  void refresh_on_device(Matrix& A, const HostHierarchy& hierarchy, PhaseTimes& phases);
 
   // z = one V-cycle applied to r, from z = 0.
   void apply(Vector& r, Vector& z);
 
-  std::vector<AmgLevelInfo> level_info(const HostHierarchy& hierarchy) const;
+  std::vector<AmgLevelInfo> level_info() const;
   std::string smoother_description() const;
 
  private:
   struct Level {
     Matrix* A = nullptr;  // level 0: the caller's matrix
     std::unique_ptr<Matrix> owned, P, R;
+    std::unique_ptr<Matrix> AP;  // A P of this level, for the device update (made on first use)
     std::unique_ptr<Vector> inv_diag, b, x, r;
     std::unique_ptr<Relaxation> relaxation;
   };
 
   void cycle(std::size_t l, Vector& b, Vector& x);
-  std::unique_ptr<Relaxation> make_relaxation(Level& level, const HostCsrMatrix& host, std::size_t l);
+  std::unique_ptr<Relaxation> make_relaxation(Level& level, double gershgorin, std::size_t l);
 
   Blas& blas_;
   AmgOptions options_;

@@ -152,18 +152,20 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
   add_phase(phases, "coarse inverse", start);
 }
 
-void HostHierarchy::refresh(const HostCsrMatrix& A, PhaseTimes& phases) {
+void HostHierarchy::refresh(const HostCsrMatrix& A, bool prolongators, PhaseTimes& phases) {
   levels_[0].A = &A;
   for (std::size_t l = 0; l < levels_.size(); ++l) {
     check_diagonal(l);
     if (l + 1 == levels_.size()) break;
     HostLevel& level = levels_[l];
     auto start = Clock::now();
-    smooth_prolongator_values(*level.A, level.keep, level.tentative, options_.prolongator_relaxation, level.smoothed);
-    add_phase(phases, "prolongator smoothing", start);
-    start = Clock::now();
-    transpose_values(level.smoothed.P, level.restriction);
-    add_phase(phases, "transpose", start);
+    if (prolongators) {
+      smooth_prolongator_values(*level.A, level.keep, level.tentative, options_.prolongator_relaxation, level.smoothed);
+      add_phase(phases, "prolongator smoothing", start);
+      start = Clock::now();
+      transpose_values(level.smoothed.P, level.restriction);
+      add_phase(phases, "transpose", start);
+    }
     start = Clock::now();
     HostLevel& next = levels_[l + 1];
     triple_product_values(level.restriction.matrix, *level.A, level.smoothed.P, next.galerkin);

@@ -40,8 +40,9 @@ class HostHierarchy {
   // refresh()). B is the near-null space. Phases are timed into `phases`.
   HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, NullSpace B, PhaseTimes& phases);
 
-  // New values of the fine operator, on the same pattern: every level's values recomputed.
-  void refresh(const HostCsrMatrix& A, PhaseTimes& phases);
+  // New values of the fine operator, on the same pattern: every level's values recomputed; the
+  // smoothed prolongators too when `prolongators` (else P and R are kept, and only R A P recomputed).
+  void refresh(const HostCsrMatrix& A, bool prolongators, PhaseTimes& phases);
 
   std::size_t size() const { return levels_.size(); }
   const HostLevel& level(std::size_t l) const { return levels_[l]; }

@@ -1,0 +1,13 @@
+// The numeric Galerkin products of the AMG's update step on the device (kernels/precond/galerkin.cl):
+// C = A B on C's pattern, in double, with A in any storage format and B, C in CSR.
+#pragma once
+
+#include "clkr/data/matrix.hpp"
+
+namespace clkr::detail::amg {
+
+// C's double values = A B, where C already holds the pattern of A B (as the host setup computed it).
+// Callers finish with C.values_written_on_device(). Throws clkr::Error without fp64.
+void multiply_on_device(Matrix& A, Matrix& B, Matrix& C);
+
+}  // namespace clkr::detail::amg

@@ -1,0 +1,82 @@
+// A V-cycle computed on the host in long double from a HostHierarchy, as src/precond/amg/cycle.cpp and
+// src/precond/relaxation.cpp document it: the reference the AMG tests compare M^-1 r against.
+#pragma once
+
+#include <vector>
+
+#include "amg_test_support.hpp"
+#include "clkr/precond/amg.hpp"
+#include "precond/amg/hierarchy.hpp"
+
+namespace clkr::test {
+
+using detail::amg::HostHierarchy;
+using Vec = std::vector<long double>;
+
+// One smoothing sweep sequence on the host, as src/precond/relaxation.cpp documents it.
+struct ReferenceSmoother {
+  const HostCsrMatrix& A;
+  const std::vector<double>& diagonal;
+  const AmgOptions& options;
+  double lambda_max;
+
+  void apply(const Vec& b, Vec& x, bool x_is_zero, int sweeps) const {
+    const std::size_t n = b.size();
+    for (int s = 0; s < sweeps; ++s) {
+      const bool zero = x_is_zero && s == 0;
+      Vec r = b;
+      if (!zero) {
+        const Vec ax = multiply(A, x);
+        for (std::size_t i = 0; i < n; ++i) r[i] -= ax[i];
+      }
+      if (options.smoother == AmgSmoother::Jacobi) {
+        const long double w = options.jacobi_weight > 0 ? options.jacobi_weight : 4.0L / (3.0L * lambda_max);
+        for (std::size_t i = 0; i < n; ++i) x[i] = (zero ? 0.0L : x[i]) + w * r[i] / diagonal[i];
+        continue;
+      }
+      const long double upper = lambda_max, lower = options.chebyshev_lower_ratio * upper;
+      const long double theta = (upper + lower) / 2, delta = (upper - lower) / 2, sigma = theta / delta;
+      long double rho = 1 / sigma;
+      Vec d(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        d[i] = r[i] / diagonal[i] / theta;
+        x[i] = (zero ? 0.0L : x[i]) + d[i];
+      }
+      for (int k = 1; k < options.chebyshev_degree; ++k) {
+        const Vec ad = multiply(A, d);
+        for (std::size_t i = 0; i < n; ++i) r[i] -= ad[i];
+        const long double rho_next = 1 / (2 * sigma - rho);
+        for (std::size_t i = 0; i < n; ++i) {
+          d[i] = rho_next * rho * d[i] + 2 * rho_next / delta * r[i] / diagonal[i];
+          x[i] += d[i];
+        }
+        rho = rho_next;
+      }
+    }
+  }
+};
+
+inline Vec reference_cycle(const HostHierarchy& h, const std::vector<AmgLevelInfo>& info, const AmgOptions& options,
+                           std::size_t l, const Vec& b) {
+  if (l + 1 == h.size()) return multiply(h.coarsest_inverse().inverse, b);
+  const auto& level = h.level(l);
+  const ReferenceSmoother smoother{*level.A, level.diagonal, options, info[l].lambda_max};
+  Vec x(b.size(), 0.0L);
+  bool zero = true;
+  if (options.pre_sweeps > 0) {
+    smoother.apply(b, x, true, options.pre_sweeps);
+    zero = false;
+  }
+  Vec r = b;
+  if (!zero) {
+    const Vec ax = multiply(*level.A, x);
+    for (std::size_t i = 0; i < r.size(); ++i) r[i] -= ax[i];
+  }
+  const Vec coarse = reference_cycle(h, info, options, l + 1, multiply(level.restriction.matrix, r));
+  const Vec correction = multiply(level.smoothed.P, coarse);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] += correction[i];
+  if (options.post_sweeps > 0) smoother.apply(b, x, false, options.post_sweeps);
+  return x;
+}
+
+}  // namespace clkr::test

@@ -1,0 +1,106 @@
+// The AMG update step: new values of A on the same pattern, refreshed on the device (prolongators kept,
+// R A P recomputed by kernels, in any storage format of A) or on the host (update_prolongator), each
+// checked by applying M against the long-double V-cycle of a host hierarchy refreshed the same way.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "amg_reference_cycle.hpp"
+#include "clkr/blas/blas.hpp"
+#include "clkr/precond/amg.hpp"
+#include "precond/spectrum.hpp"
+
+namespace clkr {
+namespace {
+
+using detail::amg::HostHierarchy;
+using test::Vec;
+
+// Symmetric new values on A's pattern, still diagonally dominant: a time step's.
+HostCsrMatrix new_values(const HostCsrMatrix& A, unsigned seed) {
+  HostCsrMatrix B = A;
+  const std::vector<double> u = test::random_values(A.rows, seed);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      B.values[k] *= 1.0 + 0.3 * u[i] * u[A.col_indices[k]] + (A.col_indices[k] == i ? 0.4 : 0.0);
+  return B;
+}
+
+double relative_error(const std::vector<double>& z, const Vec& ref) {
+  long double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    diff += (z[i] - ref[i]) * (z[i] - ref[i]);
+    norm += ref[i] * ref[i];
+  }
+  return static_cast<double>(std::sqrt(diff / norm));
+}
+
+class AmgUpdate : public ::testing::TestWithParam<std::tuple<Format, bool, Location>> {};
+
+TEST_P(AmgUpdate, MatchesAHostHierarchyRefreshedTheSameWay) {
+  const auto [format, prolongators, location] = GetParam();
+  const HostCsrMatrix host = test::jumping_coefficient3d(12, 100.0);
+  AmgOptions options;
+  options.coarse_size = 40;
+  options.update_prolongator = prolongators;
+  auto context = test::amg_context();
+  MatrixOptions matrix_options;
+  matrix_options.max_ell_fill_ratio = 10;
+  Matrix A(context, host, format, matrix_options);
+  Blas blas(context, location, Precision::Double);
+  Amg M(blas, A, options);
+  ASSERT_GE(M.levels().size(), 3u);
+
+  const HostCsrMatrix changed = new_values(host, 31);
+  A.update_values(changed.values);
+  M.update(A);
+  EXPECT_FALSE(M.update_phases().empty());
+
+  PhaseTimes phases;
+  HostHierarchy h(host, options, detail::amg::near_null_space(options, host.rows), phases);
+  h.refresh(changed, prolongators, phases);
+  const std::vector<double> r = test::random_values(host.rows, 5);
+  Vector rv(context, r, "r"), z(context, host.rows, "z");
+  M.apply(rv, z);
+  const Vec reference = test::reference_cycle(h, M.levels(), options, 0, Vec(r.begin(), r.end()));
+  EXPECT_LT(relative_error(z.to_host(), reference), 1e-12) << M.description();
+}
+
+std::string update_case_name(const ::testing::TestParamInfo<std::tuple<Format, bool, Location>>& info) {
+  return to_string(std::get<0>(info.param)) + (std::get<1>(info.param) ? "_prolongators" : "_kept") + "_" +
+         to_string(std::get<2>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, AmgUpdate,
+                         ::testing::Values(std::tuple{Format::Csr, false, Location::Device},
+                                           std::tuple{Format::Csr4, false, Location::Device},
+                                           std::tuple{Format::Ell, false, Location::Device},
+                                           std::tuple{Format::Hyb, false, Location::Device},
+                                           std::tuple{Format::Csr, true, Location::Device},
+                                           std::tuple{Format::Csr, false, Location::Host},
+                                           std::tuple{Format::Csr, true, Location::Host}),
+                         update_case_name);
+
+}  // namespace
+}  // namespace clkr
+
+namespace clkr {
+namespace {
+
+// Gershgorin's bound computed by the device kernel, for every storage format, equals the host's.
+TEST(DeviceGershgorin, MatchesTheHostBoundInEveryFormat) {
+  if (!test::amg_context()->info().fp64) GTEST_SKIP() << "the device bound needs fp64";
+  HostCsrMatrix host = test::jumping_coefficient3d(9, 30.0);
+  const std::vector<double> u = test::random_values(host.values.size(), 3);
+  for (std::size_t k = 0; k < host.values.size(); ++k) host.values[k] *= 1.0 + 0.2 * u[k];  // nonsymmetric rows
+  const double expected = detail::gershgorin_bound(host);
+  MatrixOptions options;
+  options.max_ell_fill_ratio = 10;
+  for (Format format : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb}) {
+    Matrix A(test::amg_context(), host, format, options);
+    EXPECT_NEAR(detail::gershgorin_bound(A), expected, 1e-14 * expected) << to_string(format);
+  }
+}
+
+}  // namespace
+}  // namespace clkr
