@@ -33,7 +33,7 @@ const std::vector<OptionSpec>& precond_option_specs() {
        "(default the solver's; single inside a double solve halves its bytes)"},
       {"--amg-smoother", "S", "chebyshev | jacobi (default chebyshev)"},
       {"--amg-sweeps", "N", "smoothing sweeps before and after the coarse correction (default 1)"},
-      {"--amg-degree", "K", "Chebyshev smoother degree: SpMVs per sweep (default 2)"},
+      {"--amg-degree", "K", "Chebyshev smoother degree: SpMVs per sweep (default 3)"},
       {"--amg-coarse-size", "N", "coarsen until at most N unknowns, then solve directly (default 500)"},
       {"--amg-strength", "X", "strength-of-connection threshold (default 0.08)"},
       {"--amg-block-size", "N", "unknowns per mesh node, aggregated together (default 1)"},

@@ -376,6 +376,18 @@ void Blas::copy(Vector& x, Vector& y) {
     }
     const Vector::DeviceBuffers xb = x.device(d.precision, Access::Read);
     const Vector::DeviceBuffers yb = y.device(d.precision, Access::Write);
+    if (d.chunked() && n > 0) {
+      // CPUs: a kernel, every core copying its chunk (kernels/blas1/copy.cl says why).
+      Impl::BuiltKernel& k = d.kernel("blas1/copy.cl", "copy");
+      const Split s = d.split(n, d.params.blas1.work_group_size, d.params.blas1.groups_per_compute_unit, k);
+      cl_uint arg = 0;
+      k.kernel.setArg(arg++, static_cast<cl_ulong>(n));
+      k.kernel.setArg(arg++, s.chunk);
+      d.set_vector(k.kernel, arg, xb);
+      d.set_vector(k.kernel, arg, yb);
+      d.record_device("copy", 0, bytes, {d.enqueue(k, s)});
+      return;
+    }
     std::vector<cl::Event> events;
     if (n > 0) {
       // Single and double: one array; quasi-double: the head (4-byte) and tail arrays.

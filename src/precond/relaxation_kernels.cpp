@@ -36,6 +36,7 @@ void RelaxationKernels::scale_by_diagonal(double w, Vector& dinv, Vector& r, Vec
     const double* d = dinv.host_double(Access::Read);
     const double* rv = r.host_double(Access::Read);
     double* zv = z.host_double(Access::Write);
+#pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) zv[i] = w * (d[i] * rv[i]);
     blas_.record("scale_by_diagonal", flops, bytes);
     return;
@@ -60,6 +61,7 @@ void RelaxationKernels::add_scaled_by_diagonal(double w, Vector& dinv, Vector& r
     const double* d = dinv.host_double(Access::Read);
     const double* rv = r.host_double(Access::Read);
     double* xv = x.host_double(Access::ReadWrite);
+#pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) xv[i] += w * (d[i] * rv[i]);
     blas_.record("add_scaled_by_diagonal", flops, bytes);
     return;
@@ -85,6 +87,7 @@ void RelaxationKernels::chebyshev_update(double c1, double c2, Vector& dinv, Vec
     const double* rv = r.host_double(Access::Read);
     double* dd = d.host_double(Access::ReadWrite);
     double* xv = x.host_double(Access::ReadWrite);
+#pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) {
       dd[i] = c1 * dd[i] + c2 * (dv[i] * rv[i]);
       xv[i] += dd[i];
@@ -115,6 +118,7 @@ void RelaxationKernels::chebyshev_first(double c2, Vector& dinv, Vector& r, Vect
     const double* rv = r.host_double(Access::Read);
     double* dd = d.host_double(Access::Write);
     double* xv = x.host_double(Access::ReadWrite);
+#pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) {
       dd[i] = c2 * (dv[i] * rv[i]);
       xv[i] += dd[i];

@@ -48,7 +48,7 @@ class Blas {
   void aypx(double a, Vector& x, Vector& y);
   // x = a*x
   void scal(double a, Vector& x);
-  // y = x (a buffer copy, not a kernel)
+  // y = x (a buffer copy on GPUs, a kernel on CPUs: kernels/blas1/copy.cl)
   void copy(Vector& x, Vector& y);
   // x'y, reduced fully on the device in the Blas's precision (quasi-double: in quasi-double
   // arithmetic); the DeviceScalar is read back only when its value is asked for.
