@@ -512,7 +512,8 @@ void Matrix::values_written_on_device() {
     cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
     detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, n);
     detail::read_buffer(context, gathered, m.diagonal.data(), n);
-    for (auto it = m.formats.begin(); it != m.formats.end();) it = it->first == m.format ? std::next(it) : m.formats.erase(it);
+    for (auto it = m.formats.begin(); it != m.formats.end();)
+      it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) detail::read_buffer(context, v.dbl, m.host_copy->values.data(), v.count);
   });
 }
