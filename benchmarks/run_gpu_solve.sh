@@ -50,12 +50,19 @@ if want poisson; then
   step "bench solve: Poisson 128/192/256 (cg, jacobi, amg, amg-single, amg-update)"
   $bin bench solve poisson3d:128 poisson3d:192 poisson3d:256 --methods cg,jacobi,amg,amg-single,amg-update \
     --peers none --reps 2 --csv "$out/solve_poisson.csv" 2>"$out/solve_poisson.err" | tee "$out/solve_poisson.txt"
+  step "bench solve: Poisson 128/192/256, AMG with the damped-Jacobi smoother (one sweep each way)"
+  $bin bench solve poisson3d:128 poisson3d:192 poisson3d:256 --methods amg,amg-single --amg-smoother jacobi \
+    --peers none --reps 2 --csv "$out/solve_poisson_jacobi_smoother.csv" 2>"$out/solve_poisson_jacobi_smoother.err" |
+    tee "$out/solve_poisson_jacobi_smoother.txt"
 fi
 
 if want hard; then
   step "bench solve: anisotropic and jumping coefficients"
   $bin bench solve anisotropic3d:128 jumping3d:128 anisotropic3d:192 jumping3d:192 --methods cg,jacobi,amg,amg-single \
     --peers none --reps 2 --csv "$out/solve_hard.csv" 2>"$out/solve_hard.err" | tee "$out/solve_hard.txt"
+  $bin bench solve anisotropic3d:128 jumping3d:128 anisotropic3d:192 jumping3d:192 --methods amg,amg-single \
+    --amg-smoother jacobi --peers none --reps 2 --csv "$out/solve_hard_jacobi_smoother.csv" \
+    2>"$out/solve_hard_jacobi_smoother.err" | tee "$out/solve_hard_jacobi_smoother.txt"
 fi
 
 if want suitesparse && [ -n "$suite" ]; then
