@@ -150,7 +150,11 @@ SolveSample run_clkr(Context& context, const std::shared_ptr<Context>& shared, M
   s.iterations = r.iterations;
   s.status = to_string(r.status);
   s.true_residual = r.true_relative_residual;
-  if (!r.converged()) s.note = r.message;
+  if (!r.converged()) {
+    s.note = r.message;
+  } else if (const PhaseTimes& phases = kept ? M->update_phases() : M->setup_phases(); !phases.empty()) {
+    s.note = (kept ? "update: " : "setup: ") + phases_text(phases);  // where the setup time went
+  }
   return s;
 }
 

@@ -98,15 +98,17 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   o.chebyshev.degree = static_cast<int>(opts.integer("--cheb-degree", o.chebyshev.degree, 1, 100));
 }
 
+std::string phases_text(const PhaseTimes& phases) {
+  std::string text;
+  for (const auto& [phase, seconds] : phases) text += (text.empty() ? "" : ", ") + phase + " " + seconds_text(seconds);
+  return text;
+}
+
 void print_precond(std::ostream& out, const Preconditioner& M) {
   out << "precond     " << M.description() << "\n"
       << "setup       " << seconds_text(M.setup_seconds());
-  const char* separator = " (";
-  for (const auto& [phase, seconds] : M.setup_phases()) {
-    out << separator << phase << " " << seconds_text(seconds);
-    separator = ", ";
-  }
-  out << (M.setup_phases().empty() ? "" : ")") << "\n";
+  if (!M.setup_phases().empty()) out << " (" << phases_text(M.setup_phases()) << ")";
+  out << "\n";
   const auto* amg = dynamic_cast<const Amg*>(&M);
   if (!amg) return;
   char line[160];
