@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
 #include "matrix_formats.hpp"
@@ -149,8 +150,8 @@ struct Matrix::Impl {
   cl::Buffer diagonal_entry_device;  // made by values_written_on_device
 
   void find_diagonal(const HostCsrMatrix& A) {
-    diagonal.assign(static_cast<std::size_t>(A.rows), 0.0);
-    diagonal_entry.assign(static_cast<std::size_t>(A.rows), -1);
+    detail::assign_large(diagonal, static_cast<std::size_t>(A.rows), 0.0);
+    detail::assign_large(diagonal_entry, static_cast<std::size_t>(A.rows), std::int32_t{-1});
     for (std::int32_t i = 0; i < std::min(A.rows, A.cols); ++i) {
       const auto begin = A.col_indices.begin() + A.row_offsets[i];
       const auto end = A.col_indices.begin() + A.row_offsets[i + 1];
@@ -473,8 +474,12 @@ void Matrix::update_values(const std::vector<double>& values) {
       m.rewrite_values(d.csr_values, values);
     } else {
       if (d.slots.empty() && !values.empty()) d.slots = m.storage_slots(m.csr_now());
-      std::vector<double> csr(d.shape.has_csr ? static_cast<std::size_t>(d.shape.csr_stored) : 0, 0.0);
-      std::vector<double> ell(d.shape.has_ell ? static_cast<std::size_t>(d.shape.ell_stored()) : 0, 0.0);
+      std::vector<double> csr =
+          detail::large_vector(d.shape.has_csr ? static_cast<std::size_t>(d.shape.csr_stored) : 0, 0.0);
+      std::vector<double> ell =
+          detail::large_vector(d.shape.has_ell ? static_cast<std::size_t>(d.shape.ell_stored()) : 0, 0.0);
+      // Every entry has its own slot: the scatter runs in parallel.
+#pragma omp parallel for schedule(static)
       for (std::size_t k = 0; k < values.size(); ++k) {
         const std::int64_t slot = d.slots[k];
         if (slot >= 0)

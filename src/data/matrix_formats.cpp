@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "../runtime/large_vectors.hpp"
+
 namespace clkr::detail {
 namespace {
 
@@ -45,13 +47,13 @@ HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape) {
   const auto width = static_cast<std::int32_t>(shape.ell_width);
   const auto pitch = static_cast<std::int32_t>(shape.ell_pitch);
   if (shape.has_ell) {
-    h.ell_cols.assign(static_cast<std::size_t>(shape.ell_stored()), -1);
-    h.ell_values.assign(static_cast<std::size_t>(shape.ell_stored()), 0.0);
+    assign_large(h.ell_cols, static_cast<std::size_t>(shape.ell_stored()), -1);
+    assign_large(h.ell_values, static_cast<std::size_t>(shape.ell_stored()), 0.0);
   }
   if (shape.has_csr) {
     h.row_offsets.assign(static_cast<std::size_t>(A.rows) + 1, 0);
-    h.csr_cols.reserve(static_cast<std::size_t>(shape.csr_stored));
-    h.csr_values.reserve(static_cast<std::size_t>(shape.csr_stored));
+    reserve_large(h.csr_cols, static_cast<std::size_t>(shape.csr_stored));
+    reserve_large(h.csr_values, static_cast<std::size_t>(shape.csr_stored));
   }
   for (std::int32_t i = 0; i < A.rows; ++i) {
     std::int32_t k = A.row_offsets[i];

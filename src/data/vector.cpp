@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
 
@@ -68,10 +69,10 @@ struct Vector::Impl {
   void ensure_storage(Location l, Precision p) {
     if (l == Location::Host) {
       if (p == Precision::Double) {
-        host_double.resize(n);
+        detail::resize_large(host_double, n);
       } else {
-        host_head.resize(n);
-        if (p == Precision::QuasiDouble) host_tail.resize(n);
+        detail::resize_large(host_head, n);
+        if (p == Precision::QuasiDouble) detail::resize_large(host_tail, n);
       }
       return;
     }

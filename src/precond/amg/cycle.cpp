@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "../../runtime/format_number.hpp"
+#include "../../runtime/large_vectors.hpp"
 #include "../spectrum.hpp"
 #include "clkr/runtime/error.hpp"
 #include "device_galerkin.hpp"
@@ -26,7 +27,7 @@ void add_phase(PhaseTimes& phases, const std::string& name, Clock::time_point st
 }
 
 std::vector<double> inverse_of(const std::vector<double>& d) {
-  std::vector<double> inv(d.size());
+  std::vector<double> inv = large_vector<double>(d.size());
   for (std::size_t i = 0; i < d.size(); ++i) inv[i] = 1.0 / d[i];
   return inv;
 }

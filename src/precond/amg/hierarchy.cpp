@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../../runtime/format_number.hpp"
+#include "../../runtime/large_vectors.hpp"
 #include "aggregation.hpp"
 #include "clkr/runtime/error.hpp"
 
@@ -27,7 +28,7 @@ void add_phase(PhaseTimes& phases, const std::string& name, Clock::time_point st
 }
 
 std::vector<double> diagonal_of(const HostCsrMatrix& A) {
-  std::vector<double> d(static_cast<std::size_t>(A.rows), 0.0);
+  std::vector<double> d = large_vector(static_cast<std::size_t>(A.rows), 0.0);
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < A.rows; ++i)
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "../../runtime/large_vectors.hpp"
 #include "../spectrum.hpp"
 #include "sparse_products.hpp"
 
@@ -54,14 +55,14 @@ SmoothedProlongator smooth_prolongator(const HostCsrMatrix& A, const std::vector
   HostCsrMatrix& F = s.filtered;
   F.rows = A.rows;
   F.cols = A.cols;
-  F.row_offsets.assign(static_cast<std::size_t>(A.rows) + 1, 0);
+  assign_large(F.row_offsets, static_cast<std::size_t>(A.rows) + 1, 0);
   for (std::int32_t i = 0; i < A.rows; ++i) {
     std::int32_t kept = 0;
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) kept += keep[k] ? 1 : 0;
     F.row_offsets[i + 1] = F.row_offsets[i] + kept;
   }
-  F.col_indices.resize(static_cast<std::size_t>(F.row_offsets.back()));
-  F.values.resize(F.col_indices.size());
+  resize_large(F.col_indices, static_cast<std::size_t>(F.row_offsets.back()));
+  resize_large(F.values, F.col_indices.size());
   for (std::int32_t i = 0; i < A.rows; ++i) {
     std::int32_t out = F.row_offsets[i];
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)

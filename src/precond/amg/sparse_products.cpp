@@ -12,6 +12,8 @@
 
 #ifdef _OPENMP
 #include <omp.h>
+
+#include "../../runtime/large_vectors.hpp"
 #endif
 
 namespace clkr::detail::amg {
@@ -94,8 +96,8 @@ HostCsrMatrix build_rows(std::int32_t rows, std::int32_t cols, const RowFn& row)
     for (int t = 0; t < count; ++t) {
       RowBlock& block = blocks[t];
       // About the input's density: a guess that saves most regrowth of the arrays.
-      block.cols.reserve(static_cast<std::size_t>(first[t + 1] - first[t]) * 16);
-      block.values.reserve(block.cols.capacity());
+      reserve_large(block.cols, static_cast<std::size_t>(first[t + 1] - first[t]) * 16);
+      reserve_large(block.values, block.cols.capacity());
       for (std::int32_t i = first[t]; i < first[t + 1]; ++i) {
         acc.start(i);
         row(i, acc);
@@ -107,7 +109,7 @@ HostCsrMatrix build_rows(std::int32_t rows, std::int32_t cols, const RowFn& row)
   HostCsrMatrix C;
   C.rows = rows;
   C.cols = cols;
-  C.row_offsets.assign(static_cast<std::size_t>(rows) + 1, 0);
+  assign_large(C.row_offsets, static_cast<std::size_t>(rows) + 1, 0);
   std::vector<std::int64_t> block_start(static_cast<std::size_t>(threads) + 1, 0);
   for (int t = 0; t < threads; ++t)
     block_start[t + 1] = block_start[t] + static_cast<std::int64_t>(blocks[t].cols.size());
@@ -119,8 +121,8 @@ HostCsrMatrix build_rows(std::int32_t rows, std::int32_t cols, const RowFn& row)
       C.row_offsets[first[t] + static_cast<std::int32_t>(r) + 1] = static_cast<std::int32_t>(offset);
     }
   }
-  C.col_indices.resize(static_cast<std::size_t>(block_start[threads]));
-  C.values.resize(C.col_indices.size());
+  resize_large(C.col_indices, static_cast<std::size_t>(block_start[threads]));
+  resize_large(C.values, C.col_indices.size());
 #pragma omp parallel for
   for (int t = 0; t < threads; ++t) {
     std::copy(blocks[t].cols.begin(), blocks[t].cols.end(), C.col_indices.begin() + block_start[t]);
@@ -171,7 +173,7 @@ Transpose transpose(const HostCsrMatrix& A) {
     slot[b].assign(static_cast<std::size_t>(A.cols), 0);
     for (std::int32_t k = A.row_offsets[first(b)]; k < A.row_offsets[first(b + 1)]; ++k) ++slot[b][A.col_indices[k]];
   }
-  At.row_offsets.assign(static_cast<std::size_t>(A.cols) + 1, 0);
+  assign_large(At.row_offsets, static_cast<std::size_t>(A.cols) + 1, 0);
   std::int64_t next = 0;
   for (std::int32_t c = 0; c < A.cols; ++c) {
     for (int b = 0; b < blocks; ++b) {
@@ -181,9 +183,9 @@ Transpose transpose(const HostCsrMatrix& A) {
     }
     At.row_offsets[c + 1] = static_cast<std::int32_t>(next);
   }
-  At.col_indices.resize(A.col_indices.size());
-  At.values.resize(A.values.size());
-  t.position.resize(A.values.size());
+  resize_large(At.col_indices, A.col_indices.size());
+  resize_large(At.values, A.values.size());
+  resize_large(t.position, A.values.size());
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < blocks; ++b) {
     std::vector<std::int32_t>& s = slot[b];

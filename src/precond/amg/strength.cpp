@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../../runtime/large_vectors.hpp"
+
 namespace clkr::detail::amg {
 
 NodeLayout NodeLayout::uniform(std::int32_t rows, std::int32_t block_size) {
@@ -28,7 +30,7 @@ namespace {
 // s_i = sqrt|a_ii|: no square of a value can overflow.
 StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
   const std::int32_t n = A.rows;
-  std::vector<double> root(static_cast<std::size_t>(n), 0.0);
+  std::vector<double> root = large_vector(static_cast<std::size_t>(n), 0.0);
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < n; ++i) {
     double d = 0;
@@ -37,8 +39,8 @@ StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
     root[i] = std::sqrt(std::abs(d));
   }
   StrengthGraph S;
-  S.keep.assign(A.values.size(), 0);
-  S.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
+  assign_large(S.keep, A.values.size(), char{0});
+  assign_large(S.offsets, static_cast<std::size_t>(n) + 1, 0);
   // First the marks and the counts, then the neighbour lists at their offsets.
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < n; ++i) {
@@ -57,8 +59,8 @@ StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
     S.offsets[i + 1] = strong;
   }
   for (std::int32_t i = 0; i < n; ++i) S.offsets[i + 1] += S.offsets[i];
-  S.neighbours.resize(static_cast<std::size_t>(S.offsets.back()));
-  S.weights.resize(S.neighbours.size());
+  resize_large(S.neighbours, static_cast<std::size_t>(S.offsets.back()));
+  resize_large(S.weights, S.neighbours.size());
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < n; ++i) {
     std::int32_t out = S.offsets[i];

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "../../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr::detail::amg {
@@ -84,7 +85,7 @@ TentativeProlongator tentative_prolongator(const NodeLayout& nodes, const Aggreg
   HostCsrMatrix& P = t.P;
   P.rows = nodes.rows();
   P.cols = coarse;
-  P.row_offsets.assign(static_cast<std::size_t>(P.rows) + 1, 0);
+  assign_large(P.row_offsets, static_cast<std::size_t>(P.rows) + 1, 0);
   std::vector<std::int32_t> aggregate_of_row(static_cast<std::size_t>(P.rows), -1), index_in(P.rows, 0);
   for (std::int32_t a = 0; a < aggregates.count; ++a)
     for (std::int32_t i = member_offsets[a]; i < member_offsets[a + 1]; ++i) {
@@ -95,8 +96,8 @@ TentativeProlongator tentative_prolongator(const NodeLayout& nodes, const Aggreg
     const std::int32_t a = aggregate_of_row[r];
     P.row_offsets[r + 1] = P.row_offsets[r] + (a >= 0 ? factors[a].rank : 0);
   }
-  P.col_indices.resize(static_cast<std::size_t>(P.row_offsets.back()));
-  P.values.resize(P.col_indices.size());
+  resize_large(P.col_indices, static_cast<std::size_t>(P.row_offsets.back()));
+  resize_large(P.values, P.col_indices.size());
 #pragma omp parallel for schedule(static)
   for (std::int32_t r = 0; r < P.rows; ++r) {
     const std::int32_t a = aggregate_of_row[r];
