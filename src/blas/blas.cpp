@@ -414,9 +414,15 @@ double Blas::dot(Vector& x, Vector& y) {
 
 double Blas::nrm2(Vector& x) {
   // sqrt of the device's sum of squares, taken in double on the host; max() because a quasi-double
-  // head + tail of a tiny sum can round to a negative double.
-  return translate_cl_errors("Blas::nrm2",
-                             [&] { return std::sqrt(std::max(0.0, impl_->dot("nrm2", x, x, kNrm2Cost).value())); });
+  // head + tail of a tiny sum can round to a negative double. When the squares overflowed or
+  // underflowed in the precision's range (|x_i| above ~1e154 or below ~1e-154 in double, ~1e19 and
+  // ~1e-19 with float arithmetic), the norm is taken again, scaled, from the values read back: a rare
+  // path, one transfer of x.
+  return translate_cl_errors("Blas::nrm2", [&] {
+    const double squares = impl_->dot("nrm2", x, x, kNrm2Cost).value();
+    if (detail::sum_of_squares_is_safe(precision(), squares)) return std::sqrt(squares);
+    return detail::scaled_nrm2(x.to_host());
+  });
 }
 
 void Blas::spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y) {

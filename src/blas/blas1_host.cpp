@@ -2,6 +2,8 @@
 // precision (float, double, quasi-double), parallel with OpenMP when the build has it.
 #include "blas1_host.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -154,6 +156,29 @@ double dot_host(Precision p, Vector& x, Vector& y) {
     for (const real& s : partial) total = A::add(total, s);
     return A::to_double(total);
   });
+}
+
+bool sum_of_squares_is_safe(Precision p, double sum_of_squares) {
+  // double: squares below 2^-1022 are lost, and s >= 2^-900 puts them below 2^-122 of s (times n);
+  // float arithmetic (single, quasi-double): squares below 2^-126 are lost, s >= 2^-60 puts them below
+  // 2^-66 of s, under quasi-double's 2^-48.
+  const double smallest = p == Precision::Double ? 0x1p-900 : 0x1p-60;
+  return std::isfinite(sum_of_squares) && sum_of_squares >= smallest;
+}
+
+double scaled_nrm2(const std::vector<double>& x) {
+  double largest = 0;
+  for (double v : x) {
+    if (std::isnan(v)) return v;
+    largest = std::max(largest, std::fabs(v));
+  }
+  if (largest == 0 || std::isinf(largest)) return largest;
+  long double sum = 0;
+  for (double v : x) {
+    const long double scaled = static_cast<long double>(v) / largest;
+    sum += scaled * scaled;
+  }
+  return static_cast<double>(largest * std::sqrt(sum));
 }
 
 }  // namespace clkr::detail

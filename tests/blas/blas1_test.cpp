@@ -276,6 +276,42 @@ TEST_P(Blas1, Dot) { check_reduction(false); }
 
 TEST_P(Blas1, Nrm2) { check_reduction(true); }
 
+// Values whose squares leave the precision's range (double: 1e200 and 1e-200; float arithmetic, single
+// and quasi-double: 1e25 and 1e-25) still give the norm to the precision's accuracy, not Inf or 0;
+// a vector holding Inf or NaN gives Inf or NaN.
+TEST_P(Blas1, Nrm2NeitherOverflowsNorUnderflows) {
+  Blas blas = make_blas(config_, precision_);
+  std::mt19937_64 rng(17);
+  const double big = precision_ == Precision::Double ? 1e200 : 1e25;
+  for (double scale : {big, 1 / big}) {
+    for (std::size_t n : kSizes) {
+      if (n == 0) continue;
+      SCOPED_TRACE("n = " + std::to_string(n) + ", scale " + std::to_string(scale));
+      std::vector<double> xs = random_vector(n, precision_, rng);
+      for (double& v : xs) v = precision_ == Precision::Single ? static_cast<float>(v * scale) : v * scale;
+      Vector x(test_context(), xs, "x");
+      const auto xv = read_copy(x, blas);
+      long double squares = 0;  // long double's range holds these squares
+      for (long double v : xv) squares += v * v;
+      const long double expected = std::sqrt(squares);
+      const double got = blas.nrm2(x);
+      ASSERT_TRUE(std::isfinite(got) && got > 0) << "got " << got;
+      EXPECT_LE(std::fabs(got - expected), tolerance(precision_) * expected) << "got " << got;
+    }
+  }
+  for (double bad : {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    std::vector<double> xs(1025, 1.0);
+    xs[700] = bad;
+    Vector x(test_context(), xs, "x");
+    const double got = blas.nrm2(x);
+    if (std::isnan(bad)) {
+      EXPECT_TRUE(std::isnan(got)) << got;
+    } else {
+      EXPECT_EQ(got, bad);
+    }
+  }
+}
+
 // Small integers make every partial sum exact in every precision, so any element dropped or counted
 // twice by a launch or reduction shows as an exact mismatch.
 TEST_P(Blas1, DotOfSmallIntegersIsExact) {
