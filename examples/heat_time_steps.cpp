@@ -8,8 +8,9 @@
 //     smoothers recomputed), far cheaper than a new setup;
 //   - the previous solution is the initial guess of the next solve.
 // Exits non-zero when a step does not converge or the refreshed hierarchy needs many more iterations
-// than the first step did, so the test suite runs it as a check.
-//   usage: heat_time_steps [n=24] [steps=50] [device selector]
+// than the first step did, so the test suite runs it as a check. Mode `rebuild` does what a simulator
+// without value updates must: a new Matrix and a new AMG setup every step (for comparison).
+//   usage: heat_time_steps [n=24] [steps=50] [device selector] [update|rebuild]
 #include <chrono>
 #include <clkr/clkr.hpp>
 #include <clkr/precond/amg.hpp>
@@ -17,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -92,8 +94,9 @@ int main(int argc, char** argv) try {
   const int n = argc > 1 ? std::atoi(argv[1]) : 24;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 50;
   const std::string selector = argc > 3 ? argv[3] : "";
-  if (n < 2 || steps < 1) {
-    std::fprintf(stderr, "usage: heat_time_steps [n>=2] [steps>=1] [device selector]\n");
+  const std::string mode = argc > 4 ? argv[4] : "update";
+  if (n < 2 || steps < 1 || (mode != "update" && mode != "rebuild")) {
+    std::fprintf(stderr, "usage: heat_time_steps [n>=2] [steps>=1] [device selector] [update|rebuild]\n");
     return 2;
   }
   const double dt = 1e-3;
@@ -102,12 +105,12 @@ int main(int argc, char** argv) try {
   clkr::Blas blas(context, clkr::Location::Device, clkr::Precision::Double);
   clkr::HostCsrMatrix host = grid_pattern(n);
   host.values = assemble_values(host, n, 0.0, dt);
-  clkr::Matrix A(context, host);
+  auto A = std::make_unique<clkr::Matrix>(context, host);
 
   auto start = std::chrono::steady_clock::now();
-  clkr::Amg M(blas, A);  // the full setup, once
+  auto M = std::make_unique<clkr::Amg>(blas, *A);  // the full setup, once
   std::printf("device: %s\n%d^3 = %d rows, %lld nonzeros; AMG setup %.3f s: %s\n", context->info().name.c_str(), n,
-              A.rows(), static_cast<long long>(A.nnz()), seconds_since(start), M.description().c_str());
+              A->rows(), static_cast<long long>(A->nnz()), seconds_since(start), M->description().c_str());
 
   // Initial temperature: a hot block in one corner.
   std::vector<double> u(host.rows, 0.0);
@@ -121,20 +124,28 @@ int main(int argc, char** argv) try {
   options.use_initial_guess = true;  // the previous step's temperature
 
   int first_iterations = 0, worst_iterations = 0;
-  double update_total = 0, solve_total = 0;
+  double update_total = 0, solve_total = 0, later_steps_total = 0;
   for (int step = 1; step <= steps; ++step) {
     const double t = step * dt * 50;  // the conductivity field moves visibly over the run
     start = std::chrono::steady_clock::now();
-    A.update_values(assemble_values(host, n, t, dt));  // same pattern, new values: uploads values only
-    M.update(A);                                       // refresh the hierarchy's values
+    if (mode == "update") {
+      A->update_values(assemble_values(host, n, t, dt));  // same pattern, new values: uploads values only
+      M->update(*A);                                      // refresh the hierarchy's values
+    } else {
+      host.values = assemble_values(host, n, t, dt);
+      M.reset();  // the preconditioner refers to A: gone first
+      A = std::make_unique<clkr::Matrix>(context, host);
+      M = std::make_unique<clkr::Amg>(blas, *A);
+    }
     const double update_seconds = seconds_since(start);
 
     std::vector<double> rhs = x.to_host();
     for (double& v : rhs) v /= dt;
     b.assign(rhs);
-    const clkr::SolveResult result = clkr::cg(blas, A, M, b, x, options);
+    const clkr::SolveResult result = clkr::cg(blas, *A, *M, b, x, options);
     update_total += update_seconds;
     solve_total += result.seconds;
+    if (step > 1) later_steps_total += update_seconds + result.seconds;
     if (step == 1) first_iterations = result.iterations;
     worst_iterations = std::max(worst_iterations, result.iterations);
     if (step == 1 || step % 10 == 0 || !result.converged())
@@ -146,9 +157,10 @@ int main(int argc, char** argv) try {
     }
   }
   std::printf(
-      "%d steps (the first builds the OpenCL kernels): updates %.3f s, solves %.3f s; iterations: first step "
-      "%d, worst step %d\n",
-      steps, update_total, solve_total, first_iterations, worst_iterations);
+      "%d steps (%s; the first builds the OpenCL kernels): updates %.3f s, solves %.3f s, %.4f s per step after "
+      "the first; iterations: first step %d, worst step %d\n",
+      steps, mode.c_str(), update_total, solve_total, steps > 1 ? later_steps_total / (steps - 1) : 0.0,
+      first_iterations, worst_iterations);
   // The refreshed hierarchy keeps the setup's aggregates and prolongators: it must stay about as good
   // as the first step's hierarchy while the coefficients move.
   if (worst_iterations > 2 * first_iterations + 2) {
