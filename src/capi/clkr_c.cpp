@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,24 @@ void copy_text(char* out, std::size_t size, const std::string& text) {
   out[n] = '\0';
 }
 
+int status_code(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Converged:
+      return CLKR_SOLVE_CONVERGED;
+    case SolveStatus::MaxIterations:
+      return CLKR_SOLVE_MAX_ITERATIONS;
+    case SolveStatus::NotSpd:
+      return CLKR_SOLVE_NOT_SPD;
+    case SolveStatus::Breakdown:
+      return CLKR_SOLVE_BREAKDOWN;
+    case SolveStatus::NonFinite:
+      return CLKR_SOLVE_NON_FINITE;
+    case SolveStatus::Stagnated:
+      return CLKR_SOLVE_STAGNATED;
+  }
+  throw std::logic_error("unknown SolveStatus " + std::to_string(static_cast<int>(status)));
+}
+
 void run_solver(clkr_solver_s& s, const double* b, double* x, clkr_result* result) {
   require(b, "b");
   require(x, "x");
@@ -154,7 +173,7 @@ void run_solver(clkr_solver_s& s, const double* b, double* x, clkr_result* resul
   std::copy(solution.begin(), solution.end(), x);
   if (result == nullptr) return;
   *result = clkr_result{};
-  result->status = static_cast<int>(r.status);
+  result->status = status_code(r.status);
   copy_text(result->status_name, sizeof result->status_name, to_string(r.status));
   result->iterations = r.iterations;
   result->recursive_relative_residual = r.recursive_relative_residual;

@@ -170,6 +170,18 @@ static void test_every_combination(clkr_context ctx, const Csr* A, const double*
   clkr_matrix_destroy(m);
 }
 
+/* A 0 x 0 matrix is valid, and solving with it converges at once. */
+static void test_empty(clkr_context ctx) {
+  const int32_t offsets[] = {1};
+  clkr_matrix m = NULL;
+  clkr_result r;
+  double b = 0, x = 0;
+  CHECK(clkr_matrix_create_csr32(ctx, 0, 0, 0, offsets, NULL, NULL, 1, &m) == CLKR_OK, "empty: %s", clkr_last_error());
+  CHECK(clkr_solve(ctx, m, &b, &x, NULL, &r) == CLKR_OK && r.status == CLKR_SOLVE_CONVERGED && r.iterations == 0,
+        "empty solve: %s", clkr_last_error());
+  CHECK(clkr_matrix_destroy(m) == CLKR_OK, "destroy: %s", clkr_last_error());
+}
+
 static void test_layouts(clkr_context ctx, const Csr* A0, const Csr* A1, const double* b, const double* x_true) {
   int base, wide;
   char label[64];
@@ -337,6 +349,9 @@ static void test_bad_input(clkr_context ctx, const Csr* A, const double* b) {
         clkr_last_error());
   CHECK(clkr_solve(ctx, freed, b, x, NULL, &r) == CLKR_ERROR_INVALID_ARGUMENT && mentions("square"),
         "non-square matrix: '%s'", clkr_last_error());
+  o = clkr_solve_options_default();
+  o.preconditioner = "amg";
+  EXPECT_ERROR(clkr_solver_create(freed, &o, &freed_solver), CLKR_ERROR_INVALID_ARGUMENT, "2 x 3, not square");
 
   /* Destroyed handles. */
   CHECK(clkr_matrix_destroy(freed) == CLKR_OK, "destroy: %s", clkr_last_error());
@@ -374,6 +389,7 @@ int main(void) {
   }
   test_every_combination(ctx, &A0, b, x_true);
   test_layouts(ctx, &A0, &A1, b, x_true);
+  test_empty(ctx);
   test_update_values(ctx, &A0, x_true);
   test_bad_input(ctx, &A0, b);
   CHECK(clkr_context_destroy(ctx) == CLKR_OK, "destroy context: %s", clkr_last_error());
