@@ -27,7 +27,7 @@ set(run_env ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${prefix}/${LIBDIR})
 run(${pkg_config_env} pkg-config --cflags --libs clkr)
 string(STRIP "${last_output}" flags)
 separate_arguments(flags UNIX_COMMAND "${flags}")
-run(${CC} -std=c99 -o ${WORK_DIR}/c_consumer ${SOURCE_DIR}/consumer.c ${flags})
+run(${CC} -std=c99 -o ${WORK_DIR}/c_consumer ${SOURCE_DIR}/consumer.c ${flags} -lm)  # -lm: its own fabs
 run(${run_env} ${WORK_DIR}/c_consumer)
 if(NOT last_output MATCHES "c consumer ok")
   message(FATAL_ERROR "the C consumer ran but did not report success:\n${last_output}")
