@@ -3,6 +3,7 @@
 
 #include "clkr/blas/blas.hpp"
 #include "clkr/blas/device_params.hpp"
+#include "clkr/data/csr_arrays.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/data/precision.hpp"

@@ -1,5 +1,6 @@
 # Installs the built clkr into a scratch prefix, configures and builds tests/consumer against it with
-# find_package(clkr), runs it and checks its output. Invoked by ctest (installed_package_consumer).
+# find_package(clkr), runs it and checks its output; then builds and runs a C and a Fortran consumer with
+# the flags of the installed clkr.pc. Invoked by ctest (installed_package_consumer).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 function(run)
@@ -17,3 +18,29 @@ if(NOT last_output MATCHES "consumer ok")
   message(FATAL_ERROR "consumer ran but did not report success:\n${last_output}")
 endif()
 message(STATUS "${last_output}")
+
+# The C (and, where the module was built, Fortran) consumer compiled with nothing but what pkg-config
+# says about the installed clkr.pc.
+set(pkg_config_env ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${prefix}/${LIBDIR}/pkgconfig)
+# pkg-config gives no run path: a shared libclkr is found in the scratch prefix through LD_LIBRARY_PATH.
+set(run_env ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${prefix}/${LIBDIR})
+run(${pkg_config_env} pkg-config --cflags --libs clkr)
+string(STRIP "${last_output}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run(${CC} -std=c99 -o ${WORK_DIR}/c_consumer ${SOURCE_DIR}/consumer.c ${flags} -lm)  # -lm: its own fabs
+run(${run_env} ${WORK_DIR}/c_consumer)
+if(NOT last_output MATCHES "c consumer ok")
+  message(FATAL_ERROR "the C consumer ran but did not report success:\n${last_output}")
+endif()
+message(STATUS "${last_output}")
+if(FC)
+  run(${pkg_config_env} pkg-config --variable=fortranmoddir clkr)
+  string(STRIP "${last_output}" module_dir)
+  run(${FC} -o ${WORK_DIR}/fortran_consumer -I${module_dir} ${SOURCE_DIR}/consumer.f90 -L${prefix}/${LIBDIR}
+      -lclkr_fortran ${flags})
+  run(${run_env} ${WORK_DIR}/fortran_consumer)
+  if(NOT last_output MATCHES "fortran consumer ok")
+    message(FATAL_ERROR "the Fortran consumer ran but did not report success:\n${last_output}")
+  endif()
+  message(STATUS "${last_output}")
+endif()

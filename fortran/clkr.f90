@@ -1,0 +1,438 @@
+! The Fortran 2008 interface of clkr: module clkr over the C API (include/clkr/clkr.h) through
+! iso_c_binding. Matrices are given as 1-based CSR arrays (row_offsets(n_rows + 1), col_indices(nnz),
+! values(nnz)) with 32- or 64-bit integers, as Fortran codes hold them. Every procedure takes optional
+! stat and errmsg arguments, as ALLOCATE does: with stat present an error sets stat (a CLKR_ERROR_...
+! code; 0 on success) and errmsg (when present) to clkr's message; without stat an error prints the
+! message and stops the program.
+module clkr
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: error_unit
+  implicit none
+  private
+
+  integer, parameter, public :: CLKR_OK = 0, CLKR_ERROR_INVALID_ARGUMENT = 1, CLKR_ERROR_INVALID_HANDLE = 2, &
+                                CLKR_ERROR_DEVICE = 3, CLKR_ERROR_OUT_OF_MEMORY = 4, CLKR_ERROR_INTERNAL = 5
+  integer, parameter, public :: CLKR_SOLVE_CONVERGED = 0, CLKR_SOLVE_MAX_ITERATIONS = 1, CLKR_SOLVE_NOT_SPD = 2, &
+                                CLKR_SOLVE_BREAKDOWN = 3, CLKR_SOLVE_NON_FINITE = 4, CLKR_SOLVE_STAGNATED = 5
+
+  type, public :: clkr_context
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
+  type, public :: clkr_matrix
+    type(c_ptr) :: ptr = c_null_ptr
+  end type
+  type, public :: clkr_solver
+    type(c_ptr) :: ptr = c_null_ptr
+    integer(c_int64_t) :: rows = 0  ! of its matrix, to check b and x against
+  end type
+
+  ! The names and defaults of clkr_solve_options in clkr.h.
+  type, public :: clkr_options
+    character(len=16) :: solver = 'cg'              ! cg, pcg, gmres, fgmres, bicgstab
+    character(len=16) :: preconditioner = 'none'    ! none, jacobi, chebyshev, amg
+    character(len=16) :: precision = 'double'       ! double, single, qdouble
+    real(c_double) :: relative_tolerance = 1.0e-8_c_double
+    integer :: max_iterations = 10000
+    integer :: restart = 30
+    logical :: use_initial_guess = .false.
+  end type
+
+  ! clkr_result of clkr.h; status_name and message are NUL-terminated (see clkr_text).
+  type, public, bind(c) :: clkr_result
+    integer(c_int) :: status
+    character(kind=c_char) :: status_name(32)
+    integer(c_int) :: iterations
+    real(c_double) :: recursive_relative_residual
+    real(c_double) :: true_relative_residual
+    real(c_double) :: setup_seconds
+    real(c_double) :: solve_seconds
+    character(kind=c_char) :: message(256)
+  end type
+
+  public :: clkr_context_create, clkr_context_destroy
+  public :: clkr_matrix_create, clkr_matrix_update_values, clkr_matrix_destroy
+  public :: clkr_solve, clkr_solver_create, clkr_solver_update, clkr_solver_solve, clkr_solver_destroy
+  public :: clkr_last_error, clkr_text
+
+  interface clkr_matrix_create
+    module procedure matrix_create_32, matrix_create_64
+  end interface
+
+  ! clkr_solve_options of clkr.h, and its strings kept alive beside it for the duration of a call.
+  type, bind(c) :: c_options
+    type(c_ptr) :: solver, preconditioner, precision
+    real(c_double) :: relative_tolerance
+    integer(c_int) :: max_iterations, restart, use_initial_guess
+  end type
+  type :: options_holder
+    character(kind=c_char) :: solver(17), preconditioner(17), precision(17)
+    type(c_options) :: c
+  end type
+
+  interface
+    function c_last_error() bind(c, name='clkr_last_error') result(text)
+      import :: c_ptr
+      type(c_ptr) :: text
+    end function
+    function c_strlen(text) bind(c, name='strlen') result(n)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: text
+      integer(c_size_t) :: n
+    end function
+    function c_context_create(device, out) bind(c, name='clkr_context_create') result(s)
+      import :: c_char, c_ptr, c_int
+      character(kind=c_char), intent(in) :: device(*)
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: s
+    end function
+    function c_context_destroy(ctx) bind(c, name='clkr_context_destroy') result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: ctx
+      integer(c_int) :: s
+    end function
+    function c_matrix_create_csr32(ctx, rows, cols, nnz, row_offsets, col_indices, values, base, out) &
+        bind(c, name='clkr_matrix_create_csr32') result(s)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t, c_double
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: rows, cols, nnz
+      integer(c_int32_t), intent(in) :: row_offsets(*), col_indices(*)
+      real(c_double), intent(in) :: values(*)
+      integer(c_int), value :: base
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: s
+    end function
+    function c_matrix_create_csr64(ctx, rows, cols, nnz, row_offsets, col_indices, values, base, out) &
+        bind(c, name='clkr_matrix_create_csr64') result(s)
+      import :: c_ptr, c_int, c_int64_t, c_double
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: rows, cols, nnz
+      integer(c_int64_t), intent(in) :: row_offsets(*), col_indices(*)
+      real(c_double), intent(in) :: values(*)
+      integer(c_int), value :: base
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: s
+    end function
+    function c_matrix_update_values(m, values, nnz) bind(c, name='clkr_matrix_update_values') result(s)
+      import :: c_ptr, c_int, c_int64_t, c_double
+      type(c_ptr), value :: m
+      real(c_double), intent(in) :: values(*)
+      integer(c_int64_t), value :: nnz
+      integer(c_int) :: s
+    end function
+    function c_matrix_size(m, rows, cols, nnz) bind(c, name='clkr_matrix_size') result(s)
+      import :: c_ptr, c_int, c_int64_t
+      type(c_ptr), value :: m
+      integer(c_int64_t), intent(out) :: rows, cols, nnz
+      integer(c_int) :: s
+    end function
+    function c_matrix_destroy(m) bind(c, name='clkr_matrix_destroy') result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: m
+      integer(c_int) :: s
+    end function
+    function c_solve(ctx, m, b, x, options, result) bind(c, name='clkr_solve') result(s)
+      import :: c_ptr, c_int, c_double, c_options, clkr_result
+      type(c_ptr), value :: ctx, m
+      real(c_double), intent(in) :: b(*)
+      real(c_double), intent(inout) :: x(*)
+      type(c_options), intent(in) :: options
+      type(clkr_result), intent(out) :: result
+      integer(c_int) :: s
+    end function
+    function c_solver_create(m, options, out) bind(c, name='clkr_solver_create') result(s)
+      import :: c_ptr, c_int, c_options
+      type(c_ptr), value :: m
+      type(c_options), intent(in) :: options
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: s
+    end function
+    function c_solver_update(solver) bind(c, name='clkr_solver_update') result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: solver
+      integer(c_int) :: s
+    end function
+    function c_solver_solve(solver, b, x, result) bind(c, name='clkr_solver_solve') result(s)
+      import :: c_ptr, c_int, c_double, clkr_result
+      type(c_ptr), value :: solver
+      real(c_double), intent(in) :: b(*)
+      real(c_double), intent(inout) :: x(*)
+      type(clkr_result), intent(out) :: result
+      integer(c_int) :: s
+    end function
+    function c_solver_destroy(solver) bind(c, name='clkr_solver_destroy') result(s)
+      import :: c_ptr, c_int
+      type(c_ptr), value :: solver
+      integer(c_int) :: s
+    end function
+  end interface
+
+contains
+
+  ! This thread's latest error message from clkr.
+  function clkr_last_error() result(text)
+    character(len=:), allocatable :: text
+    type(c_ptr) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    p = c_last_error()
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: text)
+    do i = 1, n
+      text(i:i) = chars(i)
+    end do
+  end function
+
+  ! A NUL-terminated character array of clkr_result (status_name, message) as a Fortran string.
+  function clkr_text(chars) result(text)
+    character(kind=c_char), intent(in) :: chars(:)
+    character(len=:), allocatable :: text
+    integer :: i, n
+    n = size(chars)
+    do i = 1, size(chars)
+      if (chars(i) == c_null_char) then
+        n = i - 1
+        exit
+      end if
+    end do
+    allocate (character(len=n) :: text)
+    do i = 1, n
+      text(i:i) = chars(i)
+    end do
+  end function
+
+  ! Hands `status` and `message` to the caller as the module's header describes.
+  subroutine report(status, message, stat, errmsg)
+    integer, intent(in) :: status
+    character(len=*), intent(in) :: message
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    if (present(stat)) stat = status
+    if (status == CLKR_OK) return
+    if (present(errmsg)) errmsg = message
+    if (.not. present(stat)) then
+      write (error_unit, '(a)') 'clkr: '//message
+      error stop 1
+    end if
+  end subroutine
+
+  ! report() for a status returned by the C API, whose message is clkr_last_error().
+  subroutine finish(status, stat, errmsg)
+    integer(c_int), intent(in) :: status
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    if (status == CLKR_OK) then
+      call report(CLKR_OK, '', stat, errmsg)
+    else
+      call report(int(status), clkr_last_error(), stat, errmsg)
+    end if
+  end subroutine
+
+  subroutine copy_name(name, chars)
+    character(len=*), intent(in) :: name
+    character(kind=c_char), intent(out) :: chars(:)
+    integer :: i, n
+    n = min(len_trim(name), size(chars) - 1)
+    do i = 1, n
+      chars(i) = name(i:i)
+    end do
+    chars(n + 1:) = c_null_char
+  end subroutine
+
+  ! h%c as clkr_solve_options of `options`, pointing at h's own copies of the names (h and its actual
+  ! argument are targets, so the pointers stay valid in the caller).
+  subroutine to_c_options(options, h)
+    type(clkr_options), intent(in) :: options
+    type(options_holder), intent(inout), target :: h
+    call copy_name(options%solver, h%solver)
+    call copy_name(options%preconditioner, h%preconditioner)
+    call copy_name(options%precision, h%precision)
+    h%c%solver = c_loc(h%solver)
+    h%c%preconditioner = c_loc(h%preconditioner)
+    h%c%precision = c_loc(h%precision)
+    h%c%relative_tolerance = options%relative_tolerance
+    h%c%max_iterations = int(options%max_iterations, c_int)
+    h%c%restart = int(options%restart, c_int)
+    h%c%use_initial_guess = merge(1_c_int, 0_c_int, options%use_initial_guess)
+  end subroutine
+
+  ! device: "P:D", "gpu", "cpu" or a substring of the device's name; absent or blank: the default.
+  subroutine clkr_context_create(ctx, device, stat, errmsg)
+    type(clkr_context), intent(out) :: ctx
+    character(len=*), intent(in), optional :: device
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    if (present(device)) then
+      call finish(c_context_create(trim(device)//c_null_char, ctx%ptr), stat, errmsg)
+    else
+      call finish(c_context_create(c_null_char, ctx%ptr), stat, errmsg)
+    end if
+  end subroutine
+
+  subroutine clkr_context_destroy(ctx, stat, errmsg)
+    type(clkr_context), intent(inout) :: ctx
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call finish(c_context_destroy(ctx%ptr), stat, errmsg)
+    ctx%ptr = c_null_ptr
+  end subroutine
+
+  ! The array sizes Fortran knows, checked against n_rows before C sees the arrays.
+  logical function sizes_agree(n_rows, n_offsets, n_cols, n_values, stat, errmsg)
+    integer, intent(in) :: n_rows, n_offsets, n_cols, n_values
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    character(len=200) :: message
+    sizes_agree = n_offsets == n_rows + 1 .and. n_cols == n_values
+    if (sizes_agree) return
+    if (n_offsets /= n_rows + 1) then
+      write (message, '(a,i0,a,i0)') 'clkr_matrix_create: row_offsets has ', n_offsets, &
+        ' entries, expected n_rows + 1 = ', n_rows + 1
+    else
+      write (message, '(a,i0,a,i0,a)') 'clkr_matrix_create: col_indices has ', n_cols, ' entries but values has ', &
+        n_values, ' (one column index per value)'
+    end if
+    call report(CLKR_ERROR_INVALID_ARGUMENT, trim(message), stat, errmsg)
+  end function
+
+  subroutine matrix_create_32(ctx, n_rows, n_cols, row_offsets, col_indices, values, m, stat, errmsg)
+    type(clkr_context), intent(in) :: ctx
+    integer, intent(in) :: n_rows, n_cols
+    integer(c_int32_t), intent(in) :: row_offsets(:), col_indices(:)
+    real(c_double), intent(in) :: values(:)
+    type(clkr_matrix), intent(out) :: m
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    if (.not. sizes_agree(n_rows, size(row_offsets), size(col_indices), size(values), stat, errmsg)) return
+    call finish(c_matrix_create_csr32(ctx%ptr, int(n_rows, c_int64_t), int(n_cols, c_int64_t), &
+                                      size(values, kind=c_int64_t), row_offsets, col_indices, values, 1_c_int, m%ptr), &
+                stat, errmsg)
+  end subroutine
+
+  subroutine matrix_create_64(ctx, n_rows, n_cols, row_offsets, col_indices, values, m, stat, errmsg)
+    type(clkr_context), intent(in) :: ctx
+    integer, intent(in) :: n_rows, n_cols
+    integer(c_int64_t), intent(in) :: row_offsets(:), col_indices(:)
+    real(c_double), intent(in) :: values(:)
+    type(clkr_matrix), intent(out) :: m
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    if (.not. sizes_agree(n_rows, size(row_offsets), size(col_indices), size(values), stat, errmsg)) return
+    call finish(c_matrix_create_csr64(ctx%ptr, int(n_rows, c_int64_t), int(n_cols, c_int64_t), &
+                                      size(values, kind=c_int64_t), row_offsets, col_indices, values, 1_c_int, m%ptr), &
+                stat, errmsg)
+  end subroutine
+
+  ! New values on the same pattern, in the order of the arrays the matrix was made from.
+  subroutine clkr_matrix_update_values(m, values, stat, errmsg)
+    type(clkr_matrix), intent(in) :: m
+    real(c_double), intent(in) :: values(:)
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call finish(c_matrix_update_values(m%ptr, values, size(values, kind=c_int64_t)), stat, errmsg)
+  end subroutine
+
+  subroutine clkr_matrix_destroy(m, stat, errmsg)
+    type(clkr_matrix), intent(inout) :: m
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call finish(c_matrix_destroy(m%ptr), stat, errmsg)
+    m%ptr = c_null_ptr
+  end subroutine
+
+  ! b and x must have the matrix's row count; checked here, since C cannot see array sizes.
+  logical function vectors_fit(rows, b, x, caller, stat, errmsg)
+    integer(c_int64_t), intent(in) :: rows
+    real(c_double), intent(in) :: b(:), x(:)
+    character(len=*), intent(in) :: caller
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    character(len=200) :: message
+    vectors_fit = size(b, kind=c_int64_t) == rows .and. size(x, kind=c_int64_t) == rows
+    if (vectors_fit) return
+    write (message, '(a,i0,a,i0,a,i0,a)') caller//': b has ', size(b), ' and x ', size(x), &
+      ' entries, the matrix ', rows, ' rows'
+    call report(CLKR_ERROR_INVALID_ARGUMENT, trim(message), stat, errmsg)
+  end function
+
+  ! The row count of m, or .false. after reporting the error (a NULL or destroyed handle).
+  logical function matrix_rows(m, rows, stat, errmsg)
+    type(c_ptr), intent(in) :: m
+    integer(c_int64_t), intent(out) :: rows
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    integer(c_int64_t) :: cols, nnz
+    integer(c_int) :: s
+    s = c_matrix_size(m, rows, cols, nnz)
+    matrix_rows = s == CLKR_OK
+    if (.not. matrix_rows) call finish(s, stat, errmsg)
+  end function
+
+  ! Solves A x = b once (x is read only with options%use_initial_guess). stat is CLKR_OK when the solver
+  ! ran, converged or not: result%status says which.
+  subroutine clkr_solve(ctx, a, b, x, options, result, stat, errmsg)
+    type(clkr_context), intent(in) :: ctx
+    type(clkr_matrix), intent(in) :: a
+    real(c_double), intent(in) :: b(:)
+    real(c_double), intent(inout) :: x(:)
+    type(clkr_options), intent(in), optional :: options
+    type(clkr_result), intent(out), optional :: result
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    type(options_holder), target :: h
+    type(clkr_result) :: r
+    type(clkr_options) :: defaults
+    integer(c_int64_t) :: rows
+    if (.not. matrix_rows(a%ptr, rows, stat, errmsg)) return
+    if (.not. vectors_fit(rows, b, x, 'clkr_solve', stat, errmsg)) return
+    if (present(options)) then
+      call to_c_options(options, h)
+    else
+      call to_c_options(defaults, h)
+    end if
+    call finish(c_solve(ctx%ptr, a%ptr, b, x, h%c, r), stat, errmsg)
+    if (present(result)) result = r
+  end subroutine
+
+  subroutine clkr_solver_create(a, options, solver, stat, errmsg)
+    type(clkr_matrix), intent(in) :: a
+    type(clkr_options), intent(in) :: options
+    type(clkr_solver), intent(out) :: solver
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    type(options_holder), target :: h
+    if (.not. matrix_rows(a%ptr, solver%rows, stat, errmsg)) return
+    call to_c_options(options, h)
+    call finish(c_solver_create(a%ptr, h%c, solver%ptr), stat, errmsg)
+  end subroutine
+
+  ! After clkr_matrix_update_values: the preconditioner follows the new values.
+  subroutine clkr_solver_update(solver, stat, errmsg)
+    type(clkr_solver), intent(in) :: solver
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call finish(c_solver_update(solver%ptr), stat, errmsg)
+  end subroutine
+
+  subroutine clkr_solver_solve(solver, b, x, result, stat, errmsg)
+    type(clkr_solver), intent(in) :: solver
+    real(c_double), intent(in) :: b(:)
+    real(c_double), intent(inout) :: x(:)
+    type(clkr_result), intent(out), optional :: result
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    type(clkr_result) :: r
+    if (.not. vectors_fit(solver%rows, b, x, 'clkr_solver_solve', stat, errmsg)) return
+    call finish(c_solver_solve(solver%ptr, b, x, r), stat, errmsg)
+    if (present(result)) result = r
+  end subroutine
+
+  subroutine clkr_solver_destroy(solver, stat, errmsg)
+    type(clkr_solver), intent(inout) :: solver
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call finish(c_solver_destroy(solver%ptr), stat, errmsg)
+    solver%ptr = c_null_ptr
+  end subroutine
+
+end module clkr

@@ -1,0 +1,114 @@
+/* The C API of clkr (C99; usable from C++ and, through fortran/clkr.f90, from Fortran).
+ *
+ * Every function returns a clkr_status: CLKR_OK (0) or an error code, with the message of the error in
+ * clkr_last_error() (per thread, valid until the thread's next clkr call). No C++ exception crosses
+ * this interface, and a NULL pointer or a destroyed handle is an error, never a crash.
+ *
+ *   clkr_context ctx;       clkr_context_create("", &ctx);
+ *   clkr_matrix A;          clkr_matrix_create_csr32(ctx, n, n, nnz, offsets, cols, vals, 0, &A);
+ *   clkr_solve_options o = clkr_solve_options_default();  o.preconditioner = "amg";
+ *   clkr_result r;          clkr_solve(ctx, A, b, x, &o, &r);
+ *   clkr_matrix_destroy(A); clkr_context_destroy(ctx);
+ *
+ * docs/c_fortran.md has the whole story. */
+#ifndef CLKR_H
+#define CLKR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int clkr_status;
+#define CLKR_OK 0
+#define CLKR_ERROR_INVALID_ARGUMENT 1 /* NULL pointer, bad size, bad matrix, unknown option name */
+#define CLKR_ERROR_INVALID_HANDLE 2   /* a handle already destroyed, or never created */
+#define CLKR_ERROR_DEVICE 3           /* OpenCL failed (device lost, out of device memory, ...) */
+#define CLKR_ERROR_OUT_OF_MEMORY 4    /* host memory */
+#define CLKR_ERROR_INTERNAL 5         /* anything else: a bug in clkr, please report it */
+
+/* The outcome of a solve (clkr_result.status): why the iteration stopped. */
+#define CLKR_SOLVE_CONVERGED 0
+#define CLKR_SOLVE_MAX_ITERATIONS 1
+#define CLKR_SOLVE_NOT_SPD 2
+#define CLKR_SOLVE_BREAKDOWN 3
+#define CLKR_SOLVE_NON_FINITE 4
+#define CLKR_SOLVE_STAGNATED 5
+
+/* The message of this thread's latest error ("" if none yet); never NULL. */
+const char* clkr_last_error(void);
+
+/* ---- Context: one OpenCL device ------------------------------------------------------------------ */
+typedef struct clkr_context_s* clkr_context;
+/* device: "P:D" (platform and device index), "gpu", "cpu" or a substring of the device name; NULL or ""
+ * picks the default (the environment variable CLKR_DEVICE, else the first GPU, else the first CPU). */
+clkr_status clkr_context_create(const char* device, clkr_context* out);
+/* The device's name and summary, NUL-terminated and truncated to size bytes. */
+clkr_status clkr_context_device_name(clkr_context ctx, char* name, int size);
+/* Destroying NULL does nothing; matrices and solvers made on the context stay usable. */
+clkr_status clkr_context_destroy(clkr_context ctx);
+
+/* ---- Matrix: a sparse matrix uploaded to the context's device ------------------------------------- */
+typedef struct clkr_matrix_s* clkr_matrix;
+/* From CSR arrays, copied: row_offsets[rows + 1], col_indices[nnz], values[nnz], with indices counted from
+ * index_base (0 for C, 1 for Fortran) and the columns of each row strictly increasing. Refused with a
+ * message naming the first bad row: offsets not starting at the base or decreasing, row_offsets[rows] -
+ * base != nnz, a column out of range, unsorted or duplicate columns, NaN or Inf. */
+clkr_status clkr_matrix_create_csr32(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int32_t* row_offsets, const int32_t* col_indices, const double* values,
+                                     int index_base, clkr_matrix* out);
+clkr_status clkr_matrix_create_csr64(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int64_t* row_offsets, const int64_t* col_indices, const double* values,
+                                     int index_base, clkr_matrix* out);
+/* New values on the same pattern (the next time step): nnz values in the order of the CSR arrays the
+ * matrix was made from. A wrong count or a NaN/Inf value is refused and leaves the matrix unchanged.
+ * Solvers made on the matrix see the new values; their preconditioner follows after clkr_solver_update. */
+clkr_status clkr_matrix_update_values(clkr_matrix m, const double* values, int64_t nnz);
+clkr_status clkr_matrix_size(clkr_matrix m, int64_t* rows, int64_t* cols, int64_t* nnz);
+/* Destroying NULL does nothing; solvers made on the matrix keep it alive until they are destroyed. */
+clkr_status clkr_matrix_destroy(clkr_matrix m);
+
+/* ---- Solve ------------------------------------------------------------------------------------------ */
+typedef struct clkr_solve_options {
+  const char* solver;         /* "cg" (default), "pcg" (CG with Jacobi), "gmres", "fgmres", "bicgstab" */
+  const char* preconditioner; /* "none" (default), "jacobi", "chebyshev", "amg" */
+  const char* precision;      /* "double" (default), "single", "qdouble" (float pairs, for devices without fp64) */
+  double relative_tolerance;  /* stop when ||b - A x|| <= relative_tolerance * ||b||; default 1e-8 */
+  int max_iterations;         /* default 10000 */
+  int restart;                /* GMRES and FGMRES basis size; default 30 */
+  int use_initial_guess;      /* non-zero: start from the x passed in; default 0: start from zero */
+} clkr_solve_options;
+clkr_solve_options clkr_solve_options_default(void);
+
+typedef struct clkr_result {
+  int status;           /* CLKR_SOLVE_... */
+  char status_name[32]; /* "converged", "max-iterations", "not-spd", ... */
+  int iterations;
+  double recursive_relative_residual; /* ||r|| / ||b|| as the iteration tracked it */
+  double true_relative_residual;      /* ||b - A x|| / ||b|| recomputed in double on the host */
+  double setup_seconds;               /* making the solver: the preconditioner's setup */
+  double solve_seconds;
+  char message[256]; /* why the solve stopped, in words (truncated) */
+} clkr_result;
+
+/* Solves A x = b once: b and x hold rows(A) doubles each (x is read only with use_initial_guess). Returns
+ * CLKR_OK when the solver ran, converged or not: result->status says which. options NULL: the defaults;
+ * result may be NULL. ctx must be the context the matrix was made on. */
+clkr_status clkr_solve(clkr_context ctx, clkr_matrix A, const double* b, double* x, const clkr_solve_options* options,
+                       clkr_result* result);
+
+/* ---- Solver: the setup (preconditioner) kept across solves ------------------------------------------ */
+typedef struct clkr_solver_s* clkr_solver;
+clkr_status clkr_solver_create(clkr_matrix A, const clkr_solve_options* options, clkr_solver* out);
+/* After clkr_matrix_update_values: refreshes the preconditioner for the new values (the AMG keeps its
+ * hierarchy and recomputes only the numbers). */
+clkr_status clkr_solver_update(clkr_solver solver);
+clkr_status clkr_solver_solve(clkr_solver solver, const double* b, double* x, clkr_result* result);
+clkr_status clkr_solver_destroy(clkr_solver solver);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLKR_H */

@@ -1,0 +1,311 @@
+// The C API (include/clkr/clkr.h) over the C++ one: every entry point runs its body through guarded(),
+// which turns each exception into a status code and this thread's last error message, so nothing
+// thrown crosses into C or Fortran.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "clkr/blas/blas.hpp"
+#include "clkr/clkr.h"
+#include "clkr/data/csr_arrays.hpp"
+#include "clkr/precond/make_preconditioner.hpp"
+#include "clkr/runtime/error.hpp"
+#include "clkr/solver/solve.hpp"
+#include "handles.hpp"
+
+namespace clkr::capi {
+namespace {
+
+std::string& last_error() {
+  thread_local std::string message;
+  return message;
+}
+
+clkr_status fail(clkr_status status, const char* function, const std::string& what) {
+  last_error() = std::string(function) + ": " + what;
+  return status;
+}
+
+template <class Body>
+clkr_status guarded(const char* function, Body&& body) noexcept {
+  try {
+    body();
+    return CLKR_OK;
+  } catch (const HandleError& e) {
+    return fail(CLKR_ERROR_INVALID_HANDLE, function, e.what());
+  } catch (const Error& e) {
+    return fail(e.code() == CL_SUCCESS ? CLKR_ERROR_INVALID_ARGUMENT : CLKR_ERROR_DEVICE, function, e.what());
+  } catch (const cl::Error& e) {
+    return fail(CLKR_ERROR_DEVICE, function, std::string(e.what()) + " failed with " + cl_error_name(e.err()));
+  } catch (const std::bad_alloc&) {
+    return fail(CLKR_ERROR_OUT_OF_MEMORY, function, "out of host memory");
+  } catch (const std::exception& e) {
+    return fail(CLKR_ERROR_INTERNAL, function, e.what());
+  } catch (...) {
+    return fail(CLKR_ERROR_INTERNAL, function, "unknown exception");
+  }
+}
+
+template <class T>
+void require(const T* pointer, const char* argument) {
+  if (pointer == nullptr) throw Error(std::string(argument) + " is NULL");
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// ---- Options --------------------------------------------------------------------------------------------
+
+// `name` parsed by `parse`, its error prefixed with the option's field; `fallback` when NULL or "".
+template <class Parse>
+auto parse_option(const char* field, const char* name, const char* fallback, Parse&& parse) {
+  const std::string text = name == nullptr || *name == '\0' ? fallback : name;
+  try {
+    return parse(text);
+  } catch (const Error& e) {
+    throw Error(std::string("options.") + field + ": " + e.what());
+  }
+}
+
+struct Plan {
+  SolverKind kind = SolverKind::Cg;
+  PrecondOptions precond;
+  Precision precision = Precision::Double;
+  SolveOptions options;
+};
+
+Plan plan_from(const clkr_solve_options& o) {
+  Plan plan;
+  const SolverKind kind = parse_option("solver", o.solver, "cg", parse_solver);
+  if (kind == SolverKind::Ir)
+    throw Error("options.solver: 'ir' is not offered here (expected one of: cg, pcg, gmres, fgmres, bicgstab)");
+  plan.precond.kind = parse_option("preconditioner", o.preconditioner, "none", parse_precond);
+  plan.precision = parse_option("precision", o.precision, "double", parse_precision);
+  // "pcg" is CG with Jacobi, as in the `clkr` program.
+  if (kind == SolverKind::Pcg) {
+    if (plan.precond.kind != PrecondKind::None && plan.precond.kind != PrecondKind::Jacobi)
+      throw Error("options.solver 'pcg' is CG with Jacobi; for the preconditioner '" + to_string(plan.precond.kind) +
+                  "' use the solver 'cg'");
+    plan.precond.kind = PrecondKind::Jacobi;
+  }
+  plan.kind = kind == SolverKind::Pcg ? SolverKind::Cg : kind;
+  if (!(o.relative_tolerance > 0 && o.relative_tolerance < 1))
+    throw Error("options.relative_tolerance " + std::to_string(o.relative_tolerance) + " must lie in (0, 1)");
+  if (o.max_iterations < 1)
+    throw Error("options.max_iterations " + std::to_string(o.max_iterations) + " must be at least 1");
+  if (o.restart < 1) throw Error("options.restart " + std::to_string(o.restart) + " must be at least 1");
+  plan.options.relative_tolerance = o.relative_tolerance;
+  plan.options.max_iterations = o.max_iterations;
+  plan.options.restart = o.restart;
+  plan.options.use_initial_guess = o.use_initial_guess != 0;
+  return plan;
+}
+
+// ---- Handles' work ----------------------------------------------------------------------------------------
+
+template <class I>
+clkr_matrix create_matrix(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz, const I* row_offsets,
+                          const I* col_indices, const double* values, int index_base) {
+  const auto& context = Registry<clkr_context_s>::get(ctx, "ctx").context;
+  const HostCsrMatrix host = csr_from_arrays(rows, cols, nnz, row_offsets, col_indices, values, index_base);
+  auto handle = std::make_unique<clkr_matrix_s>();
+  handle->matrix = std::make_shared<Matrix>(context, host, Format::Csr);
+  return Registry<clkr_matrix_s>::add(std::move(handle));
+}
+
+clkr_solver create_solver(clkr_matrix A, const clkr_solve_options* options) {
+  const std::shared_ptr<Matrix>& matrix = Registry<clkr_matrix_s>::get(A, "A").matrix;
+  const Plan plan = plan_from(options ? *options : clkr_solve_options_default());
+  const auto start = std::chrono::steady_clock::now();
+  auto solver = std::make_unique<clkr_solver_s>();
+  solver->matrix = matrix;
+  solver->kind = plan.kind;
+  solver->options = plan.options;
+  solver->blas = std::make_unique<Blas>(matrix->context(), Location::Device, plan.precision);
+  if (plan.precond.kind != PrecondKind::None)
+    solver->preconditioner = make_preconditioner(*solver->blas, *matrix, plan.precond);
+  matrix->context()->finish();
+  solver->setup_seconds = seconds_since(start);
+  return Registry<clkr_solver_s>::add(std::move(solver));
+}
+
+void copy_text(char* out, std::size_t size, const std::string& text) {
+  const std::size_t n = std::min(size - 1, text.size());
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+}
+
+int status_code(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Converged:
+      return CLKR_SOLVE_CONVERGED;
+    case SolveStatus::MaxIterations:
+      return CLKR_SOLVE_MAX_ITERATIONS;
+    case SolveStatus::NotSpd:
+      return CLKR_SOLVE_NOT_SPD;
+    case SolveStatus::Breakdown:
+      return CLKR_SOLVE_BREAKDOWN;
+    case SolveStatus::NonFinite:
+      return CLKR_SOLVE_NON_FINITE;
+    case SolveStatus::Stagnated:
+      return CLKR_SOLVE_STAGNATED;
+  }
+  throw std::logic_error("unknown SolveStatus " + std::to_string(static_cast<int>(status)));
+}
+
+void run_solver(clkr_solver_s& s, const double* b, double* x, clkr_result* result) {
+  require(b, "b");
+  require(x, "x");
+  Matrix& A = *s.matrix;
+  const auto n = static_cast<std::size_t>(A.rows());
+  const auto& context = A.context();
+  Vector b_vector(context, std::vector<double>(b, b + n), "b"), x_vector(context, n, "x");
+  if (s.options.use_initial_guess) x_vector.assign(std::vector<double>(x, x + n));
+  const SolveResult r = s.preconditioner ? solve(s.kind, *s.blas, A, *s.preconditioner, b_vector, x_vector, s.options)
+                                         : solve(s.kind, *s.blas, A, b_vector, x_vector, s.options);
+  const std::vector<double> solution = x_vector.to_host();
+  std::copy(solution.begin(), solution.end(), x);
+  if (result == nullptr) return;
+  *result = clkr_result{};
+  result->status = status_code(r.status);
+  copy_text(result->status_name, sizeof result->status_name, to_string(r.status));
+  result->iterations = r.iterations;
+  result->recursive_relative_residual = r.recursive_relative_residual;
+  result->true_relative_residual = r.true_relative_residual;
+  result->setup_seconds = s.setup_seconds;
+  result->solve_seconds = r.seconds;
+  copy_text(result->message, sizeof result->message, r.message);
+}
+
+}  // namespace
+}  // namespace clkr::capi
+
+using namespace clkr::capi;  // the C entry points below are outside any namespace by necessity
+
+extern "C" {
+
+const char* clkr_last_error(void) { return last_error().c_str(); }
+
+clkr_status clkr_context_create(const char* device, clkr_context* out) {
+  return guarded(__func__, [&] {
+    require(out, "out");
+    *out = nullptr;
+    auto handle = std::make_unique<clkr_context_s>();
+    handle->context = clkr::Context::create(device ? device : "");
+    *out = Registry<clkr_context_s>::add(std::move(handle));
+  });
+}
+
+clkr_status clkr_context_device_name(clkr_context ctx, char* name, int size) {
+  return guarded(__func__, [&] {
+    const auto& context = Registry<clkr_context_s>::get(ctx, "ctx").context;
+    require(name, "name");
+    if (size < 1) throw clkr::Error("size " + std::to_string(size) + " leaves no room for the name");
+    copy_text(name, static_cast<std::size_t>(size), context->info().summary());
+  });
+}
+
+clkr_status clkr_context_destroy(clkr_context ctx) {
+  return guarded(__func__, [&] { Registry<clkr_context_s>::destroy(ctx, "ctx"); });
+}
+
+clkr_status clkr_matrix_create_csr32(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int32_t* row_offsets, const int32_t* col_indices, const double* values,
+                                     int index_base, clkr_matrix* out) {
+  return guarded(__func__, [&] {
+    require(out, "out");
+    *out = nullptr;
+    *out = create_matrix(ctx, rows, cols, nnz, row_offsets, col_indices, values, index_base);
+  });
+}
+
+clkr_status clkr_matrix_create_csr64(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int64_t* row_offsets, const int64_t* col_indices, const double* values,
+                                     int index_base, clkr_matrix* out) {
+  return guarded(__func__, [&] {
+    require(out, "out");
+    *out = nullptr;
+    *out = create_matrix(ctx, rows, cols, nnz, row_offsets, col_indices, values, index_base);
+  });
+}
+
+clkr_status clkr_matrix_update_values(clkr_matrix m, const double* values, int64_t nnz) {
+  return guarded(__func__, [&] {
+    clkr::Matrix& matrix = *Registry<clkr_matrix_s>::get(m, "m").matrix;
+    require(values, "values");
+    if (nnz != matrix.nnz())
+      throw clkr::Error("nnz is " + std::to_string(nnz) + " but the matrix has " + std::to_string(matrix.nnz()) +
+                        " entries (a new pattern needs a new matrix)");
+    matrix.update_values(std::vector<double>(values, values + nnz));
+  });
+}
+
+clkr_status clkr_matrix_size(clkr_matrix m, int64_t* rows, int64_t* cols, int64_t* nnz) {
+  return guarded(__func__, [&] {
+    const clkr::Matrix& matrix = *Registry<clkr_matrix_s>::get(m, "m").matrix;
+    if (rows) *rows = matrix.rows();
+    if (cols) *cols = matrix.cols();
+    if (nnz) *nnz = matrix.nnz();
+  });
+}
+
+clkr_status clkr_matrix_destroy(clkr_matrix m) {
+  return guarded(__func__, [&] { Registry<clkr_matrix_s>::destroy(m, "m"); });
+}
+
+clkr_solve_options clkr_solve_options_default(void) {
+  clkr_solve_options o;
+  o.solver = "cg";
+  o.preconditioner = "none";
+  o.precision = "double";
+  o.relative_tolerance = 1e-8;
+  o.max_iterations = 10000;
+  o.restart = 30;
+  o.use_initial_guess = 0;
+  return o;
+}
+
+clkr_status clkr_solve(clkr_context ctx, clkr_matrix A, const double* b, double* x, const clkr_solve_options* options,
+                       clkr_result* result) {
+  return guarded(__func__, [&] {
+    const auto& context = Registry<clkr_context_s>::get(ctx, "ctx").context;
+    if (Registry<clkr_matrix_s>::get(A, "A").matrix->context() != context)
+      throw clkr::Error("A was made on another context than ctx");
+    clkr_solver solver = create_solver(A, options);
+    // The solver is destroyed however the solve ends.
+    std::unique_ptr<clkr_solver_s, void (*)(clkr_solver_s*)> owner(
+        solver, [](clkr_solver_s* s) { Registry<clkr_solver_s>::destroy(s, "solver"); });
+    run_solver(*solver, b, x, result);
+  });
+}
+
+clkr_status clkr_solver_create(clkr_matrix A, const clkr_solve_options* options, clkr_solver* out) {
+  return guarded(__func__, [&] {
+    require(out, "out");
+    *out = nullptr;
+    *out = create_solver(A, options);
+  });
+}
+
+clkr_status clkr_solver_update(clkr_solver solver) {
+  return guarded(__func__, [&] {
+    clkr_solver_s& s = Registry<clkr_solver_s>::get(solver, "solver");
+    if (s.preconditioner) s.preconditioner->update(*s.matrix);
+  });
+}
+
+clkr_status clkr_solver_solve(clkr_solver solver, const double* b, double* x, clkr_result* result) {
+  return guarded(__func__, [&] { run_solver(Registry<clkr_solver_s>::get(solver, "solver"), b, x, result); });
+}
+
+clkr_status clkr_solver_destroy(clkr_solver solver) {
+  return guarded(__func__, [&] { Registry<clkr_solver_s>::destroy(solver, "solver"); });
+}
+
+}  // extern "C"

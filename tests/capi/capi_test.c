@@ -1,0 +1,403 @@
+/* Tests of the C API (include/clkr/clkr.h), compiled as C99: 2D Poisson systems assembled here in CSR
+ * (0- and 1-based, 32- and 64-bit indices) are solved with every solver and preconditioner and checked
+ * against the known solution (b = A x_true); value updates reach solves and solvers; and every kind of bad
+ * input returns an error status whose message names the problem. Exit code: the number of failed checks
+ * (capped), 0 when all pass. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clkr/clkr.h"
+
+static int failures = 0;
+
+#define CHECK(condition, ...)                                                       \
+  do {                                                                              \
+    if (!(condition)) {                                                             \
+      ++failures;                                                                   \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #condition); \
+      fprintf(stderr, __VA_ARGS__);                                                 \
+      fprintf(stderr, "\n");                                                        \
+    }                                                                               \
+  } while (0)
+
+/* The 5-point Laplacian on a g x g grid, in CSR with 64-bit indices counted from `base`. */
+typedef struct {
+  int64_t n, nnz;
+  int64_t* offsets;
+  int64_t* cols;
+  double* values;
+} Csr;
+
+static Csr laplacian(int64_t g, int base) {
+  Csr A;
+  int64_t i, j;
+  A.n = g * g;
+  A.nnz = 0;
+  A.offsets = malloc((size_t)(A.n + 1) * sizeof *A.offsets);
+  A.cols = malloc((size_t)(5 * A.n) * sizeof *A.cols);
+  A.values = malloc((size_t)(5 * A.n) * sizeof *A.values);
+  A.offsets[0] = base;
+  for (i = 0; i < g; ++i) {
+    for (j = 0; j < g; ++j) {
+      const int64_t row = i * g + j;
+      /* Neighbours in increasing column order: up, left, centre, right, down. */
+      const int64_t neighbour[5] = {i > 0 ? row - g : -1, j > 0 ? row - 1 : -1, row, j < g - 1 ? row + 1 : -1,
+                                    i < g - 1 ? row + g : -1};
+      int k;
+      for (k = 0; k < 5; ++k) {
+        if (neighbour[k] < 0) continue;
+        A.cols[A.nnz] = neighbour[k] + base;
+        A.values[A.nnz] = k == 2 ? 4.0 : -1.0;
+        ++A.nnz;
+      }
+      A.offsets[row + 1] = A.nnz + base;
+    }
+  }
+  return A;
+}
+
+static void free_csr(Csr* A) {
+  free(A->offsets);
+  free(A->cols);
+  free(A->values);
+}
+
+static int32_t* narrow(const int64_t* v, int64_t n) {
+  int32_t* out = malloc((size_t)n * sizeof *out);
+  int64_t i;
+  for (i = 0; i < n; ++i) out[i] = (int32_t)v[i];
+  return out;
+}
+
+/* y = A x for A in CSR with base `base`. */
+static void multiply(const Csr* A, int base, const double* x, double* y) {
+  int64_t r, k;
+  for (r = 0; r < A->n; ++r) {
+    y[r] = 0;
+    for (k = A->offsets[r] - base; k < A->offsets[r + 1] - base; ++k) y[r] += A->values[k] * x[A->cols[k] - base];
+  }
+}
+
+/* max_i |x_i - y_i| / max_i |y_i| */
+static double relative_error(const double* x, const double* y, int64_t n) {
+  double diff = 0, scale = 0;
+  int64_t i;
+  for (i = 0; i < n; ++i) {
+    diff = fmax(diff, fabs(x[i] - y[i]));
+    scale = fmax(scale, fabs(y[i]));
+  }
+  return diff / scale;
+}
+
+static int mentions(const char* text) { return strstr(clkr_last_error(), text) != NULL; }
+
+/* The matrix made from A in one of the four index layouts. */
+static clkr_matrix upload(clkr_context ctx, const Csr* A, int base, int wide) {
+  clkr_matrix m = NULL;
+  clkr_status s;
+  if (wide) {
+    s = clkr_matrix_create_csr64(ctx, A->n, A->n, A->nnz, A->offsets, A->cols, A->values, base, &m);
+  } else {
+    int32_t* offsets = narrow(A->offsets, A->n + 1);
+    int32_t* cols = narrow(A->cols, A->nnz);
+    s = clkr_matrix_create_csr32(ctx, A->n, A->n, A->nnz, offsets, cols, A->values, base, &m);
+    free(offsets);
+    free(cols);
+  }
+  CHECK(s == CLKR_OK, "create (base %d, %s indices): %s", base, wide ? "64-bit" : "32-bit", clkr_last_error());
+  return m;
+}
+
+/* Solves with the options and checks x against x_true to `accuracy`. */
+static void solve_and_check(clkr_context ctx, clkr_matrix m, const double* b, const double* x_true, int64_t n,
+                            const clkr_solve_options* o, double accuracy, const char* label) {
+  double* x = calloc((size_t)n, sizeof *x);
+  clkr_result r;
+  const clkr_status s = clkr_solve(ctx, m, b, x, o, &r);
+  CHECK(s == CLKR_OK, "%s: %s", label, clkr_last_error());
+  if (s == CLKR_OK) {
+    const double e = relative_error(x, x_true, n);
+    CHECK(r.status == CLKR_SOLVE_CONVERGED, "%s: %s after %d iterations (%s)", label, r.status_name, r.iterations,
+          r.message);
+    CHECK(strcmp(r.status_name, "converged") == 0 || r.status != CLKR_SOLVE_CONVERGED, "%s: name %s", label,
+          r.status_name);
+    CHECK(e < accuracy, "%s: error %.3e >= %.1e", label, e, accuracy);
+    CHECK(r.true_relative_residual < 10 * o->relative_tolerance, "%s: true residual %.3e", label,
+          r.true_relative_residual);
+    CHECK(r.iterations > 0 && r.solve_seconds > 0 && r.setup_seconds >= 0, "%s: iterations %d, times %g %g", label,
+          r.iterations, r.solve_seconds, r.setup_seconds);
+    printf("%-40s %4d iterations  error %.2e  true residual %.2e\n", label, r.iterations, e, r.true_relative_residual);
+  }
+  free(x);
+}
+
+static void test_every_combination(clkr_context ctx, const Csr* A, const double* b, const double* x_true) {
+  static const char* solvers[] = {"cg", "pcg", "gmres", "fgmres", "bicgstab"};
+  static const char* preconditioners[] = {"none", "jacobi", "chebyshev", "amg"};
+  clkr_matrix m = upload(ctx, A, 0, 0);
+  size_t s, p;
+  char label[96];
+  for (s = 0; s < sizeof solvers / sizeof *solvers; ++s) {
+    for (p = 0; p < sizeof preconditioners / sizeof *preconditioners; ++p) {
+      clkr_solve_options o = clkr_solve_options_default();
+      /* pcg is CG with Jacobi: the other preconditioners are refused (tested below). */
+      if (strcmp(solvers[s], "pcg") == 0 && p != 0 && p != 1) continue;
+      o.solver = solvers[s];
+      o.preconditioner = preconditioners[p];
+      o.relative_tolerance = 1e-10;
+      sprintf(label, "%s + %s, double", solvers[s], preconditioners[p]);
+      solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, label);
+    }
+  }
+  {
+    static const char* precisions[] = {"single", "qdouble"};
+    static const double tolerances[] = {1e-5, 1e-9};
+    for (p = 0; p < 2; ++p) {
+      for (s = 0; s < sizeof solvers / sizeof *solvers; s += 2) { /* cg, gmres, bicgstab */
+        clkr_solve_options o = clkr_solve_options_default();
+        o.solver = solvers[s];
+        o.preconditioner = "jacobi";
+        o.precision = precisions[p];
+        o.relative_tolerance = tolerances[p];
+        sprintf(label, "%s + jacobi, %s", solvers[s], precisions[p]);
+        solve_and_check(ctx, m, b, x_true, A->n, &o, 1e3 * tolerances[p], label);
+      }
+    }
+  }
+  clkr_matrix_destroy(m);
+}
+
+/* A 0 x 0 matrix is valid, and solving with it converges at once. */
+static void test_empty(clkr_context ctx) {
+  const int32_t offsets[] = {1};
+  clkr_matrix m = NULL;
+  clkr_result r;
+  double b = 0, x = 0;
+  CHECK(clkr_matrix_create_csr32(ctx, 0, 0, 0, offsets, NULL, NULL, 1, &m) == CLKR_OK, "empty: %s", clkr_last_error());
+  CHECK(clkr_solve(ctx, m, &b, &x, NULL, &r) == CLKR_OK && r.status == CLKR_SOLVE_CONVERGED && r.iterations == 0,
+        "empty solve: %s", clkr_last_error());
+  CHECK(clkr_matrix_destroy(m) == CLKR_OK, "destroy: %s", clkr_last_error());
+}
+
+static void test_layouts(clkr_context ctx, const Csr* A0, const Csr* A1, const double* b, const double* x_true) {
+  int base, wide;
+  char label[64];
+  for (base = 0; base <= 1; ++base) {
+    for (wide = 0; wide <= 1; ++wide) {
+      clkr_solve_options o = clkr_solve_options_default();
+      clkr_matrix m = upload(ctx, base ? A1 : A0, base, wide);
+      int64_t rows = 0, cols = 0, nnz = 0;
+      CHECK(clkr_matrix_size(m, &rows, &cols, &nnz) == CLKR_OK && rows == A0->n && cols == A0->n && nnz == A0->nnz,
+            "size %lld x %lld, %lld", (long long)rows, (long long)cols, (long long)nnz);
+      sprintf(label, "cg, base %d, %s indices", base, wide ? "64-bit" : "32-bit");
+      solve_and_check(ctx, m, b, x_true, A0->n, &o, 1e-6, label);
+      clkr_matrix_destroy(m);
+    }
+  }
+}
+
+/* New values (A scaled by 2, then A + I) reach clkr_solve, and a kept solver after clkr_solver_update. */
+static void test_update_values(clkr_context ctx, const Csr* A, const double* x_true) {
+  const int64_t n = A->n;
+  double* values = malloc((size_t)A->nnz * sizeof *values);
+  double* b = malloc((size_t)n * sizeof *b);
+  double* x = calloc((size_t)n, sizeof *x);
+  Csr shifted = *A;
+  clkr_matrix m = upload(ctx, A, 0, 1);
+  clkr_solve_options o = clkr_solve_options_default();
+  clkr_solver solver = NULL;
+  clkr_result r;
+  int64_t r0, k;
+  o.preconditioner = "amg";
+  o.relative_tolerance = 1e-10;
+  CHECK(clkr_solver_create(m, &o, &solver) == CLKR_OK, "solver: %s", clkr_last_error());
+  for (k = 0; k < A->nnz; ++k) values[k] = 2 * A->values[k];
+  CHECK(clkr_matrix_update_values(m, values, A->nnz) == CLKR_OK, "update: %s", clkr_last_error());
+  shifted.values = values;
+  multiply(&shifted, 0, x_true, b);
+  solve_and_check(ctx, m, b, x_true, n, &o, 1e-7, "clkr_solve after update (2 A)");
+
+  /* A + I: diagonal entries are where the column equals the row. */
+  for (r0 = 0; r0 < n; ++r0)
+    for (k = A->offsets[r0]; k < A->offsets[r0 + 1]; ++k) values[k] = A->values[k] + (A->cols[k] == r0 ? 1.0 : 0.0);
+  CHECK(clkr_matrix_update_values(m, values, A->nnz) == CLKR_OK, "update: %s", clkr_last_error());
+  CHECK(clkr_solver_update(solver) == CLKR_OK, "solver update: %s", clkr_last_error());
+  multiply(&shifted, 0, x_true, b);
+  CHECK(clkr_solver_solve(solver, b, x, &r) == CLKR_OK, "solver solve: %s", clkr_last_error());
+  CHECK(r.status == CLKR_SOLVE_CONVERGED && relative_error(x, x_true, n) < 1e-7, "solver after update: %s, error %.3e",
+        r.status_name, relative_error(x, x_true, n));
+  printf("%-40s %4d iterations  error %.2e\n", "kept AMG solver after update (A + I)", r.iterations,
+         relative_error(x, x_true, n));
+
+  /* The exact answer as initial guess: nothing left to do. */
+  o.use_initial_guess = 1;
+  memcpy(x, x_true, (size_t)n * sizeof *x);
+  CHECK(clkr_solve(ctx, m, b, x, &o, &r) == CLKR_OK && r.status == CLKR_SOLVE_CONVERGED && r.iterations <= 1,
+        "initial guess: %s after %d iterations", r.status_name, r.iterations);
+
+  /* The solver keeps the matrix alive after the matrix handle is gone. */
+  CHECK(clkr_matrix_destroy(m) == CLKR_OK, "destroy: %s", clkr_last_error());
+  CHECK(clkr_solver_solve(solver, b, x, &r) == CLKR_OK && r.status == CLKR_SOLVE_CONVERGED,
+        "solver after its matrix handle was destroyed: %s", clkr_last_error());
+  CHECK(clkr_solver_destroy(solver) == CLKR_OK, "destroy solver: %s", clkr_last_error());
+  free(values);
+  free(b);
+  free(x);
+}
+
+#define EXPECT_ERROR(call, expected_status, text)                                                       \
+  do {                                                                                                  \
+    const clkr_status s_ = (call);                                                                      \
+    CHECK(s_ == (expected_status) && mentions(text), "status %d, message '%s' (expected %d, '%s')", s_, \
+          clkr_last_error(), expected_status, text);                                                    \
+  } while (0)
+
+static void test_bad_input(clkr_context ctx, const Csr* A, const double* b) {
+  const int64_t n = A->n;
+  double* x = calloc((size_t)n, sizeof *x);
+  double* values = malloc((size_t)A->nnz * sizeof *values);
+  int64_t* cols = malloc((size_t)A->nnz * sizeof *cols);
+  clkr_matrix m = NULL, freed = NULL;
+  clkr_context other = NULL;
+  clkr_solver freed_solver = NULL;
+  clkr_solve_options o = clkr_solve_options_default();
+  clkr_result r;
+  const int32_t rect_offsets[] = {0, 1, 2}, rect_cols[] = {0, 2};
+  const double rect_values[] = {1, 1};
+  char name[8];
+
+  EXPECT_ERROR(clkr_context_create(NULL, NULL), CLKR_ERROR_INVALID_ARGUMENT, "out is NULL");
+  CHECK(
+      clkr_context_create("no-such-device-anywhere", &other) != CLKR_OK && other == NULL && mentions("no-such-device"),
+      "bad device selector: '%s'", clkr_last_error());
+  CHECK(clkr_context_device_name(ctx, name, (int)sizeof name) == CLKR_OK && strlen(name) < sizeof name,
+        "device name: %s", clkr_last_error());
+
+  /* Matrices. */
+  EXPECT_ERROR(clkr_matrix_create_csr64(ctx, n, n, A->nnz, NULL, A->cols, A->values, 0, &m),
+               CLKR_ERROR_INVALID_ARGUMENT, "row_offsets is NULL");
+  EXPECT_ERROR(clkr_matrix_create_csr64(ctx, n, n, A->nnz, A->offsets, A->cols, A->values, 0, NULL),
+               CLKR_ERROR_INVALID_ARGUMENT, "out is NULL");
+  EXPECT_ERROR(clkr_matrix_create_csr64(ctx, n, n, A->nnz - 1, A->offsets, A->cols, A->values, 0, &m),
+               CLKR_ERROR_INVALID_ARGUMENT, "nnz is");
+  EXPECT_ERROR(clkr_matrix_create_csr64(ctx, n, n, A->nnz, A->offsets, A->cols, A->values, 1, &m),
+               CLKR_ERROR_INVALID_ARGUMENT, "row_offsets[0] is 0, expected the index base 1");
+  EXPECT_ERROR(clkr_matrix_create_csr64(ctx, n, n, A->nnz, A->offsets, A->cols, A->values, 2, &m),
+               CLKR_ERROR_INVALID_ARGUMENT, "index base 2");
+  EXPECT_ERROR(clkr_matrix_create_csr64(NULL, n, n, A->nnz, A->offsets, A->cols, A->values, 0, &m),
+               CLKR_ERROR_INVALID_HANDLE, "ctx is NULL");
+  CHECK(m == NULL, "a failed create leaves out NULL");
+  /* Row 3 (0-based, starting at offset 10 in this grid) with its first two columns swapped. */
+  memcpy(cols, A->cols, (size_t)A->nnz * sizeof *cols);
+  {
+    const int64_t k = A->offsets[3], swap = cols[k];
+    cols[k] = cols[k + 1];
+    cols[k + 1] = swap;
+  }
+  EXPECT_ERROR(clkr_matrix_create_csr64(ctx, n, n, A->nnz, A->offsets, cols, A->values, 0, &m),
+               CLKR_ERROR_INVALID_ARGUMENT, "column indices of row 3 not strictly increasing");
+  cols[A->offsets[3]] = cols[A->offsets[3] + 1];
+  EXPECT_ERROR(clkr_matrix_create_csr64(ctx, n, n, A->nnz, A->offsets, cols, A->values, 0, &m),
+               CLKR_ERROR_INVALID_ARGUMENT, "a duplicate");
+  memcpy(values, A->values, (size_t)A->nnz * sizeof *values);
+  values[7] = NAN;
+  EXPECT_ERROR(clkr_matrix_create_csr64(ctx, n, n, A->nnz, A->offsets, A->cols, values, 0, &m),
+               CLKR_ERROR_INVALID_ARGUMENT, "non-finite value");
+
+  /* Value updates. */
+  m = upload(ctx, A, 0, 1);
+  EXPECT_ERROR(clkr_matrix_update_values(m, A->values, A->nnz + 1), CLKR_ERROR_INVALID_ARGUMENT, "nnz is");
+  EXPECT_ERROR(clkr_matrix_update_values(m, NULL, A->nnz), CLKR_ERROR_INVALID_ARGUMENT, "values is NULL");
+  EXPECT_ERROR(clkr_matrix_update_values(m, values, A->nnz), CLKR_ERROR_INVALID_ARGUMENT,
+               "entry 7 (row 2, column 1) is nan");
+
+  /* Options. */
+  o.solver = "sor";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "options.solver");
+  o = clkr_solve_options_default();
+  o.preconditioner = "ilu";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "options.preconditioner");
+  o = clkr_solve_options_default();
+  o.precision = "half";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "options.precision");
+  o = clkr_solve_options_default();
+  o.solver = "pcg";
+  o.preconditioner = "amg";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "'pcg' is CG with Jacobi");
+  o = clkr_solve_options_default();
+  o.relative_tolerance = 0;
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "options.relative_tolerance");
+  o = clkr_solve_options_default();
+  o.max_iterations = 0;
+  EXPECT_ERROR(clkr_solver_create(m, &o, &freed_solver), CLKR_ERROR_INVALID_ARGUMENT, "options.max_iterations");
+
+  /* Solve arguments. */
+  EXPECT_ERROR(clkr_solve(ctx, m, NULL, x, NULL, &r), CLKR_ERROR_INVALID_ARGUMENT, "b is NULL");
+  EXPECT_ERROR(clkr_solve(ctx, m, b, NULL, NULL, &r), CLKR_ERROR_INVALID_ARGUMENT, "x is NULL");
+  EXPECT_ERROR(clkr_solve(ctx, NULL, b, x, NULL, &r), CLKR_ERROR_INVALID_HANDLE, "A is NULL");
+  values[7] = A->values[7];
+  memcpy(values, b, (size_t)n * sizeof *values);
+  values[5] = INFINITY;
+  CHECK(clkr_solve(ctx, m, values, x, NULL, &r) == CLKR_ERROR_INVALID_ARGUMENT, "b with Inf: '%s'", clkr_last_error());
+  CHECK(clkr_context_create("", &other) == CLKR_OK, "second context: %s", clkr_last_error());
+  EXPECT_ERROR(clkr_solve(other, m, b, x, NULL, &r), CLKR_ERROR_INVALID_ARGUMENT, "another context");
+  clkr_context_destroy(other);
+  CHECK(clkr_matrix_create_csr32(ctx, 2, 3, 2, rect_offsets, rect_cols, rect_values, 0, &freed) == CLKR_OK, "2 x 3: %s",
+        clkr_last_error());
+  CHECK(clkr_solve(ctx, freed, b, x, NULL, &r) == CLKR_ERROR_INVALID_ARGUMENT && mentions("square"),
+        "non-square matrix: '%s'", clkr_last_error());
+  o = clkr_solve_options_default();
+  o.preconditioner = "amg";
+  EXPECT_ERROR(clkr_solver_create(freed, &o, &freed_solver), CLKR_ERROR_INVALID_ARGUMENT, "2 x 3, not square");
+
+  /* Destroyed handles. */
+  CHECK(clkr_matrix_destroy(freed) == CLKR_OK, "destroy: %s", clkr_last_error());
+  EXPECT_ERROR(clkr_matrix_update_values(freed, A->values, 2), CLKR_ERROR_INVALID_HANDLE, "not a live clkr_matrix");
+  EXPECT_ERROR(clkr_solve(ctx, freed, b, x, NULL, &r), CLKR_ERROR_INVALID_HANDLE, "not a live clkr_matrix");
+  EXPECT_ERROR(clkr_matrix_destroy(freed), CLKR_ERROR_INVALID_HANDLE, "not a live clkr_matrix");
+  EXPECT_ERROR(clkr_context_device_name(other, name, (int)sizeof name), CLKR_ERROR_INVALID_HANDLE,
+               "not a live clkr_context");
+  CHECK(clkr_solver_create(m, NULL, &freed_solver) == CLKR_OK, "solver: %s", clkr_last_error());
+  CHECK(clkr_solver_destroy(freed_solver) == CLKR_OK, "destroy solver: %s", clkr_last_error());
+  EXPECT_ERROR(clkr_solver_solve(freed_solver, b, x, &r), CLKR_ERROR_INVALID_HANDLE, "not a live clkr_solver");
+  EXPECT_ERROR(clkr_solver_update(freed_solver), CLKR_ERROR_INVALID_HANDLE, "not a live clkr_solver");
+  CHECK(clkr_matrix_destroy(NULL) == CLKR_OK && clkr_context_destroy(NULL) == CLKR_OK &&
+            clkr_solver_destroy(NULL) == CLKR_OK,
+        "destroying NULL does nothing");
+  clkr_matrix_destroy(m);
+  free(x);
+  free(values);
+  free(cols);
+}
+
+int main(void) {
+  const int64_t g = 16;
+  Csr A0 = laplacian(g, 0), A1 = laplacian(g, 1);
+  double* x_true = malloc((size_t)A0.n * sizeof *x_true);
+  double* b = malloc((size_t)A0.n * sizeof *b);
+  clkr_context ctx = NULL;
+  int64_t i;
+  for (i = 0; i < A0.n; ++i) x_true[i] = sin(0.1 * (double)i) + 0.5;
+  multiply(&A0, 0, x_true, b);
+
+  if (clkr_context_create(NULL, &ctx) != CLKR_OK) {
+    fprintf(stderr, "no device: %s\n", clkr_last_error());
+    return 1;
+  }
+  test_every_combination(ctx, &A0, b, x_true);
+  test_layouts(ctx, &A0, &A1, b, x_true);
+  test_empty(ctx);
+  test_update_values(ctx, &A0, x_true);
+  test_bad_input(ctx, &A0, b);
+  CHECK(clkr_context_destroy(ctx) == CLKR_OK, "destroy context: %s", clkr_last_error());
+
+  free_csr(&A0);
+  free_csr(&A1);
+  free(x_true);
+  free(b);
+  printf("%d failed checks\n", failures);
+  return failures > 100 ? 100 : failures;
+}

@@ -1,0 +1,154 @@
+! Tests of the Fortran module clkr: a 1D Poisson system in 1-based CSR (32- and 64-bit indices) solved
+! and checked against the known solution (b = A x_true), value updates through a kept solver, and bad
+! input reported through stat/errmsg. Stops with a non-zero code on any failed check.
+program fortran_test
+  use, intrinsic :: iso_c_binding, only: c_double, c_int32_t, c_int64_t
+  use clkr
+  implicit none
+  integer, parameter :: n = 100
+  integer :: failures = 0
+  type(clkr_context) :: ctx
+  type(clkr_matrix) :: a, a64, stale
+  type(clkr_solver) :: solver
+  type(clkr_options) :: options
+  type(clkr_result) :: result
+  integer(c_int32_t), allocatable :: offsets(:), cols(:), bad_cols(:)
+  real(c_double), allocatable :: values(:)
+  real(c_double) :: x_true(n), b(n), x(n)
+  character(len=300) :: message
+  integer :: stat, i
+
+  message = ''
+  call clkr_context_create(ctx)
+  call laplacian_1d(offsets, cols, values)
+  do i = 1, n
+    x_true(i) = sin(0.05_c_double*i) + 0.5_c_double
+  end do
+  b = multiply(values, x_true)
+
+  ! Every solver with Jacobi, then CG with the AMG, on the 32-bit matrix.
+  call clkr_matrix_create(ctx, n, n, offsets, cols, values, a)
+  call solve_and_check('cg', 'none')
+  call solve_and_check('pcg', 'none')
+  call solve_and_check('gmres', 'jacobi')
+  call solve_and_check('bicgstab', 'chebyshev')
+  call solve_and_check('cg', 'amg')
+
+  ! The same matrix from 64-bit indices.
+  call clkr_matrix_create(ctx, n, n, int(offsets, c_int64_t), int(cols, c_int64_t), values, a64)
+  x = 0
+  call clkr_solve(ctx, a64, b, x, result=result)
+  call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-6_c_double, '64-bit indices: '// &
+             clkr_text(result%status_name))
+  call clkr_matrix_destroy(a64)
+
+  ! New values (2 A) through a kept AMG solver.
+  options = clkr_options(solver='cg', preconditioner='amg', relative_tolerance=1e-10_c_double)
+  call clkr_solver_create(a, options, solver)
+  call clkr_matrix_update_values(a, 2*values)
+  call clkr_solver_update(solver)
+  b = multiply(2*values, x_true)
+  x = 0
+  call clkr_solver_solve(solver, b, x, result)
+  call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-8_c_double, 'solver after update: '// &
+             clkr_text(result%status_name))
+  call clkr_solver_destroy(solver)
+
+  ! Bad input: stat and errmsg name the problem, and the program goes on.
+  bad_cols = cols
+  bad_cols(offsets(3):offsets(3) + 1) = bad_cols([offsets(3) + 1, offsets(3)])  ! row 3's columns swapped
+  call clkr_matrix_create(ctx, n, n, offsets, bad_cols, values, stale, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'column indices of row 3 not strictly increasing')
+  call clkr_matrix_create(ctx, n + 1, n, offsets, cols, values, stale, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'row_offsets has 101 entries, expected n_rows + 1 = 102')
+  call clkr_matrix_create(ctx, n, n, offsets, cols, values(2:), stale, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'col_indices has 298 entries but values has 297')
+  call clkr_matrix_update_values(a, values(2:), stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'nnz is 297')
+  call clkr_solve(ctx, a, b(2:), x, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'b has 99 and x 100 entries')
+  options = clkr_options(solver='multigrid')
+  call clkr_solve(ctx, a, b, x, options, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'options.solver')
+  stale = a
+  call clkr_matrix_destroy(a)
+  call clkr_matrix_update_values(stale, values, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_HANDLE, 'not a live clkr_matrix')
+  call clkr_solve(ctx, a, b, x, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_HANDLE, 'is NULL')
+
+  call clkr_context_destroy(ctx)
+  if (failures > 0) then
+    print '(i0,a)', failures, ' failed checks'
+    error stop 1
+  end if
+  print '(a)', 'fortran_test: all checks passed'
+
+contains
+
+  ! The 1D Laplacian tridiag(-1, 2, -1) in 1-based CSR.
+  subroutine laplacian_1d(offsets, cols, values)
+    integer(c_int32_t), allocatable, intent(out) :: offsets(:), cols(:)
+    real(c_double), allocatable, intent(out) :: values(:)
+    integer :: row, col, k
+    allocate (offsets(n + 1), cols(3*n - 2), values(3*n - 2))
+    k = 0
+    offsets(1) = 1
+    do row = 1, n
+      do col = max(1, row - 1), min(n, row + 1)
+        k = k + 1
+        cols(k) = col
+        values(k) = merge(2.0_c_double, -1.0_c_double, col == row)
+      end do
+      offsets(row + 1) = k + 1
+    end do
+  end subroutine
+
+  function multiply(v, x) result(y)
+    real(c_double), intent(in) :: v(:), x(:)
+    real(c_double) :: y(n)
+    integer :: row, k
+    do row = 1, n
+      y(row) = 0
+      do k = offsets(row), offsets(row + 1) - 1
+        y(row) = y(row) + v(k)*x(cols(k))
+      end do
+    end do
+  end function
+
+  real(c_double) function error_of(x)
+    real(c_double), intent(in) :: x(:)
+    error_of = maxval(abs(x - x_true))/maxval(abs(x_true))
+  end function
+
+  subroutine solve_and_check(solver_name, preconditioner)
+    character(len=*), intent(in) :: solver_name, preconditioner
+    type(clkr_options) :: o
+    o%solver = solver_name
+    o%preconditioner = preconditioner
+    o%relative_tolerance = 1e-10_c_double
+    x = 0
+    call clkr_solve(ctx, a, b, x, o, result, stat, message)
+    call check(stat == CLKR_OK, solver_name//' + '//preconditioner//': '//trim(message))
+    call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-7_c_double, &
+               solver_name//' + '//preconditioner//': '//clkr_text(result%status_name))
+    print '(a,a,a,i0,a,es9.2)', solver_name, ' + ', preconditioner//': ', result%iterations, ' iterations, error ', &
+      error_of(x)
+  end subroutine
+
+  subroutine expect_error(expected_stat, text)
+    integer, intent(in) :: expected_stat
+    character(len=*), intent(in) :: text
+    call check(stat == expected_stat .and. index(message, text) > 0, 'expected "'//text//'", got: '//trim(message))
+    message = ''
+  end subroutine
+
+  subroutine check(condition, what)
+    logical, intent(in) :: condition
+    character(len=*), intent(in) :: what
+    if (condition) return
+    failures = failures + 1
+    print '(a,a)', 'check failed: ', what
+  end subroutine
+
+end program fortran_test
