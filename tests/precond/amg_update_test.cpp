@@ -43,6 +43,9 @@ TEST_P(AmgUpdate, MatchesAHostHierarchyRefreshedTheSameWay) {
   AmgOptions options;
   options.coarse_size = 40;
   options.update_prolongator = prolongators;
+  // The device's galerkin.cl kernels whenever the prolongators are kept (Auto would take the host's
+  // products on a CPU device such as PoCL, and leave the kernels untested there).
+  options.update_on = AmgOptions::UpdateOn::Device;
   auto context = test::amg_context();
   MatrixOptions matrix_options;
   matrix_options.max_ell_fill_ratio = 10;
@@ -88,6 +91,37 @@ namespace clkr {
 namespace {
 
 // Gershgorin's bound computed by the device kernel, for every storage format, equals the host's.
+// Auto refreshes on the host on CPU devices (the phases start with reading A to the host) and with the
+// kernels elsewhere; Host and Device force either; both give the same preconditioner.
+TEST(AmgUpdateOn, AutoPicksTheHostOnCpuDevicesAndTheKernelsElsewhere) {
+  const HostCsrMatrix host = test::jumping_coefficient3d(10, 100.0);
+  const HostCsrMatrix changed = new_values(host, 7);
+  auto context = test::amg_context();
+  const std::vector<double> r = test::random_values(host.rows, 3);
+  std::vector<std::vector<double>> results;
+  for (auto where : {AmgOptions::UpdateOn::Auto, AmgOptions::UpdateOn::Host, AmgOptions::UpdateOn::Device}) {
+    AmgOptions options;
+    options.coarse_size = 40;
+    options.update_on = where;
+    Matrix A(context, host);
+    Blas blas(context, Location::Device, Precision::Double);
+    Amg M(blas, A, options);
+    A.update_values(changed.values);
+    M.update(A);
+    const bool host_path = M.update_phases().front().first == "matrix to the host";
+    const bool expect_host = where == AmgOptions::UpdateOn::Host ||
+                             (where == AmgOptions::UpdateOn::Auto && context->info().type == DeviceType::Cpu) ||
+                             !context->info().fp64;
+    EXPECT_EQ(host_path, expect_host) << "update_on " << static_cast<int>(where) << ": first phase "
+                                      << M.update_phases().front().first;
+    Vector rv(context, r, "r"), z(context, host.rows, "z");
+    M.apply(rv, z);
+    results.push_back(z.to_host());
+  }
+  EXPECT_LT(relative_error(results[1], Vec(results[2].begin(), results[2].end())), 1e-12)
+      << "the host and the device refresh differ";
+}
+
 TEST(DeviceGershgorin, MatchesTheHostBoundInEveryFormat) {
   if (!test::amg_context()->info().fp64) GTEST_SKIP() << "the device bound needs fp64";
   HostCsrMatrix host = test::jumping_coefficient3d(9, 30.0);

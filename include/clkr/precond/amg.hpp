@@ -62,6 +62,13 @@ struct AmgOptions {
   // interpolation; true: also re-smooth P from the new values on the host (the hierarchy a fresh setup
   // on the kept aggregates would build; slower).
   bool update_prolongator = false;
+  // Where update() recomputes R (A P) when the prolongators are kept. Auto: on the device when it is
+  // not a CPU and has fp64 (the galerkin.cl kernels, no transfer of A), else on the host, whose
+  // sparse products beat the kernels on CPU devices (poisson3d:64 on PoCL, 2 cores: an update takes
+  // 67 ms on the host, 150-200 ms with the kernels). Device: the kernels wherever there is fp64; Host:
+  // always the host (it reads A back unless the Matrix keeps its host copy).
+  enum class UpdateOn { Auto, Device, Host };
+  UpdateOn update_on = UpdateOn::Auto;
 };
 
 // One level of a built hierarchy, finest first.

@@ -110,7 +110,11 @@ void Amg::apply_checked(Vector& r, Vector& z) { impl_->cycle->apply(r, z); }
 // The update step: on a device with fp64 (and the prolongators kept) every coarse operator is recomputed
 // there; otherwise the host hierarchy is refreshed from A's host values and uploaded.
 void Amg::update_values(Matrix& A, PhaseTimes& phases) {
-  const bool on_device = !impl_->options.update_prolongator && location() == Location::Device && context()->info().fp64;
+  const AmgOptions& o = impl_->options;
+  const DeviceInfo& device = context()->info();
+  const bool kernels_here = o.update_on == AmgOptions::UpdateOn::Device ||
+                            (o.update_on == AmgOptions::UpdateOn::Auto && device.type != DeviceType::Cpu);
+  const bool on_device = !o.update_prolongator && location() == Location::Device && device.fp64 && kernels_here;
   if (on_device) {
     impl_->cycle->refresh_on_device(A, *impl_->host, phases);
   } else {
