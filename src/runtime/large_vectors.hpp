@@ -22,12 +22,8 @@ void advise_huge_pages(const void* data, std::size_t bytes);
 template <class T>
 void reserve_large(std::vector<T>& v, std::size_t n) {
   if (v.capacity() >= n) return;
-  if (v.empty()) {
-    std::vector<T>().swap(v);  // free the old block: the new one is fresh, untouched memory
-    v.reserve(n);
-  } else {
-    v.reserve(n);
-  }
+  if (v.empty()) std::vector<T>().swap(v);  // free the old block: the new one is fresh, untouched memory
+  v.reserve(n);
   advise_huge_pages(v.data(), n * sizeof(T));
 }
 
