@@ -16,3 +16,4 @@
 #include "clkr/runtime/kernel_sources.hpp"
 #include "clkr/runtime/program_cache.hpp"
 #include "clkr/solver/solve.hpp"
+#include "clkr/solver/solve_many.hpp"
