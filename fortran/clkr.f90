@@ -51,7 +51,8 @@ module clkr
 
   public :: clkr_context_create, clkr_context_destroy
   public :: clkr_matrix_create, clkr_matrix_update_values, clkr_matrix_destroy
-  public :: clkr_solve, clkr_solver_create, clkr_solver_update, clkr_solver_solve, clkr_solver_destroy
+  public :: clkr_solve, clkr_solver_create, clkr_solver_update, clkr_solver_solve, clkr_solver_solve_many
+  public :: clkr_solver_destroy
   public :: clkr_last_error, clkr_text
 
   interface clkr_matrix_create
@@ -157,6 +158,17 @@ module clkr
       real(c_double), intent(in) :: b(*)
       real(c_double), intent(inout) :: x(*)
       type(clkr_result), intent(out) :: result
+      integer(c_int) :: s
+    end function
+    function c_solver_solve_many(solver, k, b, ldb, x, ldx, results) bind(c, name='clkr_solver_solve_many') result(s)
+      import :: c_ptr, c_int, c_int64_t, c_double, clkr_result
+      type(c_ptr), value :: solver
+      integer(c_int), value :: k
+      real(c_double), intent(in) :: b(*)
+      integer(c_int64_t), value :: ldb
+      real(c_double), intent(inout) :: x(*)
+      integer(c_int64_t), value :: ldx
+      type(clkr_result), intent(out) :: results(*)
       integer(c_int) :: s
     end function
     function c_solver_destroy(solver) bind(c, name='clkr_solver_destroy') result(s)
@@ -425,6 +437,35 @@ contains
     if (.not. vectors_fit(solver%rows, b, x, 'clkr_solver_solve', stat, errmsg)) return
     call finish(c_solver_solve(solver%ptr, b, x, r), stat, errmsg)
     if (present(result)) result = r
+  end subroutine
+
+  ! The columns of b(rows, k) on the solver's one setup, into the columns of x; results(k), if given,
+  ! one per column.
+  subroutine clkr_solver_solve_many(solver, b, x, results, stat, errmsg)
+    type(clkr_solver), intent(in) :: solver
+    real(c_double), intent(in) :: b(:, :)
+    real(c_double), intent(inout) :: x(:, :)
+    type(clkr_result), intent(out), optional :: results(:)
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    type(clkr_result) :: r(max(1, size(b, 2)))
+    character(len=200) :: message
+    if (size(b, 1, kind=c_int64_t) /= solver%rows .or. any(shape(x) /= shape(b))) then
+      write (message, '(a,i0,a,i0,a,i0,a,i0,a,i0,a)') 'clkr_solver_solve_many: b is ', size(b, 1), ' x ', size(b, 2), &
+        ' and x ', size(x, 1), ' x ', size(x, 2), ', the matrix has ', solver%rows, ' rows'
+      call report(CLKR_ERROR_INVALID_ARGUMENT, trim(message), stat, errmsg)
+      return
+    end if
+    if (present(results)) then
+      if (size(results) < size(b, 2)) then
+        write (message, '(a,i0,a,i0,a)') 'clkr_solver_solve_many: results has ', size(results), ' entries for ', &
+          size(b, 2), ' columns'
+        call report(CLKR_ERROR_INVALID_ARGUMENT, trim(message), stat, errmsg)
+        return
+      end if
+    end if
+    call finish(c_solver_solve_many(solver%ptr, int(size(b, 2), c_int), b, solver%rows, x, solver%rows, r), stat, errmsg)
+    if (present(results)) results(:size(b, 2)) = r(:size(b, 2))
   end subroutine
 
   subroutine clkr_solver_destroy(solver, stat, errmsg)

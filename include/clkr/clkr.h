@@ -105,6 +105,11 @@ clkr_status clkr_solver_create(clkr_matrix A, const clkr_solve_options* options,
  * hierarchy and recomputes only the numbers). */
 clkr_status clkr_solver_update(clkr_solver solver);
 clkr_status clkr_solver_solve(clkr_solver solver, const double* b, double* x, clkr_result* result);
+/* k right-hand sides on the solver's one setup: column j of B is B[j * ldb .. j * ldb + rows), of X
+ * likewise (column-major, as Fortran holds B(rows, k); ldb, ldx >= rows). results: k entries, or NULL.
+ * Each column is a solve of its own, with its own result. k = 0 does nothing. */
+clkr_status clkr_solver_solve_many(clkr_solver solver, int k, const double* B, int64_t ldb, double* X, int64_t ldx,
+                                   clkr_result* results);
 clkr_status clkr_solver_destroy(clkr_solver solver);
 
 #ifdef __cplusplus

@@ -16,6 +16,7 @@
 #include "clkr/precond/make_preconditioner.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/solve.hpp"
+#include "clkr/solver/solve_many.hpp"
 #include "handles.hpp"
 
 namespace clkr::capi {
@@ -159,18 +160,7 @@ int status_code(SolveStatus status) {
   throw std::logic_error("unknown SolveStatus " + std::to_string(static_cast<int>(status)));
 }
 
-void run_solver(clkr_solver_s& s, const double* b, double* x, clkr_result* result) {
-  require(b, "b");
-  require(x, "x");
-  Matrix& A = *s.matrix;
-  const auto n = static_cast<std::size_t>(A.rows());
-  const auto& context = A.context();
-  Vector b_vector(context, std::vector<double>(b, b + n), "b"), x_vector(context, n, "x");
-  if (s.options.use_initial_guess) x_vector.assign(std::vector<double>(x, x + n));
-  const SolveResult r = s.preconditioner ? solve(s.kind, *s.blas, A, *s.preconditioner, b_vector, x_vector, s.options)
-                                         : solve(s.kind, *s.blas, A, b_vector, x_vector, s.options);
-  const std::vector<double> solution = x_vector.to_host();
-  std::copy(solution.begin(), solution.end(), x);
+void fill_result(const clkr_solver_s& s, const SolveResult& r, clkr_result* result) {
   if (result == nullptr) return;
   *result = clkr_result{};
   result->status = status_code(r.status);
@@ -181,6 +171,35 @@ void run_solver(clkr_solver_s& s, const double* b, double* x, clkr_result* resul
   result->setup_seconds = s.setup_seconds;
   result->solve_seconds = r.seconds;
   copy_text(result->message, sizeof result->message, r.message);
+}
+
+// Solves for k columns: column j of B starts at B + j * ldb, of X at X + j * ldx (ld >= rows).
+void run_solver(clkr_solver_s& s, int k, const double* B, int64_t ldb, double* X, int64_t ldx, clkr_result* results) {
+  Matrix& A = *s.matrix;
+  const auto n = static_cast<std::size_t>(A.rows());
+  if (k < 0) throw Error("k " + std::to_string(k) + " is negative");
+  if (k == 0) return;
+  require(B, "B");
+  require(X, "X");
+  if (ldb < A.rows() || ldx < A.rows())
+    throw Error("ldb " + std::to_string(ldb) + " and ldx " + std::to_string(ldx) + " must be at least the rows of A, " +
+                std::to_string(A.rows()));
+  const auto& context = A.context();
+  std::vector<Vector> b_columns, x_columns;
+  for (int j = 0; j < k; ++j) {
+    const double* b = B + j * ldb;
+    b_columns.emplace_back(context, std::vector<double>(b, b + n), "b");
+    x_columns.emplace_back(context, n, "x");
+    if (s.options.use_initial_guess) x_columns.back().assign(std::vector<double>(X + j * ldx, X + j * ldx + n));
+  }
+  const std::vector<SolveResult> r =
+      s.preconditioner ? solve_many(s.kind, *s.blas, A, *s.preconditioner, b_columns, x_columns, s.options)
+                       : solve_many(s.kind, *s.blas, A, b_columns, x_columns, s.options);
+  for (int j = 0; j < k; ++j) {
+    const std::vector<double> solution = x_columns[j].to_host();
+    std::copy(solution.begin(), solution.end(), X + j * ldx);
+    fill_result(s, r[j], results == nullptr ? nullptr : results + j);
+  }
 }
 
 }  // namespace
@@ -277,11 +296,13 @@ clkr_status clkr_solve(clkr_context ctx, clkr_matrix A, const double* b, double*
     const auto& context = Registry<clkr_context_s>::get(ctx, "ctx").context;
     if (Registry<clkr_matrix_s>::get(A, "A").matrix->context() != context)
       throw clkr::Error("A was made on another context than ctx");
+    require(b, "b");
+    require(x, "x");
     clkr_solver solver = create_solver(A, options);
     // The solver is destroyed however the solve ends.
     std::unique_ptr<clkr_solver_s, void (*)(clkr_solver_s*)> owner(
         solver, [](clkr_solver_s* s) { Registry<clkr_solver_s>::destroy(s, "solver"); });
-    run_solver(*solver, b, x, result);
+    run_solver(*solver, 1, b, solver->matrix->rows(), x, solver->matrix->rows(), result);
   });
 }
 
@@ -301,7 +322,18 @@ clkr_status clkr_solver_update(clkr_solver solver) {
 }
 
 clkr_status clkr_solver_solve(clkr_solver solver, const double* b, double* x, clkr_result* result) {
-  return guarded(__func__, [&] { run_solver(Registry<clkr_solver_s>::get(solver, "solver"), b, x, result); });
+  return guarded(__func__, [&] {
+    clkr_solver_s& s = Registry<clkr_solver_s>::get(solver, "solver");
+    require(b, "b");
+    require(x, "x");
+    run_solver(s, 1, b, s.matrix->rows(), x, s.matrix->rows(), result);
+  });
+}
+
+clkr_status clkr_solver_solve_many(clkr_solver solver, int k, const double* B, int64_t ldb, double* X, int64_t ldx,
+                                   clkr_result* results) {
+  return guarded(__func__,
+                 [&] { run_solver(Registry<clkr_solver_s>::get(solver, "solver"), k, B, ldb, X, ldx, results); });
 }
 
 clkr_status clkr_solver_destroy(clkr_solver solver) {

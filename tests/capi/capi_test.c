@@ -255,6 +255,50 @@ static void test_update_values(clkr_context ctx, const Csr* A, const double* x_t
           clkr_last_error(), expected_status, text);                                                    \
   } while (0)
 
+/* k right-hand sides in one column-major block with padding between columns (ldb > n): each column equals
+ * the separate solve of that column, bit for bit, and the padding is left alone. */
+static void test_solve_many(clkr_context ctx, const Csr* A) {
+  const int64_t n = A->n, ld = n + 3;
+  const int k = 3;
+  int j;
+  int64_t i;
+  double* B = calloc((size_t)(ld * k), sizeof *B);
+  double* X = calloc((size_t)(ld * k), sizeof *X);
+  double* x = calloc((size_t)n, sizeof *x);
+  clkr_result results[3], r;
+  clkr_solver solver;
+  clkr_matrix m = upload(ctx, A, 0, 0);
+  clkr_solve_options o = clkr_solve_options_default();
+  o.preconditioner = "amg";
+  o.relative_tolerance = 1e-10;
+  for (j = 0; j < k; ++j)
+    for (i = 0; i < ld; ++i) {
+      B[j * ld + i] = i < n ? sin(0.1 * (double)(i + 1) * (j + 1)) : NAN; /* NaN padding must not be read */
+      X[j * ld + i] = i < n ? 0.0 : -7.0;
+    }
+  CHECK(clkr_solver_create(m, &o, &solver) == CLKR_OK, "solver: %s", clkr_last_error());
+  CHECK(clkr_solver_solve_many(solver, k, B, ld, X, ld, results) == CLKR_OK, "solve many: %s", clkr_last_error());
+  for (j = 0; j < k; ++j) {
+    CHECK(clkr_solver_solve(solver, B + j * ld, x, &r) == CLKR_OK, "solve column %d: %s", j, clkr_last_error());
+    CHECK(results[j].status == CLKR_SOLVE_CONVERGED && results[j].iterations == r.iterations &&
+              memcmp(x, X + j * ld, (size_t)n * sizeof *x) == 0,
+          "column %d: %s in %d iterations, alone %d", j, results[j].status_name, results[j].iterations, r.iterations);
+    CHECK(X[j * ld + n] == -7.0 && X[j * ld + n + 2] == -7.0, "column %d: padding overwritten", j);
+  }
+  printf("%-40s %4d iterations (column 0)\n", "solve_many: 3 columns, one AMG setup", results[0].iterations);
+  CHECK(clkr_solver_solve_many(solver, 0, NULL, 0, NULL, 0, NULL) == CLKR_OK, "k = 0: %s", clkr_last_error());
+  EXPECT_ERROR(clkr_solver_solve_many(solver, -1, B, ld, X, ld, results), CLKR_ERROR_INVALID_ARGUMENT,
+               "is negative");
+  EXPECT_ERROR(clkr_solver_solve_many(solver, k, B, n - 1, X, ld, results), CLKR_ERROR_INVALID_ARGUMENT,
+               "must be at least the rows of A");
+  EXPECT_ERROR(clkr_solver_solve_many(solver, k, NULL, ld, X, ld, results), CLKR_ERROR_INVALID_ARGUMENT, "B is NULL");
+  clkr_solver_destroy(solver);
+  clkr_matrix_destroy(m);
+  free(B);
+  free(X);
+  free(x);
+}
+
 static void test_bad_input(clkr_context ctx, const Csr* A, const double* b) {
   const int64_t n = A->n;
   double* x = calloc((size_t)n, sizeof *x);
@@ -391,6 +435,7 @@ int main(void) {
   test_layouts(ctx, &A0, &A1, b, x_true);
   test_empty(ctx);
   test_update_values(ctx, &A0, x_true);
+  test_solve_many(ctx, &A0);
   test_bad_input(ctx, &A0, b);
   CHECK(clkr_context_destroy(ctx) == CLKR_OK, "destroy context: %s", clkr_last_error());
 

@@ -14,7 +14,8 @@ program fortran_test
   type(clkr_result) :: result
   integer(c_int32_t), allocatable :: offsets(:), cols(:), bad_cols(:)
   real(c_double), allocatable :: values(:)
-  real(c_double) :: x_true(n), b(n), x(n)
+  real(c_double) :: x_true(n), b(n), x(n), bb(n, 2), xx(n, 2)
+  type(clkr_result) :: results(2)
   character(len=300) :: message
   integer :: stat, i
 
@@ -52,6 +53,16 @@ program fortran_test
   call clkr_solver_solve(solver, b, x, result)
   call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-8_c_double, 'solver after update: '// &
              clkr_text(result%status_name))
+
+  ! Two right-hand sides (b and 3 b) on the same setup: the second solution is 3 x_true.
+  bb(:, 1) = b
+  bb(:, 2) = 3*b
+  xx = 0
+  call clkr_solver_solve_many(solver, bb, xx, results)
+  call check(all(results%status == CLKR_SOLVE_CONVERGED) .and. error_of(xx(:, 1)) < 1e-8_c_double .and. &
+             error_of(xx(:, 2)/3) < 1e-8_c_double, 'solve_many: '//clkr_text(results(2)%status_name))
+  call clkr_solver_solve_many(solver, bb(2:, :), xx, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'b is 99 x 2 and x 100 x 2, the matrix has 100 rows')
   call clkr_solver_destroy(solver)
 
   ! Bad input: stat and errmsg name the problem, and the program goes on.

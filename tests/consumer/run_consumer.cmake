@@ -1,6 +1,7 @@
 # Installs the built clkr into a scratch prefix, configures and builds tests/consumer against it with
-# find_package(clkr), runs it and checks its output; then builds and runs a C and a Fortran consumer with
-# the flags of the installed clkr.pc. Invoked by ctest (installed_package_consumer).
+# find_package(clkr) (a C++, a C and, where the Fortran module was built, a Fortran program), runs them
+# and checks their output; then builds and runs the C and Fortran consumers again with nothing but the
+# flags of the installed clkr.pc. Invoked by ctest (installed_package_consumer).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 function(run)
@@ -11,13 +12,28 @@ function(run)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX})
-run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-run(${WORK_DIR}/build/consumer)
-if(NOT last_output MATCHES "consumer ok")
-  message(FATAL_ERROR "consumer ran but did not report success:\n${last_output}")
+set(fortran_args -DCLKR_CONSUMER_FORTRAN=OFF)
+if(FC)
+  set(fortran_args -DCLKR_CONSUMER_FORTRAN=ON -DCMAKE_Fortran_COMPILER=${FC})
 endif()
-message(STATUS "${last_output}")
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX}
+    -DCMAKE_C_COMPILER=${CC} ${fortran_args})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+# Each program prints "<name> ok" when its solution is right.
+set(programs "consumer:consumer ok" "c_consumer:c consumer ok")
+if(FC)
+  list(APPEND programs "fortran_consumer:fortran consumer ok")
+endif()
+foreach(entry IN LISTS programs)
+  string(REPLACE ":" ";" entry "${entry}")
+  list(GET entry 0 program)
+  list(GET entry 1 expected)
+  run(${WORK_DIR}/build/${program})
+  if(NOT last_output MATCHES "${expected}")
+    message(FATAL_ERROR "${program} (find_package) ran but did not report success:\n${last_output}")
+  endif()
+  message(STATUS "find_package: ${last_output}")
+endforeach()
 
 # The C (and, where the module was built, Fortran) consumer compiled with nothing but what pkg-config
 # says about the installed clkr.pc.

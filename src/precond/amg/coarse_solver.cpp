@@ -12,6 +12,13 @@
 namespace clkr::detail::amg {
 namespace {
 
+// The factorisations fork and join a parallel region per column: worth it only when a column's update
+// is large. On a quiet machine a region costs microseconds, but when other threads hold the cores
+// (PoCL's own, the simulator's, another build) each join waits for a descheduled thread: a 262-row
+// coarsest level took 1.3-3.3 s with a region per column against 40 ms serial (bcsstk14, 2 cores,
+// loaded). 2^18 multiply-adds (~0.1 ms) per region keeps the parallel gain for big levels only.
+constexpr std::size_t kParallelWork = std::size_t{1} << 18;
+
 using Dense = std::vector<double>;  // row-major n x n
 
 Dense to_dense(const HostCsrMatrix& A) {
@@ -61,7 +68,7 @@ bool ldlt(Dense& a, std::size_t n, double tiny, std::int32_t& dropped) {
     }
     a[j * n + j] = d;
     int indefinite = 0;
-#pragma omp parallel for schedule(static) reduction(| : indefinite) if (n - j > 64)
+#pragma omp parallel for schedule(static) reduction(| : indefinite) if ((n - j) * j > kParallelWork)
     for (std::size_t i = j + 1; i < n; ++i) {
       double s = a[i * n + j];
       for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k] * a[k * n + k];
@@ -114,7 +121,7 @@ void lu(Dense& a, std::size_t n, std::vector<std::size_t>& perm, int level) {
       for (std::size_t k = 0; k < n; ++k) std::swap(a[j * n + k], a[p * n + k]);
       std::swap(perm[j], perm[p]);
     }
-#pragma omp parallel for schedule(static) if (n - j > 64)
+#pragma omp parallel for schedule(static) if ((n - j) * (n - j) > kParallelWork)
     for (std::size_t i = j + 1; i < n; ++i) {
       const double l = a[i * n + j] / a[j * n + j];
       a[i * n + j] = l;

@@ -1,0 +1,239 @@
+// The compiled half of the Python module (clkr._clkr): thin pybind11 bindings of the C++ API. Input
+// checks that are Python's business (dtypes, SciPy formats, shapes) live in clkr/__init__.py; what
+// the C++ API checks (sorted columns, NaN/Inf, index ranges) it checks here too, and its clkr::Error
+// becomes clkr.Error with the same message.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clkr/clkr.hpp"
+#include "clkr/precond/make_preconditioner.hpp"
+#include "options.hpp"
+
+namespace py = pybind11;
+
+namespace clkr::python {
+namespace {
+
+// Arrays as the bindings take them: C-contiguous, already of the dtype the C++ API wants (the Python
+// layer converted them, so forcecast never changes a value silently here).
+template <class T>
+using Array = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+template <class T>
+const T* data_or_null(const Array<T>& a) {
+  return a.size() == 0 ? nullptr : a.data();
+}
+
+void require_length(const char* name, py::ssize_t length, std::int64_t expected) {
+  if (length != expected)
+    throw Error(std::string(name) + " has " + std::to_string(length) + " elements, expected " +
+                std::to_string(expected));
+}
+
+template <class I>
+std::shared_ptr<Matrix> matrix_from_csr(const std::shared_ptr<Context>& context, std::int64_t rows, std::int64_t cols,
+                                        const Array<I>& indptr, const Array<I>& indices, const Array<double>& data,
+                                        int index_base, const std::string& format) {
+  require_length("indptr", indptr.size(), rows + 1);
+  require_length("data", data.size(), indices.size());
+  HostCsrMatrix host;
+  {
+    py::gil_scoped_release release;
+    host = csr_from_arrays(rows, cols, indices.size(), indptr.data(), data_or_null(indices), data_or_null(data),
+                           index_base);
+  }
+  return std::make_shared<Matrix>(context, host, parse_format(format));
+}
+
+template <class I>
+std::shared_ptr<Matrix> matrix_from_coo(const std::shared_ptr<Context>& context, std::int64_t rows, std::int64_t cols,
+                                        const Array<I>& row, const Array<I>& col, const Array<double>& data,
+                                        int index_base, const std::string& format) {
+  require_length("col", col.size(), row.size());
+  require_length("data", data.size(), row.size());
+  HostCsrMatrix host;
+  {
+    py::gil_scoped_release release;
+    host = coo_to_csr(rows, cols, row.size(), data_or_null(row), data_or_null(col), data_or_null(data), index_base);
+  }
+  return std::make_shared<Matrix>(context, host, parse_format(format));
+}
+
+// A solver with its setup (the Blas and the preconditioner) kept across solves, like clkr_solver in C.
+class Solver {
+ public:
+  Solver(std::shared_ptr<Matrix> matrix, const std::string& solver, const std::string& precond,
+         const std::string& precision, double tol, int maxiter, int restart, const py::dict& amg,
+         const py::dict& chebyshev)
+      : matrix_(std::move(matrix)) {
+    const Plan plan = make_plan(solver, precond, precision, tol, maxiter, restart, amg, chebyshev);
+    kind_ = plan.kind;
+    options_ = plan.options;
+    py::gil_scoped_release release;
+    const auto start = std::chrono::steady_clock::now();
+    blas_ = std::make_unique<Blas>(matrix_->context(), Location::Device, plan.precision);
+    if (plan.precond.kind != PrecondKind::None) preconditioner_ = make_preconditioner(*blas_, *matrix_, plan.precond);
+    matrix_->context()->finish();
+    setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // The preconditioner follows the matrix's new values (Matrix.update_values before).
+  void update() {
+    py::gil_scoped_release release;
+    if (preconditioner_) preconditioner_->update(*matrix_);
+  }
+
+  // Solves for the columns of B (n x k, C order: one right-hand side per column); X0 the same shape
+  // or None. Returns X and one result per column.
+  std::pair<py::array_t<double>, std::vector<SolveResult>> solve(const Array<double>& B, const py::object& X0) {
+    const auto n = static_cast<py::ssize_t>(matrix_->rows());
+    if (B.ndim() != 2 || B.shape(0) != n)
+      throw Error("b has " + std::to_string(B.ndim() == 0 ? 0 : B.shape(0)) + " rows, expected " + std::to_string(n) +
+                  " (the rows of A)");
+    const py::ssize_t k = B.shape(1);
+    std::vector<Vector> b_columns, x_columns;
+    SolveOptions options = options_;
+    options.use_initial_guess = !X0.is_none();
+    Array<double> x0_array;
+    if (options.use_initial_guess) {
+      x0_array = X0.cast<Array<double>>();
+      if (x0_array.ndim() != 2 || x0_array.shape(0) != n || x0_array.shape(1) != k)
+        throw Error("x0 must have the shape of b");
+    }
+    const auto& context = matrix_->context();
+    for (py::ssize_t j = 0; j < k; ++j) {
+      std::vector<double> column(static_cast<std::size_t>(n));
+      for (py::ssize_t i = 0; i < n; ++i) column[i] = B.at(i, j);
+      b_columns.emplace_back(context, column, "b");
+      x_columns.emplace_back(context, static_cast<std::size_t>(n), "x");
+      if (options.use_initial_guess) {
+        for (py::ssize_t i = 0; i < n; ++i) column[i] = x0_array.at(i, j);
+        x_columns.back().assign(column);
+      }
+    }
+    std::vector<SolveResult> results;
+    {
+      py::gil_scoped_release release;
+      results = preconditioner_ ? solve_many(kind_, *blas_, *matrix_, *preconditioner_, b_columns, x_columns, options)
+                                : solve_many(kind_, *blas_, *matrix_, b_columns, x_columns, options);
+    }
+    py::array_t<double> X({n, k});
+    auto out = X.mutable_unchecked<2>();
+    for (py::ssize_t j = 0; j < k; ++j) {
+      const std::vector<double> column = x_columns[j].to_host();
+      for (py::ssize_t i = 0; i < n; ++i) out(i, j) = column[i];
+    }
+    return {X, results};
+  }
+
+  double setup_seconds() const { return setup_seconds_; }
+  std::string description() const {
+    return to_string(kind_) + (preconditioner_ ? " with " + preconditioner_->description() : "") + " in " +
+           to_string(blas_->precision()) + " on " + matrix_->context()->info().summary();
+  }
+
+ private:
+  std::shared_ptr<Matrix> matrix_;
+  SolverKind kind_ = SolverKind::Cg;
+  SolveOptions options_;
+  std::unique_ptr<Blas> blas_;
+  std::unique_ptr<Preconditioner> preconditioner_;
+  double setup_seconds_ = 0;
+};
+
+py::dict device_dict(const DeviceInfo& d, bool is_default) {
+  py::dict out;
+  out["selector"] = d.index_selector();
+  out["name"] = d.name;
+  out["platform"] = d.platform_name;
+  out["vendor"] = d.vendor;
+  out["type"] = to_string(d.type);
+  out["compute_units"] = d.compute_units;
+  out["fp64"] = d.fp64;
+  out["global_memory"] = d.global_memory;
+  out["max_allocation"] = d.max_allocation;
+  out["default"] = is_default;
+  out["summary"] = d.summary();
+  return out;
+}
+
+}  // namespace
+}  // namespace clkr::python
+
+PYBIND11_MODULE(_clkr, m) {
+  using namespace clkr;
+  using namespace clkr::python;
+  m.doc() = "clkr's compiled bindings; use the clkr package, not this module";
+
+  static py::exception<Error> error(m, "Error", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      error(e.what());
+    } catch (const cl::Error& e) {  // an OpenCL call that clkr did not wrap: still clkr.Error, named
+      error((std::string(e.what()) + " failed with " + cl_error_name(e.err())).c_str());
+    }
+  });
+
+  m.def("devices", [] {
+    py::list out;
+    const auto all = Context::list_devices();
+    const std::size_t chosen = all.empty() ? 0 : Context::default_device_index();
+    for (std::size_t i = 0; i < all.size(); ++i) out.append(device_dict(all[i], i == chosen));
+    return out;
+  });
+
+  py::class_<Context, std::shared_ptr<Context>>(m, "Context")
+      .def(py::init([](const std::string& device) { return Context::create(device); }), py::arg("device") = "")
+      .def_property_readonly("device", [](const Context& c) { return device_dict(c.info(), false); })
+      .def("__repr__", [](const Context& c) { return "clkr.Context(" + c.info().summary() + ")"; });
+
+  py::class_<Matrix, std::shared_ptr<Matrix>>(m, "Matrix")
+      .def_property_readonly("shape", [](const Matrix& a) { return py::make_tuple(a.rows(), a.cols()); })
+      .def_property_readonly("nnz", &Matrix::nnz)
+      .def_property_readonly("format", [](const Matrix& a) { return to_string(a.format()); })
+      .def(
+          "update_values",
+          [](Matrix& a, const Array<double>& data) {
+            require_length("data", data.size(), a.nnz());
+            std::vector<double> values(data.data(), data.data() + data.size());
+            py::gil_scoped_release release;
+            a.update_values(values);
+          },
+          py::arg("data"));
+  m.def("_csr32", &matrix_from_csr<std::int32_t>);
+  m.def("_csr64", &matrix_from_csr<std::int64_t>);
+  m.def("_coo32", &matrix_from_coo<std::int32_t>);
+  m.def("_coo64", &matrix_from_coo<std::int64_t>);
+
+  py::class_<SolveResult>(m, "Result")
+      .def_property_readonly("status", [](const SolveResult& r) { return to_string(r.status); })
+      .def_property_readonly("converged", &SolveResult::converged)
+      .def_readonly("iterations", &SolveResult::iterations)
+      .def_readonly("recursive_relative_residual", &SolveResult::recursive_relative_residual)
+      .def_readonly("true_relative_residual", &SolveResult::true_relative_residual)
+      .def_readonly("solve_seconds", &SolveResult::seconds)
+      .def_readonly("message", &SolveResult::message)
+      .def("__repr__", [](const SolveResult& r) {
+        return "clkr.Result(status='" + to_string(r.status) + "', iterations=" + std::to_string(r.iterations) +
+               ", true_relative_residual=" + std::to_string(r.true_relative_residual) + ")";
+      });
+
+  py::class_<Solver>(m, "Solver")
+      .def(py::init<std::shared_ptr<Matrix>, const std::string&, const std::string&, const std::string&, double, int,
+                    int, const py::dict&, const py::dict&>(),
+           py::arg("matrix"), py::arg("solver"), py::arg("precond"), py::arg("precision"), py::arg("tol"),
+           py::arg("maxiter"), py::arg("restart"), py::arg("amg"), py::arg("chebyshev"))
+      .def("update", &Solver::update)
+      .def("solve", &Solver::solve, py::arg("b"), py::arg("x0"))
+      .def_property_readonly("setup_seconds", &Solver::setup_seconds)
+      .def_property_readonly("description", &Solver::description);
+}
