@@ -31,7 +31,8 @@ def devices():
 @dataclass(frozen=True)
 class Result:
     """How one solve ended: status is 'converged', 'max-iterations', 'not-spd', 'breakdown',
-    'non-finite' or 'stagnated'; true_relative_residual is ||b - A x|| / ||b|| recomputed in double."""
+    'non-finite' or 'stagnated'; true_relative_residual is ||b - A x|| / ||b|| recomputed in double;
+    scaling says how a single or qdouble solve was kept inside float's range ('' when it needed nothing)."""
     status: str
     converged: bool
     iterations: int
@@ -40,6 +41,7 @@ class Result:
     setup_seconds: float
     solve_seconds: float
     message: str
+    scaling: str
 
 
 def _context(device):
@@ -197,7 +199,7 @@ class Solver:
 
     def _result(self, r):
         return Result(r.status, r.converged, r.iterations, r.recursive_relative_residual, r.true_relative_residual,
-                      self.setup_seconds, r.solve_seconds, r.message)
+                      self.setup_seconds, r.solve_seconds, r.message, r.scaling)
 
 
 def solve(A, b, solver="cg", precond="none", precision="double", device=None, tol=1e-8, maxiter=10000, restart=30,

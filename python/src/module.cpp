@@ -222,6 +222,7 @@ PYBIND11_MODULE(_clkr, m) {
       .def_readonly("true_relative_residual", &SolveResult::true_relative_residual)
       .def_readonly("solve_seconds", &SolveResult::seconds)
       .def_readonly("message", &SolveResult::message)
+      .def_readonly("scaling", &SolveResult::scaling)
       .def("__repr__", [](const SolveResult& r) {
         return "clkr.Result(status='" + to_string(r.status) + "', iterations=" + std::to_string(r.iterations) +
                ", true_relative_residual=" + std::to_string(r.true_relative_residual) + ")";

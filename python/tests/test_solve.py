@@ -119,3 +119,16 @@ def test_devices_lists_the_default_one():
         assert {"selector", "name", "platform", "type", "fp64", "global_memory"} <= d.keys()
     chosen = clkr.Context(next(d for d in devices if d["default"])["selector"])
     assert chosen.device["name"] == next(d for d in devices if d["default"])["name"]
+
+
+def test_a_stiff_system_in_single_precision_is_scaled_into_range_and_says_so(ctx):
+    A = poisson3d(6)
+    s = sp.diags(10.0 ** np.random.default_rng(4).uniform(0, 7, A.shape[0]))
+    stiff = (s @ A @ s).tocsr()  # entries up to ~6e14, as bcsstk25's
+    b = stiff @ random_vector(A.shape[0])
+    x, info = clkr.solve(stiff, b, precision="single", tol=1e-5, device=ctx)
+    assert info.converged, info.message
+    assert "D A D" in info.scaling
+    assert np.isfinite(info.true_relative_residual)
+    _, plain = clkr.solve(A, A @ np.ones(A.shape[0]), precision="single", tol=1e-5, device=ctx)
+    assert plain.scaling == ""

@@ -2,11 +2,13 @@
 #include "clkr/solver/solve.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "../runtime/enum_names.hpp"
 #include "clkr/runtime/error.hpp"
+#include "equilibration.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -115,7 +117,9 @@ double true_relative_residual(Matrix& A, Vector& b, Vector& x) {
   return static_cast<double>(b_norm > 0 ? r_norm / b_norm : r_norm);
 }
 
-SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
+namespace {
+
+SolveResult dispatch(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
   switch (kind) {
     case SolverKind::Cg:
       return cg(blas, A, b, x, options);
@@ -134,8 +138,8 @@ SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, 
   throw Error("solve: unknown SolverKind " + std::to_string(static_cast<int>(kind)));
 }
 
-SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
-                  const SolveOptions& options) {
+SolveResult dispatch(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
+                     const SolveOptions& options) {
   switch (kind) {
     case SolverKind::Cg:
       return cg(blas, A, M, b, x, options);
@@ -151,6 +155,52 @@ SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, Vec
       throw Error("solve: iterative refinement takes no preconditioner (its inner solves run unpreconditioned)");
   }
   throw Error("solve: unknown SolverKind " + std::to_string(static_cast<int>(kind)));
+}
+
+// Runs `run(A', b', x')` on the system scaled into float's range when a single or quasi-double solve
+// needs it (detail::plan_equilibration), else on A, b, x as they are. Operands that the solvers refuse
+// (sizes, NaN) go through unscaled, so their errors stay the solvers' own.
+template <class Run>
+SolveResult equilibrated(Blas& blas, Matrix& A, bool may_scale_matrix, Vector& b, Vector& x,
+                         const SolveOptions& options, Run&& run) {
+  const auto n = static_cast<std::size_t>(A.rows());
+  if (blas.precision() == Precision::Double || A.rows() != A.cols() || b.size() != n || x.size() != n || &b == &x)
+    return run(A, b, x);
+  const std::vector<double> bv = b.to_host();
+  const detail::Equilibration plan = detail::plan_equilibration(A.host_csr(), bv, blas.precision(), may_scale_matrix);
+  if (!plan.needed()) return run(A, b, x);
+  const auto d = [&plan](std::size_t i) { return plan.d.empty() ? 1.0 : plan.d[i]; };
+  std::vector<double> scaled(n);
+  for (std::size_t i = 0; i < n; ++i) scaled[i] = bv[i] * d(i) * plan.b_scale;
+  Vector b_scaled(A.context(), scaled, b.name()), x_scaled(A.context(), n, x.name());
+  if (options.use_initial_guess) {
+    const std::vector<double> xv = x.to_host();
+    for (std::size_t i = 0; i < n; ++i) scaled[i] = xv[i] / d(i) * plan.b_scale;
+    x_scaled.assign(scaled);
+  }
+  std::optional<Matrix> A_scaled;
+  if (!plan.d.empty()) A_scaled.emplace(A.context(), detail::scaled_matrix(A.host_csr(), plan.d), A.format());
+  SolveResult result = run(A_scaled ? *A_scaled : A, b_scaled, x_scaled);
+  std::vector<double> solution = x_scaled.to_host();
+  for (std::size_t i = 0; i < n; ++i) solution[i] *= d(i) / plan.b_scale;
+  x.assign(solution);
+  result.scaling = plan.description;
+  result.true_relative_residual = true_relative_residual(A, b, x);
+  return result;
+}
+
+}  // namespace
+
+SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
+  return equilibrated(blas, A, true, b, x, options,
+                      [&](Matrix& As, Vector& bs, Vector& xs) { return dispatch(kind, blas, As, bs, xs, options); });
+}
+
+SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
+                  const SolveOptions& options) {
+  // M was built for A as it is: the matrix is not scaled under it (b may be: M is linear).
+  return equilibrated(blas, A, !detail::preconditioned(&M), b, x, options,
+                      [&](Matrix& As, Vector& bs, Vector& xs) { return dispatch(kind, blas, As, M, bs, xs, options); });
 }
 
 namespace detail {

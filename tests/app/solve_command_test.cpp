@@ -131,8 +131,9 @@ TEST(SolveCommand, JsonHasEveryKeyAndAgreesWithTheLibrary) {
   Json j;
   ASSERT_NO_THROW(j = parse_json(r.out)) << r.out;
   ASSERT_EQ(j.type, Json::Type::Object);
-  for (const char* key : {"solver", "format", "precision", "device", "n", "nnz", "converged", "status", "iterations",
-                          "true_relative_residual", "solve_seconds", "seconds_per_iteration", "kernels"}) {
+  for (const char* key :
+       {"solver", "format", "precision", "device", "n", "nnz", "converged", "status", "scaling", "iterations",
+        "true_relative_residual", "solve_seconds", "seconds_per_iteration", "kernels"}) {
     EXPECT_TRUE(j.has(key)) << key << " missing in " << r.out;
   }
   EXPECT_EQ(j["solver"].text, "cg");

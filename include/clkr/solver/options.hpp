@@ -109,6 +109,10 @@ struct SolveResult {
   // Why the solve stopped, in words: "p'Ap = -3.2e-01 <= 0 at iteration 5: the matrix is not SPD".
   std::string message;
   int inner_iterations = 0;  // IR: the inner solver's iterations summed over every outer step
+  // solve() in single or quasi-double precision: the scaling it applied to keep the iteration inside
+  // float's range (D A D, b times a power of two), and why; empty when none was needed. The residuals
+  // above are then the scaled system's, except true_relative_residual, which is A's own.
+  std::string scaling;
 };
 
 }  // namespace clkr
