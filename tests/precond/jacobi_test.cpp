@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "clkr/runtime/error.hpp"
 #include "precond_test_support.hpp"
 
@@ -135,6 +136,7 @@ TEST(Jacobi, ZeroOrMissingDiagonalIsRefusedNamingTheRow) {
 }
 
 TEST(Jacobi, NonFiniteDiagonalIsRefusedNamingTheRow) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   Blas solver(test::context(), Location::Device, Precision::Double);
   const HostCsrMatrix host = random_matrix(30, 9, true);
   Matrix A(test::context(), host);
@@ -152,6 +154,7 @@ TEST(Jacobi, NonFiniteDiagonalIsRefusedNamingTheRow) {
 }
 
 TEST(Jacobi, NegativeDiagonalIsAcceptedAndReported) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   HostCsrMatrix host = random_matrix(64, 11, true);
   diagonal_entry(host, 9) = -2.5;
   diagonal_entry(host, 40) = -0.125;
@@ -175,6 +178,7 @@ TEST(Jacobi, NegativeDiagonalIsAcceptedAndReported) {
 }
 
 TEST(Jacobi, UpdateTakesTheNewDiagonal) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   HostCsrMatrix host = random_matrix(300, 21, true);
   Matrix A(test::context(), host);
   for (Location location : {Location::Host, Location::Device}) {
@@ -202,6 +206,7 @@ TEST(Jacobi, UpdateTakesTheNewDiagonal) {
 }
 
 TEST(Jacobi, ApplyChecksItsOperands) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   Matrix A(test::context(), random_matrix(100, 2, true));
   Blas solver(test::context(), Location::Device, Precision::Double);
   Jacobi M(solver, A);
@@ -220,6 +225,7 @@ TEST(Jacobi, ApplyChecksItsOperands) {
 }
 
 TEST(Jacobi, UpdateRefusesAnotherShape) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const HostCsrMatrix host = random_matrix(100, 2, true);
   Matrix A(test::context(), host);
   Blas solver(test::context(), Location::Device, Precision::Double);
@@ -239,6 +245,7 @@ TEST(Jacobi, UpdateRefusesAnotherShape) {
 }
 
 TEST(Jacobi, ConstructorRefusesNonSquareOrForeignMatrices) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   Blas solver(test::context(), Location::Device, Precision::Double);
   HostCsrMatrix wide = random_matrix(10, 1, true);
   wide.cols = 12;

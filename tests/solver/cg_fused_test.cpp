@@ -5,6 +5,7 @@
 
 #include <tuple>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/solver/cg.hpp"
 #include "solver_test_support.hpp"
@@ -18,6 +19,7 @@ class FusedCg : public ::testing::TestWithParam<std::tuple<Precision, Format>> {
 
 TEST_P(FusedCg, MatchesTheUnfusedIteration) {
   const auto [p, format] = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   const int grid = 21;  // 441 rows: not a multiple of any work-group size
   const double tol = p == Precision::Single ? 1e-5 : 1e-10;
   SolveOptions options;
@@ -61,6 +63,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param)); });
 
 TEST(FusedCg, HistoryHasEveryIterationInOrder) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(poisson2d(12), Format::Csr);
   Blas blas(test::context(), Location::Device, Precision::Double);
   SolveOptions options;
@@ -78,6 +81,7 @@ TEST(FusedCg, HistoryHasEveryIterationInOrder) {
 }
 
 TEST(FusedCg, StopsExactlyAtMaxIterations) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(poisson2d(30), Format::Ell);
   Blas blas(test::context(), Location::Device, Precision::Double);
   SolveOptions options;
@@ -90,6 +94,7 @@ TEST(FusedCg, StopsExactlyAtMaxIterations) {
 }
 
 TEST(FusedCg, DiagonalSystemConvergesWithoutFalseBreakdown) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   // CG solves a multiple of the identity in one step; the step in flight after it then sees r = 0
   // and p'q = 0, which must not read as "not SPD".
   HostCsrMatrix A = test::from_entries(5, {{0, 0, 3.0}, {1, 1, 3.0}, {2, 2, 3.0}, {3, 3, 3.0}, {4, 4, 3.0}});

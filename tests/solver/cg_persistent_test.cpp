@@ -6,6 +6,7 @@
 
 #include <tuple>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/io/matrix_market.hpp"
 #include "clkr/runtime/error.hpp"
@@ -36,6 +37,7 @@ class PersistentCg : public ::testing::TestWithParam<std::tuple<Precision, std::
 
 TEST_P(PersistentCg, MatchesTheFusedIteration) {
   const auto [p, lanes] = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   const std::string path = test::matrix_path("nos3.mtx");  // 960 rows, 4 to 18 entries each
   ASSERT_FALSE(path.empty()) << "matrices/nos3.mtx is bundled";
   const HostCsrMatrix host = read_matrix_market(path);
@@ -75,6 +77,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(PersistentCgPath, SolvesPoissonWithRowsNotAMultipleOfTheBlock) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const int grid = 23;  // 529 rows: 64-row blocks leave a partial one, dealt unevenly to two groups
   System system(poisson2d(grid), Format::Csr);
   Blas blas = persistent_blas(Precision::Double, small_chunks(1));
@@ -86,6 +89,7 @@ TEST(PersistentCgPath, SolvesPoissonWithRowsNotAMultipleOfTheBlock) {
 }
 
 TEST(PersistentCgPath, HistoryHasEveryIterationOnceInOrder) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(poisson2d(15), Format::Csr);
   Blas blas = persistent_blas(Precision::Double, small_chunks(2));
   SolveOptions options;
@@ -103,6 +107,7 @@ TEST(PersistentCgPath, HistoryHasEveryIterationOnceInOrder) {
 }
 
 TEST(PersistentCgPath, StopsExactlyAtMaxIterations) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(poisson2d(30), Format::Csr);
   Blas blas = persistent_blas(Precision::Double, small_chunks(0));
   SolveOptions options;
@@ -115,6 +120,7 @@ TEST(PersistentCgPath, StopsExactlyAtMaxIterations) {
 }
 
 TEST(PersistentCgPath, ReportsNotSpd) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   HostCsrMatrix indefinite = poisson2d(10);  // minus 4.5 I: eigenvalues on both sides of 0 (cg_test.cpp)
   for (std::int32_t i = 0; i < indefinite.rows; ++i) {
     for (std::int32_t k = indefinite.row_offsets[i]; k < indefinite.row_offsets[i + 1]; ++k) {
@@ -132,6 +138,7 @@ TEST(PersistentCgPath, ReportsNotSpd) {
 }
 
 TEST(PersistentCgPath, DiagonalSystemConvergesInOneStep) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   HostCsrMatrix A = test::from_entries(5, {{0, 0, 3.0}, {1, 1, 3.0}, {2, 2, 3.0}, {3, 3, 3.0}, {4, 4, 3.0}});
   System system(A, Format::Csr);
   Blas blas = persistent_blas(Precision::Double, small_chunks(0));
@@ -144,6 +151,7 @@ TEST(PersistentCgPath, DiagonalSystemConvergesInOneStep) {
 }
 
 TEST(PersistentCgPath, AutoTakesItUpToTheRowLimitOnly) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   SolveOptions options;  // CgPath::Auto
   {
     System system(poisson2d(12), Format::Csr);  // 144 rows
@@ -168,6 +176,7 @@ TEST(PersistentCgPath, AutoTakesItUpToTheRowLimitOnly) {
 }
 
 TEST(PersistentCgPath, AskedForOnAnotherFormatIsAnError) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(poisson2d(8), Format::Ell);
   Blas blas = persistent_blas(Precision::Double, small_chunks(0));
   SolveOptions options;
@@ -189,6 +198,7 @@ TEST(PersistentCgPath, AskedForOnAnotherFormatIsAnError) {
 // has rows for all of them (64 per group, one work-item per row): a grid of 64 * 64 * CUs rows or
 // more. Poisson shifted by 4 I keeps the solve short at that size (condition number below 3).
 TEST(PersistentCgPath, FallsBackToTheFusedPathWhenGroupsCannotAllRun) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const double rows_needed =
       64.0 * 64.0 * static_cast<double>(std::max<cl_uint>(test::context()->info().compute_units, 1));
   const int grid = static_cast<int>(std::ceil(std::sqrt(rows_needed))) + 1;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../precision_support.hpp"
 #include "solver_test_support.hpp"
 
 namespace clkr {
@@ -14,6 +15,7 @@ using test::System;
 // A short restart needs more iterations but gets there; without restarts (m >= n) GMRES finishes
 // within n steps (the Krylov space is then the whole space).
 TEST(Gmres, RestartLengthTradesIterationsForMemory) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(test::convection_diffusion(10, 1.0), Format::Csr);
   Blas blas(test::context(), Location::Device, Precision::Double);
   SolveOptions options;
@@ -31,6 +33,7 @@ TEST(Gmres, RestartLengthTradesIterationsForMemory) {
 // A restarted cycle that cannot reduce the residual (here: the floor |b_i| of a zero row, reached once
 // the rest has converged) would repeat itself: Stagnated, well before max_iterations.
 TEST(Gmres, ReportsStagnationOfRestartCycles) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const std::int32_t zero_row = 37;
   const HostCsrMatrix matrix = test::without_row(test::convection_diffusion(10, 1.0), zero_row);
   System system(matrix, Format::Csr);
