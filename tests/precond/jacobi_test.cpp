@@ -136,8 +136,8 @@ TEST(Jacobi, ZeroOrMissingDiagonalIsRefusedNamingTheRow) {
 }
 
 TEST(Jacobi, NonFiniteDiagonalIsRefusedNamingTheRow) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
-  Blas solver(test::context(), Location::Device, Precision::Double);
+  // Refusals do not depend on the precision: double, or quasi-double on a device without fp64.
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   const HostCsrMatrix host = random_matrix(30, 9, true);
   Matrix A(test::context(), host);
   for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
@@ -206,9 +206,9 @@ TEST(Jacobi, UpdateTakesTheNewDiagonal) {
 }
 
 TEST(Jacobi, ApplyChecksItsOperands) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
+  // Refusals do not depend on the precision: double, or quasi-double on a device without fp64.
   Matrix A(test::context(), random_matrix(100, 2, true));
-  Blas solver(test::context(), Location::Device, Precision::Double);
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   Jacobi M(solver, A);
   Vector r(test::context(), 100, "r"), z(test::context(), 100, "z");
   Vector longer(test::context(), 101, "longer"), shorter(test::context(), 99, "shorter");
@@ -225,10 +225,10 @@ TEST(Jacobi, ApplyChecksItsOperands) {
 }
 
 TEST(Jacobi, UpdateRefusesAnotherShape) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
+  // Refusals do not depend on the precision: double, or quasi-double on a device without fp64.
   const HostCsrMatrix host = random_matrix(100, 2, true);
   Matrix A(test::context(), host);
-  Blas solver(test::context(), Location::Device, Precision::Double);
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   Jacobi M(solver, A);
   Matrix bigger(test::context(), random_matrix(101, 2, true));
   test::expect_error_naming([&] { M.update(bigger); }, "new pattern");
@@ -245,8 +245,8 @@ TEST(Jacobi, UpdateRefusesAnotherShape) {
 }
 
 TEST(Jacobi, ConstructorRefusesNonSquareOrForeignMatrices) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
-  Blas solver(test::context(), Location::Device, Precision::Double);
+  // Refusals do not depend on the precision: double, or quasi-double on a device without fp64.
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   HostCsrMatrix wide = random_matrix(10, 1, true);
   wide.cols = 12;
   Matrix A_wide(test::context(), wide);

@@ -129,7 +129,8 @@ TEST(Cg, DeviceMatchesHostReference) {
 // poisson2d - 4.5 I has eigenvalues on both sides of 0 (those of poisson2d lie in (0, 8)). CG's pivots p'Ap are those
 // of the LDL' factorisation of the Lanczos tridiagonal, which turns indefinite within a few steps.
 TEST(Cg, ReportsNotSpdOnSymmetricIndefiniteMatrix) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   HostCsrMatrix indefinite = poisson2d(10);
   for (std::int32_t i = 0; i < indefinite.rows; ++i) {
     for (std::int32_t k = indefinite.row_offsets[i]; k < indefinite.row_offsets[i + 1]; ++k) {
@@ -137,7 +138,7 @@ TEST(Cg, ReportsNotSpdOnSymmetricIndefiniteMatrix) {
     }
   }
   System system(indefinite, Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, widest);
   const SolveResult result = cg(blas, system.A, system.b, system.x);
   EXPECT_EQ(result.status, SolveStatus::NotSpd) << result.message;
   EXPECT_NE(result.message.find("not SPD"), std::string::npos) << result.message;
@@ -147,9 +148,10 @@ TEST(Cg, ReportsNotSpdOnSymmetricIndefiniteMatrix) {
 }
 
 TEST(Cg, StopsAtMaxIterations) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   System system(poisson2d(16), Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, widest);
   SolveOptions options;
   options.max_iterations = 5;
   const SolveResult result = cg(blas, system.A, system.b, system.x, options);

@@ -229,7 +229,8 @@ TEST(IterativeRefinement, ReliableUpdateIsScaleInvariant) {
 }
 
 TEST(IterativeRefinement, ReliableUpdateReportsNotSpd) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   HostCsrMatrix indefinite = poisson2d(10);
   for (std::int32_t i = 0; i < indefinite.rows; ++i) {
     for (std::int32_t k = indefinite.row_offsets[i]; k < indefinite.row_offsets[i + 1]; ++k) {
@@ -238,7 +239,7 @@ TEST(IterativeRefinement, ReliableUpdateReportsNotSpd) {
   }
   for (Location location : {Location::Device, Location::Host}) {
     System system(indefinite, Format::Csr);
-    Blas outer(test::context(), location, Precision::Double);
+    Blas outer(test::context(), location, widest);
     Blas inner(test::context(), location, Precision::Single);
     SolveOptions options;
     options.refinement = RefinementScheme::ReliableUpdate;
@@ -268,9 +269,10 @@ TEST(IterativeRefinement, ReliableUpdateStagnatesAtTheOuterPrecisionsFloor) {
 // inner_max_iterations forces an update after that many inner iterations; max_iterations bounds the
 // updates.
 TEST(IterativeRefinement, ReliableUpdateLimits) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   System system(poisson2d(16), Format::Csr);
-  Blas outer(test::context(), Location::Device, Precision::Double);
+  Blas outer(test::context(), Location::Device, widest);
   Blas inner(test::context(), Location::Device, Precision::Single);
   SolveOptions options;
   options.relative_tolerance = 1e-10;
@@ -285,7 +287,8 @@ TEST(IterativeRefinement, ReliableUpdateLimits) {
 }
 
 TEST(IterativeRefinement, SchemeNamesAndChecks) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   for (RefinementScheme s : {RefinementScheme::Auto, RefinementScheme::Restarted, RefinementScheme::ReliableUpdate}) {
     EXPECT_EQ(parse_refinement(to_string(s)), s);
   }
@@ -297,7 +300,7 @@ TEST(IterativeRefinement, SchemeNamesAndChecks) {
   EXPECT_EQ(resolved_refinement(options), RefinementScheme::Restarted);
 
   System system(poisson2d(4), Format::Csr);
-  Blas outer(test::context(), Location::Device, Precision::Double);
+  Blas outer(test::context(), Location::Device, widest);
   Blas inner(test::context(), Location::Device, Precision::Single);
   options.refinement = RefinementScheme::ReliableUpdate;
   EXPECT_THROW(iterative_refinement(outer, inner, system.A, system.b, system.x, options), Error);
@@ -309,9 +312,10 @@ TEST(IterativeRefinement, SchemeNamesAndChecks) {
 }
 
 TEST(IterativeRefinement, RefusesMismatchedBlasObjects) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   System system(poisson2d(4), Format::Csr);
-  Blas device(test::context(), Location::Device, Precision::Double);
+  Blas device(test::context(), Location::Device, widest);
   Blas host(test::context(), Location::Host, Precision::Single);
   EXPECT_THROW(iterative_refinement(device, host, system.A, system.b, system.x), Error);
 }
