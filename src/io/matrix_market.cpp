@@ -292,16 +292,16 @@ Header Parser::read_header() {
       fail(std::to_string(h.entries) + " entries give at least " + std::to_string(least_nnz) +
            " nonzeros after symmetric expansion," + int32_limit);
   }
+  if (header_only_) return h;
   // What the rest of the reading will allocate, checked before any of it is: the row offsets and the
   // counting sort's cursors (8 bytes a row, whatever the file lists: 2e9 declared rows are 16 GB),
   // and for each entry the text can hold, its triple (16 bytes) and its CSR entry (12, twice when mirrored).
   const std::int64_t stored = std::min(h.entries, bytes_left() / (coordinate ? 4 : 2) + 1);
   const std::int64_t need = 8 * h.rows + 4 + stored * (16 + (h.symmetry == Symmetry::general ? 12 : 24));
-  if (const std::string shortfall =
-          host_memory_shortfall(need, "reading " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " with " +
-                                          std::to_string(h.entries) + " entries");
-      !header_only_ && !shortfall.empty())
-    fail(shortfall);
+  const std::string shortfall =
+      host_memory_shortfall(need, "reading " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " with " +
+                                      std::to_string(h.entries) + " entries");
+  if (!shortfall.empty()) fail(shortfall);
   return h;
 }
 
@@ -655,7 +655,9 @@ MatrixMarketSize read_matrix_market_size(const std::string& path) {
   const int got = gzread(file.get(), prefix.data(), static_cast<unsigned>(prefix.size()));
   if (got < 0) throw Error("cannot read matrix file '" + path + "'");
   prefix.resize(static_cast<std::size_t>(got));
-  if (got == static_cast<int>(1 << 20)) prefix.resize(prefix.rfind('\n') + 1);  // whole lines only
+  // Whole lines only (a prefix without any newline is left whole: the parser then names what is missing).
+  if (const std::size_t last = prefix.rfind('\n'); got == (1 << 20) && last != std::string::npos)
+    prefix.resize(last + 1);
   const MatrixMarketOptions options;
   Parser parser(prefix, path, options);
   const Header h = parser.read_declared_size();
