@@ -29,8 +29,9 @@ inline std::string unsupported_reason(const Context& context, Precision precisio
          " lacks (or CLKR_HIDE_FP64=1 hides)";
 }
 
-// Double where the device has fp64, else quasi-double: for tests of behaviour that any precision with
-// double's range shows (refusals, zero right-hand sides, histories), so they run on the no-fp64 path too.
+// Double where the device has fp64, else quasi-double: for tests of behaviour that does not depend on
+// double's 53 bits (refusals, zero right-hand sides, histories, not-SPD detection, iteration limits), so
+// they run on the no-fp64 path too. Quasi-double keeps float's exponent range: their values stay inside it.
 inline Precision widest_device_precision(const Context& context) {
   return context.info().fp64 ? Precision::Double : Precision::QuasiDouble;
 }
