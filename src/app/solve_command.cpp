@@ -17,6 +17,7 @@
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/solve.hpp"
 #include "commands.hpp"
+#include "memory_check.hpp"
 #include "precond_options.hpp"
 #include "solve_report.hpp"
 
@@ -278,6 +279,7 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   }
   if (report) out << "device      " << run.device.summary() << " [" << run.device.index_selector() << "]\n";
 
+  check_solve_memory(run.matrix, declared_size(run.matrix), run.precision.outer, run.device);
   Stopwatch load_clock;
   const HostCsrMatrix host = load_matrix(run.matrix);
   run.load_seconds = load_clock.seconds();

@@ -1,7 +1,9 @@
 // Laplacian model problems written straight into CSR, and the matrix-spec dispatcher.
 #include "clkr/io/generators.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <string_view>
 
 #include "clkr/runtime/error.hpp"
+#include "clkr/runtime/memory_limits.hpp"
 
 namespace clkr {
 namespace {
@@ -34,6 +37,9 @@ HostCsrMatrix laplacian(int n, int dims, const char* name) {
   if (nnz > kInt32Max)
     throw Error(what + " gives " + std::to_string(nnz) + " nonzeros, more than the int32 limit " +
                 std::to_string(kInt32Max));
+  // The CSR arrays, before they are allocated: poisson3d:674 fits int32 but asks for 27 GB.
+  check_host_memory(4 * (rows + 1) + 12 * nnz,
+                    what + " (" + std::to_string(rows) + " rows, " + std::to_string(nnz) + " nonzeros in CSR)");
 
   HostCsrMatrix A;
   A.rows = A.cols = static_cast<std::int32_t>(rows);
@@ -165,6 +171,35 @@ HostCsrMatrix jumping3d(int n, double contrast) {
 }
 
 bool is_generator_spec(const std::string& spec) { return find_generator(spec) != nullptr; }
+
+DeclaredSize declared_size(const std::string& spec) {
+  if (const Generator* g = find_generator(spec)) {
+    const std::string_view args = std::string_view(spec).substr(g->name.size() + 1);
+    const std::string_view arg = args.substr(0, args.find(':'));
+    int n = 0;
+    const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
+    // A malformed spec is load_matrix's to report, with what was expected.
+    if (ec != std::errc() || ptr != arg.data() + arg.size() || n < 1) return {};
+    const int dims = g->name == "poisson2d" ? 2 : 3;
+    // In long double: n^3 for n near 2^31 is beyond int64; the result only matters when it is small.
+    const long double rows = std::pow(static_cast<long double>(n), dims);
+    const long double nnz = (2 * dims + 1) * rows - 2 * dims * rows / n;
+    const long double cap = 9e18L;
+    DeclaredSize size;
+    size.rows = size.cols = static_cast<std::int64_t>(std::min(rows, cap));
+    size.max_nnz = static_cast<std::int64_t>(std::min(nnz, cap));
+    size.known = true;
+    return size;
+  }
+  if (!std::filesystem::exists(spec)) return {};
+  const MatrixMarketSize file = read_matrix_market_size(spec);
+  DeclaredSize size;
+  size.rows = file.rows;
+  size.cols = file.cols;
+  size.max_nnz = file.mirrored ? 2 * file.entries : file.entries;
+  size.known = true;
+  return size;
+}
 
 HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& options) {
   if (const Generator* g = find_generator(spec)) {

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "clkr/runtime/error.hpp"
+#include "clkr/runtime/memory_limits.hpp"
 
 namespace clkr {
 namespace {
@@ -144,6 +145,11 @@ class Parser {
       : text_(text), name_(name), options_(options) {}
 
   Header read_header();
+  // Reads only the banner and the size line (of a prefix of the file): no memory check, no body.
+  Header read_declared_size() {
+    header_only_ = true;
+    return read_header();
+  }
   Triples read_coordinate(const Header& h);
   Triples read_array(const Header& h);
 
@@ -186,6 +192,7 @@ class Parser {
   const MatrixMarketOptions& options_;
   std::size_t pos_ = 0;   // offset of the next line
   std::size_t line_ = 0;  // 1-based number of the line last read
+  bool header_only_ = false;
 };
 
 Header Parser::read_header() {
@@ -285,6 +292,16 @@ Header Parser::read_header() {
       fail(std::to_string(h.entries) + " entries give at least " + std::to_string(least_nnz) +
            " nonzeros after symmetric expansion," + int32_limit);
   }
+  if (header_only_) return h;
+  // What the rest of the reading will allocate, checked before any of it is: the row offsets and the
+  // counting sort's cursors (8 bytes a row, whatever the file lists: 2e9 declared rows are 16 GB),
+  // and for each entry the text can hold, its triple (16 bytes) and its CSR entry (12, twice when mirrored).
+  const std::int64_t stored = std::min(h.entries, bytes_left() / (coordinate ? 4 : 2) + 1);
+  const std::int64_t need = 8 * h.rows + 4 + stored * (16 + (h.symmetry == Symmetry::general ? 12 : 24));
+  const std::string shortfall =
+      host_memory_shortfall(need, "reading " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " with " +
+                                      std::to_string(h.entries) + " entries");
+  if (!shortfall.empty()) fail(shortfall);
   return h;
 }
 
@@ -624,6 +641,32 @@ HostCsrMatrix read_matrix_market(const std::string& path, const MatrixMarketOpti
   std::string data = read_file(path);
   if (is_gzip(data)) data = gunzip(data, path);
   return parse_text(data, path, options, false);
+}
+
+MatrixMarketSize read_matrix_market_size(const std::string& path) {
+  // zlib's gzread passes an uncompressed file through as it is, and inflates only what is asked for:
+  // the first megabyte holds the banner and the size line of any file but one with a megabyte of comments.
+  struct GzCloser {
+    void operator()(gzFile_s* f) const { gzclose(f); }
+  };
+  std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
+  if (!file) throw Error("cannot open matrix file '" + path + "': " + std::strerror(errno));
+  std::string prefix(1 << 20, '\0');
+  const int got = gzread(file.get(), prefix.data(), static_cast<unsigned>(prefix.size()));
+  if (got < 0) throw Error("cannot read matrix file '" + path + "'");
+  prefix.resize(static_cast<std::size_t>(got));
+  // Whole lines only (a prefix without any newline is left whole: the parser then names what is missing).
+  if (const std::size_t last = prefix.rfind('\n'); got == (1 << 20) && last != std::string::npos)
+    prefix.resize(last + 1);
+  const MatrixMarketOptions options;
+  Parser parser(prefix, path, options);
+  const Header h = parser.read_declared_size();
+  MatrixMarketSize size;
+  size.rows = h.rows;
+  size.cols = h.cols;
+  size.entries = h.entries;
+  size.mirrored = h.symmetry != Symmetry::general;
+  return size;
 }
 
 std::vector<double> parse_matrix_market_array(std::string_view text, const std::string& name_for_errors,

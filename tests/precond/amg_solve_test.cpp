@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "../precision_support.hpp"
 #include "amg_test_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/io/matrix_market.hpp"
@@ -62,6 +63,7 @@ PrecondOptions amg_options() {
 }
 
 TEST(AmgSolve, PoissonIterationsDoNotGrowWithTheMesh) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   std::vector<int> iterations;
   for (int n : {16, 32, 64}) {
     const Outcome o = solve_with(poisson3d(n), SolverKind::Cg, amg_options(), 1e-8);
@@ -79,6 +81,7 @@ TEST(AmgSolve, PoissonIterationsDoNotGrowWithTheMesh) {
 }
 
 TEST(AmgSolve, ElasticityInFarFewerIterationsThanJacobi) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   // bcsstk14 (bundled): a roof structure, 1806 unknowns, 3 per node; bcsstk16 (../shared, when there):
   // a dam, 4884 unknowns.
   struct Case {
@@ -107,6 +110,7 @@ TEST(AmgSolve, ElasticityInFarFewerIterationsThanJacobi) {
 }
 
 TEST(AmgSolve, UpdateAfterScalingByTwoGivesTheIterationsOfAFreshSetup) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   auto context = test::amg_context();
   const HostCsrMatrix host = test::jumping_coefficient3d(20, 1e4);
   Matrix A(context, host, Format::Csr);
@@ -155,6 +159,7 @@ TEST(AmgSolve, UpdateAfterScalingByTwoGivesTheIterationsOfAFreshSetup) {
 }
 
 TEST(AmgSolve, SinglePrecisionHierarchyInsideADoubleSolve) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   PrecondOptions single = amg_options();
   single.precision = Precision::Single;
   const Outcome mixed = solve_with(poisson3d(32), SolverKind::Cg, single, 1e-10);
@@ -165,6 +170,7 @@ TEST(AmgSolve, SinglePrecisionHierarchyInsideADoubleSolve) {
 }
 
 TEST(AmgSolve, HostBackendMatchesTheDevice) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   const Outcome device = solve_with(poisson3d(20), SolverKind::Cg, amg_options(), 1e-10);
   const Outcome host =
       solve_with(poisson3d(20), SolverKind::Cg, amg_options(), 1e-10, Precision::Double, Location::Host);
@@ -173,6 +179,7 @@ TEST(AmgSolve, HostBackendMatchesTheDevice) {
 }
 
 TEST(AmgSolve, NonsymmetricSystemsWithRightPreconditionedSolvers) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   HostCsrMatrix A;
   {
     // 2-D convection-diffusion, mesh Peclet 0.5: nonsymmetric, positive diagonal.
@@ -222,6 +229,7 @@ HostCsrMatrix shifted_poisson(double shift) {
 }
 
 TEST(AmgSolve, AnIndefiniteOperatorIsRefusedOrEndsNotSpd) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   try {
     solve_with(shifted_poisson(3.0), SolverKind::Cg, amg_options(), 1e-8);
     FAIL() << "a clearly indefinite operator was accepted";
@@ -237,6 +245,7 @@ TEST(AmgSolve, AnIndefiniteOperatorIsRefusedOrEndsNotSpd) {
 }
 
 TEST(AmgSolve, RefusesBadInput) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   auto context = test::amg_context();
   Blas blas(context, Location::Device, Precision::Double);
   auto expect_error = [&](const HostCsrMatrix& host, AmgOptions options, const std::string& words) {

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
 #include "precond_test_support.hpp"
@@ -275,7 +276,8 @@ TEST(Chebyshev, RefusesOptionsOutOfRange) {
 }
 
 TEST(Chebyshev, RefusesANonPositiveDiagonalNamingTheRow) {
-  Blas solver(test::context(), Location::Device, Precision::Double);
+  // Refusals do not depend on the precision: double, or quasi-double on a device without fp64.
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   for (double bad : {-1.0, 0.0}) {
     HostCsrMatrix host = poisson2d(6);
     for (std::int32_t k = host.row_offsets[9]; k < host.row_offsets[10]; ++k)
@@ -320,6 +322,7 @@ TEST(Chebyshev, UpdateAfterScalingAByTwoHalvesTheResult) {
 // A new spectrum after update(): halving the off-diagonal entries of poisson2d maps the spectrum of
 // D^-1 A = I - N to I - N / 2, i.e. [1 - c/2, 1 + c/2] with c = cos(pi h).
 TEST(Chebyshev, UpdateFollowsANewSpectrum) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const int n = 16;
   const HostCsrMatrix host = poisson2d(n);
   HostCsrMatrix damped = host;

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "clkr/runtime/error.hpp"
 #include "precond_test_support.hpp"
 
@@ -135,7 +136,8 @@ TEST(Jacobi, ZeroOrMissingDiagonalIsRefusedNamingTheRow) {
 }
 
 TEST(Jacobi, NonFiniteDiagonalIsRefusedNamingTheRow) {
-  Blas solver(test::context(), Location::Device, Precision::Double);
+  // Refusals do not depend on the precision: double, or quasi-double on a device without fp64.
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   const HostCsrMatrix host = random_matrix(30, 9, true);
   Matrix A(test::context(), host);
   for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
@@ -152,6 +154,7 @@ TEST(Jacobi, NonFiniteDiagonalIsRefusedNamingTheRow) {
 }
 
 TEST(Jacobi, NegativeDiagonalIsAcceptedAndReported) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   HostCsrMatrix host = random_matrix(64, 11, true);
   diagonal_entry(host, 9) = -2.5;
   diagonal_entry(host, 40) = -0.125;
@@ -175,6 +178,7 @@ TEST(Jacobi, NegativeDiagonalIsAcceptedAndReported) {
 }
 
 TEST(Jacobi, UpdateTakesTheNewDiagonal) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   HostCsrMatrix host = random_matrix(300, 21, true);
   Matrix A(test::context(), host);
   for (Location location : {Location::Host, Location::Device}) {
@@ -202,8 +206,9 @@ TEST(Jacobi, UpdateTakesTheNewDiagonal) {
 }
 
 TEST(Jacobi, ApplyChecksItsOperands) {
+  // Refusals do not depend on the precision: double, or quasi-double on a device without fp64.
   Matrix A(test::context(), random_matrix(100, 2, true));
-  Blas solver(test::context(), Location::Device, Precision::Double);
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   Jacobi M(solver, A);
   Vector r(test::context(), 100, "r"), z(test::context(), 100, "z");
   Vector longer(test::context(), 101, "longer"), shorter(test::context(), 99, "shorter");
@@ -220,9 +225,10 @@ TEST(Jacobi, ApplyChecksItsOperands) {
 }
 
 TEST(Jacobi, UpdateRefusesAnotherShape) {
+  // Refusals do not depend on the precision: double, or quasi-double on a device without fp64.
   const HostCsrMatrix host = random_matrix(100, 2, true);
   Matrix A(test::context(), host);
-  Blas solver(test::context(), Location::Device, Precision::Double);
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   Jacobi M(solver, A);
   Matrix bigger(test::context(), random_matrix(101, 2, true));
   test::expect_error_naming([&] { M.update(bigger); }, "new pattern");
@@ -239,7 +245,8 @@ TEST(Jacobi, UpdateRefusesAnotherShape) {
 }
 
 TEST(Jacobi, ConstructorRefusesNonSquareOrForeignMatrices) {
-  Blas solver(test::context(), Location::Device, Precision::Double);
+  // Refusals do not depend on the precision: double, or quasi-double on a device without fp64.
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   HostCsrMatrix wide = random_matrix(10, 1, true);
   wide.cols = 12;
   Matrix A_wide(test::context(), wide);

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
 #include "precond_test_support.hpp"
@@ -279,16 +280,19 @@ HostCsrMatrix indefinite_tridiagonal(std::int32_t n) {
 }
 
 TEST(EstimateSpectrumRefusals, IndefiniteMatrixWithPositiveDiagonal) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   for (Location location : {Location::Host, Location::Device}) expect_not_spd(indefinite_tridiagonal(50), location);
 }
 
 TEST(EstimateSpectrumRefusals, NegativeDefiniteDiagonal) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   HostCsrMatrix negative = poisson2d(8);
   for (double& v : negative.values) v = -v;  // r'D^-1 r < 0 from the first step
   for (Location location : {Location::Host, Location::Device}) expect_not_spd(negative, location);
 }
 
 TEST(EstimateSpectrumRefusals, OneNegativeDiagonalEntry) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   // poisson2d(8) with a_37,37 = -4: e_37' A e_37 < 0, so A is not SPD, and D is indefinite.
   HostCsrMatrix A = poisson2d(8);
   for (std::int32_t k = A.row_offsets[37]; k < A.row_offsets[38]; ++k)

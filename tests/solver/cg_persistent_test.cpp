@@ -6,6 +6,7 @@
 
 #include <tuple>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/io/matrix_market.hpp"
 #include "clkr/runtime/error.hpp"
@@ -36,6 +37,7 @@ class PersistentCg : public ::testing::TestWithParam<std::tuple<Precision, std::
 
 TEST_P(PersistentCg, MatchesTheFusedIteration) {
   const auto [p, lanes] = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   const std::string path = test::matrix_path("nos3.mtx");  // 960 rows, 4 to 18 entries each
   ASSERT_FALSE(path.empty()) << "matrices/nos3.mtx is bundled";
   const HostCsrMatrix host = read_matrix_market(path);
@@ -75,19 +77,23 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(PersistentCgPath, SolvesPoissonWithRowsNotAMultipleOfTheBlock) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   const int grid = 23;  // 529 rows: 64-row blocks leave a partial one, dealt unevenly to two groups
   System system(poisson2d(grid), Format::Csr);
-  Blas blas = persistent_blas(Precision::Double, small_chunks(1));
+  Blas blas = persistent_blas(widest, small_chunks(1));
   SolveOptions options;
   options.relative_tolerance = 1e-11;
   options.cg_path = CgPath::Persistent;
   const SolveResult result = cg(blas, system.A, system.b, system.x, options);
-  test::expect_solved(result, system, Precision::Double, 1e-11, test::poisson2d_condition(grid));
+  test::expect_solved(result, system, widest, 1e-11, test::poisson2d_condition(grid));
 }
 
 TEST(PersistentCgPath, HistoryHasEveryIterationOnceInOrder) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   System system(poisson2d(15), Format::Csr);
-  Blas blas = persistent_blas(Precision::Double, small_chunks(2));
+  Blas blas = persistent_blas(widest, small_chunks(2));
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
   options.record_history = true;
@@ -103,8 +109,10 @@ TEST(PersistentCgPath, HistoryHasEveryIterationOnceInOrder) {
 }
 
 TEST(PersistentCgPath, StopsExactlyAtMaxIterations) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   System system(poisson2d(30), Format::Csr);
-  Blas blas = persistent_blas(Precision::Double, small_chunks(0));
+  Blas blas = persistent_blas(widest, small_chunks(0));
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
   options.max_iterations = 7;  // a chunk of five, then one of two
@@ -115,6 +123,8 @@ TEST(PersistentCgPath, StopsExactlyAtMaxIterations) {
 }
 
 TEST(PersistentCgPath, ReportsNotSpd) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   HostCsrMatrix indefinite = poisson2d(10);  // minus 4.5 I: eigenvalues on both sides of 0 (cg_test.cpp)
   for (std::int32_t i = 0; i < indefinite.rows; ++i) {
     for (std::int32_t k = indefinite.row_offsets[i]; k < indefinite.row_offsets[i + 1]; ++k) {
@@ -122,7 +132,7 @@ TEST(PersistentCgPath, ReportsNotSpd) {
     }
   }
   System system(indefinite, Format::Csr);
-  Blas blas = persistent_blas(Precision::Double, small_chunks(0));
+  Blas blas = persistent_blas(widest, small_chunks(0));
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
   const SolveResult result = cg(blas, system.A, system.b, system.x, options);
@@ -132,44 +142,51 @@ TEST(PersistentCgPath, ReportsNotSpd) {
 }
 
 TEST(PersistentCgPath, DiagonalSystemConvergesInOneStep) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   HostCsrMatrix A = test::from_entries(5, {{0, 0, 3.0}, {1, 1, 3.0}, {2, 2, 3.0}, {3, 3, 3.0}, {4, 4, 3.0}});
   System system(A, Format::Csr);
-  Blas blas = persistent_blas(Precision::Double, small_chunks(0));
+  Blas blas = persistent_blas(widest, small_chunks(0));
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
   const SolveResult result = cg(blas, system.A, system.b, system.x, options);
   ASSERT_TRUE(result.converged()) << to_string(result.status) << ": " << result.message;
   EXPECT_EQ(result.iterations, 1);  // the kernel stops itself: no step in flight
-  EXPECT_LT(result.true_relative_residual, 1e-15);
+  // One exact step: rounding only, 1e-15 in double; quasi-double's unit roundoff is 2^-44 (6e-14).
+  EXPECT_LT(result.true_relative_residual, widest == Precision::Double ? 1e-15 : test::unit_roundoff(widest));
 }
 
 TEST(PersistentCgPath, AutoTakesItUpToTheRowLimitOnly) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   SolveOptions options;  // CgPath::Auto
   {
     System system(poisson2d(12), Format::Csr);  // 144 rows
-    Blas blas = persistent_blas(Precision::Double, CgParams{144, 64, 1, 64, 0, kPatientSpins});
+    Blas blas = persistent_blas(widest, CgParams{144, 64, 1, 64, 0, kPatientSpins});
     ASSERT_TRUE(cg(blas, system.A, system.b, system.x, options).converged());
     EXPECT_EQ(blas.counters().count("cg_persistent"), 1u);
     EXPECT_EQ(blas.counters().count("cg_update_xr"), 0u);
   }
   {
     System system(poisson2d(13), Format::Csr);  // 169 rows: over the limit
-    Blas blas = persistent_blas(Precision::Double, CgParams{144, 64, 1, 64, 0, kPatientSpins});
+    Blas blas = persistent_blas(widest, CgParams{144, 64, 1, 64, 0, kPatientSpins});
     ASSERT_TRUE(cg(blas, system.A, system.b, system.x, options).converged());
     EXPECT_EQ(blas.counters().count("cg_persistent"), 0u);
     EXPECT_EQ(blas.counters().count("cg_update_xr"), 1u);
   }
   {
     System system(poisson2d(12), Format::Ell);  // not CSR
-    Blas blas = persistent_blas(Precision::Double, CgParams{144, 64, 1, 64, 0, kPatientSpins});
+    Blas blas = persistent_blas(widest, CgParams{144, 64, 1, 64, 0, kPatientSpins});
     ASSERT_TRUE(cg(blas, system.A, system.b, system.x, options).converged());
     EXPECT_EQ(blas.counters().count("cg_persistent"), 0u);
   }
 }
 
 TEST(PersistentCgPath, AskedForOnAnotherFormatIsAnError) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   System system(poisson2d(8), Format::Ell);
-  Blas blas = persistent_blas(Precision::Double, small_chunks(0));
+  Blas blas = persistent_blas(widest, small_chunks(0));
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
   try {
@@ -189,6 +206,8 @@ TEST(PersistentCgPath, AskedForOnAnotherFormatIsAnError) {
 // has rows for all of them (64 per group, one work-item per row): a grid of 64 * 64 * CUs rows or
 // more. Poisson shifted by 4 I keeps the solve short at that size (condition number below 3).
 TEST(PersistentCgPath, FallsBackToTheFusedPathWhenGroupsCannotAllRun) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   const double rows_needed =
       64.0 * 64.0 * static_cast<double>(std::max<cl_uint>(test::context()->info().compute_units, 1));
   const int grid = static_cast<int>(std::ceil(std::sqrt(rows_needed))) + 1;
@@ -200,14 +219,14 @@ TEST(PersistentCgPath, FallsBackToTheFusedPathWhenGroupsCannotAllRun) {
   System system(shifted, Format::Csr);
   const std::vector<double> x0 = test::random_vector(system.host.rows, 99);
   system.x = Vector(test::context(), x0, "x");
-  Blas blas = persistent_blas(Precision::Double, CgParams{1u << 30, 64, 64, 5, 1, std::size_t{1} << 20});
+  Blas blas = persistent_blas(widest, CgParams{1u << 30, 64, 64, 5, 1, std::size_t{1} << 20});
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
   options.use_initial_guess = true;
   options.record_history = true;
   options.relative_tolerance = 1e-10;
   const SolveResult result = cg(blas, system.A, system.b, system.x, options);
-  test::expect_solved(result, system, Precision::Double, 1e-10, kappa);
+  test::expect_solved(result, system, widest, 1e-10, kappa);
   const auto& counters = blas.counters();
   ASSERT_EQ(counters.count("cg_persistent"), 1u);
   EXPECT_EQ(counters.at("cg_persistent").flops, 0.0);  // the aborted launches count no iterations

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/io/matrix_market.hpp"
 #include "solver_test_support.hpp"
@@ -19,6 +20,7 @@ class CgPrecision : public ::testing::TestWithParam<Precision> {};
 
 TEST_P(CgPrecision, SolvesPoisson2d) {
   const Precision p = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   const int n = 24;
   System system(poisson2d(n), Format::Csr);
   Blas blas(test::context(), Location::Device, p);
@@ -40,6 +42,7 @@ TEST_P(CgPrecision, SolvesRealSpdMatrix) {
   const std::string path = test::matrix_path("gr_30_30.mtx");
   if (path.empty()) GTEST_SKIP() << "gr_30_30.mtx not found";
   const Precision p = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   System system(read_matrix_market(path), Format::Csr);
   Blas blas(test::context(), Location::Device, p);
   SolveOptions options;
@@ -55,6 +58,7 @@ INSTANTIATE_TEST_SUITE_P(Precisions, CgPrecision,
 class CgFormat : public ::testing::TestWithParam<Format> {};
 
 TEST_P(CgFormat, SolvesInDoubleOnEveryFormat) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const Format format = GetParam();
   Blas blas(test::context(), Location::Device, Precision::Double);
   SolveOptions options;
@@ -101,6 +105,7 @@ TEST(Cg, QuasiDoubleReachesWhatSingleCannot) {
 // differ only through rounding (different summation orders in the dot products); the host reference
 // solves in every precision.
 TEST(Cg, DeviceMatchesHostReference) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(poisson2d(24), Format::Csr);
   SolveOptions options;
   options.relative_tolerance = 1e-10;
@@ -124,6 +129,8 @@ TEST(Cg, DeviceMatchesHostReference) {
 // poisson2d - 4.5 I has eigenvalues on both sides of 0 (those of poisson2d lie in (0, 8)). CG's pivots p'Ap are those
 // of the LDL' factorisation of the Lanczos tridiagonal, which turns indefinite within a few steps.
 TEST(Cg, ReportsNotSpdOnSymmetricIndefiniteMatrix) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   HostCsrMatrix indefinite = poisson2d(10);
   for (std::int32_t i = 0; i < indefinite.rows; ++i) {
     for (std::int32_t k = indefinite.row_offsets[i]; k < indefinite.row_offsets[i + 1]; ++k) {
@@ -131,7 +138,7 @@ TEST(Cg, ReportsNotSpdOnSymmetricIndefiniteMatrix) {
     }
   }
   System system(indefinite, Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, widest);
   const SolveResult result = cg(blas, system.A, system.b, system.x);
   EXPECT_EQ(result.status, SolveStatus::NotSpd) << result.message;
   EXPECT_NE(result.message.find("not SPD"), std::string::npos) << result.message;
@@ -141,8 +148,10 @@ TEST(Cg, ReportsNotSpdOnSymmetricIndefiniteMatrix) {
 }
 
 TEST(Cg, StopsAtMaxIterations) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   System system(poisson2d(16), Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, widest);
   SolveOptions options;
   options.max_iterations = 5;
   const SolveResult result = cg(blas, system.A, system.b, system.x, options);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/precond/make_preconditioner.hpp"
 #include "clkr/runtime/error.hpp"
@@ -78,6 +79,7 @@ INSTANTIATE_TEST_SUITE_P(Precisions, StiffSystem,
                          ::testing::Values(Case{Precision::Single, 1e-5}, Case{Precision::QuasiDouble, 1e-11}));
 
 TEST(Equilibration, DoubleNeedsNoneAndAnOrdinarySystemIsSolvedExactlyAsBefore) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   test::System stiff(stiff_poisson(6), Format::Csr);
   Blas dbl(test::context(), Location::Device, Precision::Double);
   EXPECT_EQ(solve(SolverKind::Cg, dbl, stiff.A, stiff.b, stiff.x).scaling, "");

@@ -7,6 +7,7 @@
 
 #include <tuple>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/io/matrix_market.hpp"
 #include "clkr/runtime/error.hpp"
@@ -21,6 +22,7 @@ using test::System;
 // Each outer step gains about -log10(inner_relative_tolerance) digits, until the outer precision's
 // floor: 1e-10 from 1 needs at least 3 steps with inner tolerance 1e-4.
 TEST(IterativeRefinement, DoubleOuterSingleInnerReachesDoubleAccuracy) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(poisson2d(32), Format::Csr);
   Blas outer(test::context(), Location::Device, Precision::Double);
   Blas inner(test::context(), Location::Device, Precision::Single);
@@ -61,6 +63,7 @@ TEST(IterativeRefinement, QuasiDoubleOuterSingleInner) {
 class NonSymmetricInner : public ::testing::TestWithParam<SolverKind> {};
 
 TEST_P(NonSymmetricInner, SolvesConvectionDiffusion) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(test::convection_diffusion(16, 1.0), Format::Csr);
   Blas outer(test::context(), Location::Device, Precision::Double);
   Blas inner(test::context(), Location::Device, Precision::Single);
@@ -144,6 +147,8 @@ class ReliableUpdate : public ::testing::TestWithParam<std::tuple<std::string, L
 
 TEST_P(ReliableUpdate, ReachesDoubleAccuracyWithFewerInnerIterationsThanRestarted) {
   const auto& [name, location] = GetParam();
+  // Compared with CG in double on the same location: on the device that needs fp64.
+  if (location == Location::Device) CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   HostCsrMatrix host;
   double kappa = 0;
   if (name == "poisson2d_64") {
@@ -180,6 +185,7 @@ INSTANTIATE_TEST_SUITE_P(Matrices, ReliableUpdate,
 // With the inner precision equal to the outer one the reliable updates only replace r by b - A x:
 // the iteration is CG's own, to within the rounding of the recomputed residual.
 TEST(IterativeRefinement, ReliableUpdateWithoutMixingIsCg) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const HostCsrMatrix host = poisson2d(24);
   Blas blas(test::context(), Location::Device, Precision::Double);
   SolveOptions options;
@@ -208,6 +214,7 @@ TEST(IterativeRefinement, ReliableUpdateQuasiDoubleOuterAndEll) {
 // The inner vectors hold r / ||r||: a right-hand side of norm 1e-25 (whose residual's r'r would
 // underflow single precision long before 1e-10) solves like any other.
 TEST(IterativeRefinement, ReliableUpdateIsScaleInvariant) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(poisson2d(16), Format::Csr);
   std::vector<double> tiny = system.b.to_host();
   for (double& v : tiny) v *= 1e-25;
@@ -222,6 +229,8 @@ TEST(IterativeRefinement, ReliableUpdateIsScaleInvariant) {
 }
 
 TEST(IterativeRefinement, ReliableUpdateReportsNotSpd) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   HostCsrMatrix indefinite = poisson2d(10);
   for (std::int32_t i = 0; i < indefinite.rows; ++i) {
     for (std::int32_t k = indefinite.row_offsets[i]; k < indefinite.row_offsets[i + 1]; ++k) {
@@ -230,7 +239,7 @@ TEST(IterativeRefinement, ReliableUpdateReportsNotSpd) {
   }
   for (Location location : {Location::Device, Location::Host}) {
     System system(indefinite, Format::Csr);
-    Blas outer(test::context(), location, Precision::Double);
+    Blas outer(test::context(), location, widest);
     Blas inner(test::context(), location, Precision::Single);
     SolveOptions options;
     options.refinement = RefinementScheme::ReliableUpdate;
@@ -260,8 +269,10 @@ TEST(IterativeRefinement, ReliableUpdateStagnatesAtTheOuterPrecisionsFloor) {
 // inner_max_iterations forces an update after that many inner iterations; max_iterations bounds the
 // updates.
 TEST(IterativeRefinement, ReliableUpdateLimits) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   System system(poisson2d(16), Format::Csr);
-  Blas outer(test::context(), Location::Device, Precision::Double);
+  Blas outer(test::context(), Location::Device, widest);
   Blas inner(test::context(), Location::Device, Precision::Single);
   SolveOptions options;
   options.relative_tolerance = 1e-10;
@@ -276,6 +287,8 @@ TEST(IterativeRefinement, ReliableUpdateLimits) {
 }
 
 TEST(IterativeRefinement, SchemeNamesAndChecks) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   for (RefinementScheme s : {RefinementScheme::Auto, RefinementScheme::Restarted, RefinementScheme::ReliableUpdate}) {
     EXPECT_EQ(parse_refinement(to_string(s)), s);
   }
@@ -287,7 +300,7 @@ TEST(IterativeRefinement, SchemeNamesAndChecks) {
   EXPECT_EQ(resolved_refinement(options), RefinementScheme::Restarted);
 
   System system(poisson2d(4), Format::Csr);
-  Blas outer(test::context(), Location::Device, Precision::Double);
+  Blas outer(test::context(), Location::Device, widest);
   Blas inner(test::context(), Location::Device, Precision::Single);
   options.refinement = RefinementScheme::ReliableUpdate;
   EXPECT_THROW(iterative_refinement(outer, inner, system.A, system.b, system.x, options), Error);
@@ -299,8 +312,10 @@ TEST(IterativeRefinement, SchemeNamesAndChecks) {
 }
 
 TEST(IterativeRefinement, RefusesMismatchedBlasObjects) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   System system(poisson2d(4), Format::Csr);
-  Blas device(test::context(), Location::Device, Precision::Double);
+  Blas device(test::context(), Location::Device, widest);
   Blas host(test::context(), Location::Host, Precision::Single);
   EXPECT_THROW(iterative_refinement(device, host, system.A, system.b, system.x), Error);
 }

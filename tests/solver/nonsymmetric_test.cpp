@@ -4,6 +4,7 @@
 
 #include <tuple>
 
+#include "../precision_support.hpp"
 #include "clkr/io/matrix_market.hpp"
 #include "clkr/solver/solve.hpp"
 #include "solver_test_support.hpp"
@@ -26,6 +27,7 @@ class NonSymmetricPrecision : public ::testing::TestWithParam<std::tuple<SolverK
 
 TEST_P(NonSymmetricPrecision, SolvesConvectionDiffusion) {
   const auto [kind, p] = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   System system(test::convection_diffusion(20, 1.0), Format::Csr);
   Blas blas(test::context(), Location::Device, p);
   SolveOptions options;
@@ -39,6 +41,7 @@ TEST_P(NonSymmetricPrecision, SolvesRealNonSymmetricMatrix) {
   const std::string path = test::matrix_path("3-fs_541_1.mtx");
   if (path.empty()) GTEST_SKIP() << "3-fs_541_1.mtx not found";
   const auto [kind, p] = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   System system(read_matrix_market(path), Format::Csr);
   Blas blas(test::context(), Location::Device, p);
   SolveOptions options;
@@ -56,6 +59,7 @@ INSTANTIATE_TEST_SUITE_P(Kinds, NonSymmetricPrecision,
 class NonSymmetricFormat : public ::testing::TestWithParam<std::tuple<SolverKind, Format>> {};
 
 TEST_P(NonSymmetricFormat, SolvesInDoubleOnEveryFormat) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const auto [kind, format] = GetParam();
   System system(test::convection_diffusion(12, 1.5), format);
   Blas blas(test::context(), Location::Device, Precision::Double);
@@ -74,6 +78,7 @@ class NonSymmetric : public ::testing::TestWithParam<SolverKind> {};
 
 // In double the device and the host reference differ only by rounding (summation orders).
 TEST_P(NonSymmetric, DeviceMatchesHostReference) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(test::convection_diffusion(16, 1.0), Format::Csr);
   SolveOptions options;
   options.relative_tolerance = 1e-10;
@@ -89,6 +94,7 @@ TEST_P(NonSymmetric, DeviceMatchesHostReference) {
 // A zero row makes A singular and b (random, with b_i != 0 there) inconsistent: ||b - A x|| >= |b_i|
 // for every x, so no solver can converge, and each must say so.
 TEST_P(NonSymmetric, ReportsNonConvergenceOnSingularSystem) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const std::int32_t zero_row = 37;
   const HostCsrMatrix matrix = test::without_row(test::convection_diffusion(10, 1.0), zero_row);
   System system(matrix, Format::Csr);

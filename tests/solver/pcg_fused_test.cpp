@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/precond/make_preconditioner.hpp"
 #include "clkr/runtime/error.hpp"
@@ -21,6 +22,7 @@ class FusedPcg : public ::testing::TestWithParam<std::tuple<Precision, PrecondKi
 
 TEST_P(FusedPcg, MatchesTheBlasCallIteration) {
   const auto [precision, kind] = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), precision);
   const HostCsrMatrix host = poisson3d(14);
   System fused_system(host, Format::Csr), plain_system(host, Format::Csr);
   Blas blas(test::context(), Location::Device, precision);
@@ -58,6 +60,7 @@ INSTANTIATE_TEST_SUITE_P(
 // diagonal negated in one row, given to Jacobi directly): M is indefinite, and the fused path must end
 // NotSpd rather than converge falsely.
 TEST(FusedPcgRefusals, IndefinitePreconditionerEndsNotSpd) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const HostCsrMatrix host = poisson2d(20);
   System system(host, Format::Csr);
   Blas blas(test::context(), Location::Device, Precision::Double);

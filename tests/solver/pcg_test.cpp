@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/io/matrix_market.hpp"
 #include "clkr/solver/cg.hpp"
@@ -20,6 +21,7 @@ class PcgPrecision : public ::testing::TestWithParam<Precision> {};
 
 TEST_P(PcgPrecision, SolvesBadlyScaledPoisson) {
   const Precision p = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   const test::ScaledPoisson scaled(20);
   System system(scaled.matrix, Format::Csr);
   Blas blas(test::context(), Location::Device, p);
@@ -37,6 +39,7 @@ TEST_P(PcgPrecision, SolvesRealSpdMatrixFasterThanCg) {
   const std::string path = test::matrix_path("494_bus.mtx");
   if (path.empty()) GTEST_SKIP() << "494_bus.mtx not found";
   const Precision p = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   System system(read_matrix_market(path), Format::Csr);
   Blas blas(test::context(), Location::Device, p);
   SolveOptions options;
@@ -53,6 +56,7 @@ INSTANTIATE_TEST_SUITE_P(Precisions, PcgPrecision,
                          test::param_name<Precision>);
 
 TEST(Pcg, DeviceMatchesHostReference) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   const test::ScaledPoisson scaled(16);
   System system(scaled.matrix, Format::Ell);
   SolveOptions options;
@@ -73,12 +77,14 @@ TEST(Pcg, DeviceMatchesHostReference) {
 
 // A negative diagonal entry: M = diag(A) is not SPD, neither is A; refused before iterating.
 TEST(Pcg, ReportsNotSpdOnNonPositiveDiagonal) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   HostCsrMatrix matrix = poisson2d(5);
   for (std::int32_t k = matrix.row_offsets[7]; k < matrix.row_offsets[8]; ++k) {
     if (matrix.col_indices[k] == 7) matrix.values[k] = -1.0;
   }
   System system(matrix, Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, widest);
   const SolveResult result = pcg_jacobi(blas, system.A, system.b, system.x);
   EXPECT_EQ(result.status, SolveStatus::NotSpd);
   EXPECT_EQ(result.iterations, 0);
@@ -89,12 +95,14 @@ TEST(Pcg, ReportsNotSpdOnNonPositiveDiagonal) {
 // distinct eigenvalues the Krylov space has dimension 2, and by Sylvester's law of inertia one of the
 // two pivots p'Ap is negative: NotSpd by iteration 2.
 TEST(Pcg, ReportsNotSpdOnIndefiniteMatrixWithPositiveDiagonal) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
   std::vector<std::tuple<std::int32_t, std::int32_t, double>> entries;
   for (std::int32_t i = 0; i < 40; i += 2) {
     entries.insert(entries.end(), {{i, i, 1.0}, {i, i + 1, 2.0}, {i + 1, i, 2.0}, {i + 1, i + 1, 1.0}});
   }
   System system(test::from_entries(40, entries), Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, widest);
   const SolveResult result = pcg_jacobi(blas, system.A, system.b, system.x);
   EXPECT_EQ(result.status, SolveStatus::NotSpd) << result.message;
   EXPECT_LE(result.iterations, 2);

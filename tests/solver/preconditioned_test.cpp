@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/precond/chebyshev.hpp"
 #include "clkr/precond/identity.hpp"
@@ -142,6 +143,7 @@ TEST(PreconditionedCgMixed, SinglePrecisionPreconditionersInADoubleSolve) {
 // explicit-diagonal constructor). r'M^-1 r < 0 at the start must end the solve as NotSpd, never as
 // Converged, without touching x beyond its start.
 TEST(PreconditionedCgIndefinite, NegativeDefiniteMEndsNotSpd) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   System system(poisson2d(12), Format::Csr);
   for (Location location : {Location::Device, Location::Host}) {
     SCOPED_TRACE(to_string(location));
@@ -158,6 +160,7 @@ TEST(PreconditionedCgIndefinite, NegativeDefiniteMEndsNotSpd) {
 }
 
 TEST(PreconditionedCgIndefinite, OneNegativeEntryMetByTheResidualEndsNotSpd) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   // b = e_k with d_k < 0: r0'M^-1 r0 = 1 / d_k < 0.
   const HostCsrMatrix host = poisson2d(12);
   Matrix A(test::context(), host);

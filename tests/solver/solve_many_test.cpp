@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/precond/make_preconditioner.hpp"
 #include "clkr/runtime/error.hpp"
@@ -43,7 +44,8 @@ void expect_columns_equal_separate_solves(SolverKind kind, PrecondKind precond, 
 }
 
 TEST(SolveMany, CgWithAmgColumnsEqualSeparateSolves) {
-  expect_columns_equal_separate_solves(SolverKind::Cg, PrecondKind::Amg, Precision::Double);
+  expect_columns_equal_separate_solves(SolverKind::Cg, PrecondKind::Amg,
+                                       test::widest_device_precision(*test::context()));
 }
 
 TEST(SolveMany, GmresWithJacobiInSingleColumnsEqualSeparateSolves) {
@@ -70,7 +72,7 @@ TEST(SolveMany, UnpreconditionedBiCgStabInQuasiDouble) {
 
 TEST(SolveMany, NoColumnsIsNoWorkAndMismatchedCountsAreRefused) {
   Matrix A(test::context(), poisson2d(4), Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   std::vector<Vector> none, none_x;
   EXPECT_TRUE(solve_many(SolverKind::Cg, blas, A, none, none_x).empty());
   std::vector<Vector> B, X;

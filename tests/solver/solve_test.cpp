@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
 #include "solver_test_support.hpp"
@@ -42,6 +43,7 @@ TEST(SolverNames, RoundTripAndRefuseUnknown) {
   EXPECT_EQ(to_string(SolveStatus::MaxIterations), "max-iterations");
 }
 
+// In double, or quasi-double on a device without fp64: what is checked here holds in either.
 class EverySolver : public ::testing::TestWithParam<SolverKind> {};
 
 // b = 0: x = 0 at once, whatever x held, even NaN (it is not an initial guess).
@@ -49,7 +51,7 @@ TEST_P(EverySolver, ZeroRightHandSideReturnsZeroAtOnce) {
   System system(poisson2d(6), Format::Csr);
   system.b.assign(std::vector<double>(36, 0.0));
   system.x.assign(std::vector<double>(36, std::nan("")));
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   SolveOptions options;
   options.record_history = true;
   const SolveResult result = solve(GetParam(), blas, system.A, system.b, system.x, options);
@@ -63,7 +65,7 @@ TEST_P(EverySolver, ZeroRightHandSideReturnsZeroAtOnce) {
 
 // NaN or Inf in b is refused before anything is touched: x keeps its values.
 TEST_P(EverySolver, RefusesNonFiniteRightHandSide) {
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   for (double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
     System system(poisson2d(6), Format::Csr);
     std::vector<double> b = system.b.to_host();
@@ -79,7 +81,7 @@ TEST_P(EverySolver, RefusesNonFiniteRightHandSide) {
 
 TEST_P(EverySolver, UsesTheInitialGuess) {
   System system(poisson2d(8), Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   SolveOptions options;
   options.use_initial_guess = true;
   // The exact solution as the guess: nothing left to do.
@@ -97,7 +99,7 @@ TEST_P(EverySolver, UsesTheInitialGuess) {
 
 TEST_P(EverySolver, RecordsHistoryAndCallsProgress) {
   System system(poisson2d(12), Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   std::vector<IterationRecord> seen;
   SolveOptions options;
   options.relative_tolerance = 1e-9;
@@ -128,7 +130,7 @@ TEST_P(EverySolver, RecordsHistoryAndCallsProgress) {
 }
 
 TEST_P(EverySolver, RefusesBadOperandsAndOptions) {
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   System system(poisson2d(4), Format::Csr);
   Vector short_vector(test::context(), 15, "short");
   const SolverKind kind = GetParam();
@@ -165,7 +167,7 @@ TEST_P(EverySolver, RefusesBadOperandsAndOptions) {
 
 // n = 0 (b = 0: nothing to do) and n = 1 (one step solves a x = b, exactly in double: x = 3/4).
 TEST_P(EverySolver, TinySystems) {
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   for (std::int32_t n : {0, 1}) {
     HostCsrMatrix host;
     host.rows = host.cols = n;
@@ -186,7 +188,7 @@ TEST_P(EverySolver, TinySystems) {
 // No iterations allowed: the initial residual is reported, nothing else happens.
 TEST_P(EverySolver, ZeroMaxIterations) {
   System system(poisson2d(6), Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   SolveOptions options;
   options.max_iterations = 0;
   const SolveResult result = solve(GetParam(), blas, system.A, system.b, system.x, options);
@@ -199,6 +201,7 @@ TEST_P(EverySolver, ZeroMaxIterations) {
 INSTANTIATE_TEST_SUITE_P(Kinds, EverySolver, ::testing::ValuesIn(all_kinds), test::param_name<SolverKind>);
 
 TEST(Solve, RefusesBadSolverSpecificOptions) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
   Blas blas(test::context(), Location::Device, Precision::Double);
   System system(poisson2d(4), Format::Csr);
   SolveOptions options;

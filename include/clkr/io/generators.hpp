@@ -2,6 +2,7 @@
 // (a generator spec such as "poisson3d:128", or a Matrix Market file path).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "clkr/data/host_csr_matrix.hpp"
@@ -29,6 +30,16 @@ HostCsrMatrix jumping3d(int n, double contrast);
 
 // True when `spec` names a generator ("poisson2d:...", "anisotropic3d:...", ...), well-formed or not.
 bool is_generator_spec(const std::string& spec);
+
+// What a matrix spec will hold, from the generator's formula or the file's size line, without building
+// or reading the matrix: for checking memory before the allocation. max_nnz is an upper bound (a
+// symmetric file's entries counted twice). known is false for a malformed spec or a missing file (load_matrix then
+// says what is wrong). Throws what read_matrix_market_size throws.
+struct DeclaredSize {
+  std::int64_t rows = 0, cols = 0, max_nnz = 0;
+  bool known = false;
+};
+DeclaredSize declared_size(const std::string& spec);
 
 // Generates "poisson2d:N", "poisson3d:N", "anisotropic3d:N[:EPSILON]" or "jumping3d:N[:CONTRAST]"
 // (N >= 1); anything else is read as a Matrix Market file. A malformed generator spec throws

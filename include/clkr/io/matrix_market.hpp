@@ -28,6 +28,16 @@ struct MatrixMarketOptions {
 // 1-based line) when it is malformed.
 HostCsrMatrix read_matrix_market(const std::string& path, const MatrixMarketOptions& options = {});
 
+// What a Matrix Market file declares on its size line, read without reading its body (the first
+// megabyte at most, inflated): for checking the memory a solve will need before reading gigabytes.
+struct MatrixMarketSize {
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t entries = 0;  // entries listed (array: rows x cols)
+  bool mirrored = false;     // symmetric or skew-symmetric: up to 2 x entries nonzeros once expanded
+};
+// Throws clkr::Error when the file cannot be read, clkr::ParseError for a malformed banner or size line.
+MatrixMarketSize read_matrix_market_size(const std::string& path);
+
 // The same from text in memory; `name_for_errors` stands in for the file name in error messages.
 HostCsrMatrix parse_matrix_market(std::string_view text, const std::string& name_for_errors,
                                   const MatrixMarketOptions& options = {});

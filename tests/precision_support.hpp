@@ -1,0 +1,69 @@
+// Shared by the data, BLAS, preconditioner and solver tests: what a test does on a device without fp64
+// (a real one, or any device under CLKR_HIDE_FP64=1, which is how CI runs this path on PoCL).
+//
+// - A test that needs double on the device skips there, with the reason, through
+//   CLKR_SKIP_UNLESS_AVAILABLE: double on such a device is a clkr::Error by design (tested on its own in
+//   tests/solver/no_fp64_test.cpp), not something each test should fail on.
+// - A test that compares a double read back from the device bit for bit with its input compares at
+//   readback_tolerance() instead: without fp64 the device holds quasi-double (a float head and a float
+//   tail, 48 significant bits), so a read-back is the input to 2^-48 relative, not exactly. With fp64
+//   the tolerance stays 0: the check is as strict as before there.
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include "clkr/data/precision.hpp"
+#include "clkr/runtime/context.hpp"
+#include "gtest/gtest.h"
+
+namespace clkr::test {
+
+// Whether vectors and BLAS in `precision` can live on the device of `context`.
+inline bool device_supports(const Context& context, Precision precision) {
+  return precision != Precision::Double || context.info().fp64;
+}
+
+inline std::string unsupported_reason(const Context& context, Precision precision) {
+  return std::string(to_string(precision)) + " on the device needs fp64, which " + context.info().summary() +
+         " lacks (or CLKR_HIDE_FP64=1 hides)";
+}
+
+// Double where the device has fp64, else quasi-double: for tests of behaviour that does not depend on
+// double's 53 bits (refusals, zero right-hand sides, histories, not-SPD detection, iteration limits), so
+// they run on the no-fp64 path too. Quasi-double keeps float's exponent range: their values stay inside it.
+inline Precision widest_device_precision(const Context& context) {
+  return context.info().fp64 ? Precision::Double : Precision::QuasiDouble;
+}
+
+// The relative difference a double read back from the device may have from what was written: 0 with
+// fp64; on a device without it, the quasi-double split (a float head, a float tail: 2^-48 relative),
+// with a factor 4 for the rounding of the head and of the tail each.
+inline double readback_tolerance(const Context& context) { return context.info().fp64 ? 0.0 : std::ldexp(1.0, -46); }
+
+// |a - b| <= readback_tolerance * |b|: exact equality on a device with fp64. Values whose tail
+// underflows float's range (|b| < ~1e-38 * 2^24) are compared with float's smallest normal as the floor.
+inline bool readback_equal(const Context& context, double a, double b) {
+  if (context.info().fp64) return a == b || (std::isnan(a) && std::isnan(b));
+  return std::abs(a - b) <= readback_tolerance(context) * std::abs(b) + 0x1p-126;
+}
+
+}  // namespace clkr::test
+
+// Skips the current test (with the reason) when `precision` cannot live on the device of `context`
+// (a shared_ptr or reference to a clkr::Context). A macro, since GTEST_SKIP returns from the function it
+// is written in: in a helper it would skip nothing.
+#define CLKR_SKIP_UNLESS_AVAILABLE(context, precision)                                     \
+  do {                                                                                     \
+    const ::clkr::Context& clkr_skip_context_ = ::clkr::test::detail_context_ref(context); \
+    if (!::clkr::test::device_supports(clkr_skip_context_, (precision)))                   \
+      GTEST_SKIP() << ::clkr::test::unsupported_reason(clkr_skip_context_, (precision));   \
+  } while (0)
+
+namespace clkr::test {
+inline const Context& detail_context_ref(const Context& c) { return c; }
+template <class Pointer>
+const Context& detail_context_ref(const Pointer& p) {
+  return *p;
+}
+}  // namespace clkr::test
