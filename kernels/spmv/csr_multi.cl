@@ -24,16 +24,20 @@
 #define FOR_EACH_ROW(i, n, chunk) for (int i = (int)get_global_id(0); i < (n); i += (int)get_global_size(0))
 #endif
 
+// The loops over the BK columns are unrolled: the BK sums then live in registers (not a private array
+// in memory) and the compiler can vectorize across the columns (contiguous in the block).
+#define UNROLL _Pragma("unroll")
+
 // acc[j] = sum over the row's entries of a_ic * x[c*BK + j], in the order of the entries (one chain per
 // vector: the BK independent sums already keep a CPU's adder busy, which csr.cl's ROW_CHAINS does for
 // a single vector). Block indices are size_t: n*BK may pass INT_MAX before n does.
 inline void csr_row_sums_multi(const int begin, const int end, __global const int* cols, CVEC_ARG(val),
                                CVEC_ARG(x), real* acc) {
-  for (int j = 0; j < BK; ++j) acc[j] = R_ZERO;
+  UNROLL for (int j = 0; j < BK; ++j) acc[j] = R_ZERO;
   for (int k = begin; k < end; ++k) {
     const real a = VEC_LOAD(val, k);
     const size_t base = (size_t)cols[k] * BK;
-    for (int j = 0; j < BK; ++j) acc[j] = R_MAD(a, VEC_LOAD(x, base + j), acc[j]);
+    UNROLL for (int j = 0; j < BK; ++j) acc[j] = R_MAD(a, VEC_LOAD(x, base + j), acc[j]);
   }
 }
 
@@ -46,6 +50,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void spmm_csr(const int
     real s[BK];
     csr_row_sums_multi(row_offsets[row], row_offsets[row + 1], cols, VEC_PASS(val), VEC_PASS(x), s);
     const size_t base = (size_t)row * BK;
-    for (int j = 0; j < BK; ++j) VEC_STORE(y, base + j, s[j]);
+    UNROLL for (int j = 0; j < BK; ++j) VEC_STORE(y, base + j, s[j]);
   }
 }

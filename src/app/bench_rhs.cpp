@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "app_common.hpp"
@@ -31,6 +32,7 @@ const std::vector<OptionSpec> bench_rhs_specs = {
     {"--tol", "T", "relative tolerance (default 1e-8; 1e-5 in single)"},
     {"--reps", "N", "timed runs of each way, median reported (default 1)"},
     {"--csv", "FILE", "write one CSV row per matrix x precision x way"},
+    {"--profile", nullptr, "print the Blas counters (per kernel) of the loop and batched runs"},
     {"--device", "SEL", "OpenCL device (as for clkr solve)"},
 };
 
@@ -66,7 +68,7 @@ Outcome summarize(const std::vector<SolveResult>& results, double seconds, doubl
 
 // One way of solving the K columns, timed from the first call to the drained queue.
 Outcome run_way(const std::string& way, const std::shared_ptr<Context>& context, const HostCsrMatrix& host, Precision p,
-                bool pcg, int k, const SolveOptions& options) {
+                bool pcg, int k, const SolveOptions& options, bool profile) {
   const auto n = static_cast<std::size_t>(host.rows);
   std::vector<Vector> B = right_hand_sides(context, n, k), X;
   for (int j = 0; j < k; ++j) X.emplace_back(context, n, "x");
@@ -88,10 +90,14 @@ Outcome run_way(const std::string& way, const std::shared_ptr<Context>& context,
   Blas blas(context, Location::Device, p);
   SolveOptions o = options;
   o.batch_columns = way == "batched";
-  // A warm-up run of two columns to the tolerance puts the matrix on the device and builds (or loads)
-  // every kernel the timed run meets, the convergence check's included, so the timed run measures the
-  // iterations: the setup is what `separate` pays K times and the others once.
+  // Warm-up runs put the matrix on the device and build (or load) every kernel the timed run meets:
+  // all K columns for two iterations (the batched kernels are built per column count), then two
+  // columns to the tolerance (the convergence check's kernels). The setup is what `separate` pays K
+  // times and the others once; the timed run measures the iterations.
   {
+    SolveOptions warm = o;
+    warm.max_iterations = 2;
+    solve_many(kind, blas, A, B, X, warm);
     std::vector<Vector> B2 = right_hand_sides(context, n, std::min(k, 2)), X2;
     for (std::size_t j = 0; j < B2.size(); ++j) X2.emplace_back(context, n, "x");
     solve_many(kind, blas, A, B2, X2, o);
@@ -102,6 +108,10 @@ Outcome run_way(const std::string& way, const std::shared_ptr<Context>& context,
   const std::vector<SolveResult> results = solve_many(kind, blas, A, B, X, o);
   context->finish();
   const double seconds = clock.seconds();
+  if (profile) {
+    std::cout << way << ", " << to_string(p) << ":\n";
+    blas.report(std::cout);
+  }
   return summarize(results, seconds, total_of(blas.counters()).seconds);
 }
 
@@ -143,9 +153,27 @@ int bench_rhs_command(const Args& args) {
       options.relative_tolerance = opts.has("--tol")        ? opts.number("--tol", 1e-8, 0)
                                    : p == Precision::Single ? 1e-5
                                                             : 1e-8;
-      double loop_seconds = 0;
-      for (const std::string way : {"loop", "batched", "separate"}) {
-        progress.step("rhs " + spec + " " + to_string(p) + " " + way);
+      // The ways take turns within each repetition, so a burst of load on the shared machine falls on
+      // all three rather than on one.
+      const std::vector<std::string> ways = {"loop", "batched", "separate"};
+      std::map<std::string, std::vector<double>> seconds, kernel_seconds;
+      std::map<std::string, Outcome> outcome;
+      std::map<std::string, std::string> failure;
+      for (int r = 0; r < reps; ++r) {
+        for (const std::string& way : ways) {
+          if (!failure[way].empty()) continue;
+          progress.step("rhs " + spec + " " + to_string(p) + " " + way + " (" + std::to_string(r + 1) + ")");
+          try {
+            outcome[way] = run_way(way, context, host, p, solver == "pcg", k, options, opts.has("--profile"));
+            seconds[way].push_back(outcome[way].seconds);
+            kernel_seconds[way].push_back(outcome[way].kernel_seconds);
+          } catch (const std::exception& e) {
+            failure[way] = one_line(e.what());
+          }
+        }
+      }
+      const double loop_seconds = spread_of(seconds["loop"]).median;
+      for (const std::string& way : ways) {
         csv.add_row();
         csv.set("matrix", display_name(spec));
         csv.set("n", std::to_string(host.rows));
@@ -155,40 +183,32 @@ int bench_rhs_command(const Args& args) {
         csv.set("k", std::to_string(k));
         csv.set("way", way);
         csv.set("device", context->info().name);
-        try {
-          std::vector<double> seconds;
-          Outcome o;
-          for (int r = 0; r < reps; ++r) {
-            o = run_way(way, context, host, p, solver == "pcg", k, options);
-            seconds.push_back(o.seconds);
-          }
-          const double median = spread_of(seconds).median;
-          if (way == "loop") loop_seconds = median;
-          const double per_column_iteration = o.iterations > 0 ? median / o.iterations : 0;
-          csv.set("status", o.converged ? "ok" : "not-converged");
-          csv.set("reps", std::to_string(reps));
-          csv.set("seconds_median", median);
-          csv.set("seconds_per_column", median / k);
-          csv.set("iterations_total", std::to_string(o.iterations));
-          csv.set("iterations_min", std::to_string(o.min_iterations));
-          csv.set("iterations_max", std::to_string(o.max_iterations));
-          csv.set("seconds_per_column_iteration", per_column_iteration);
-          csv.set("kernel_seconds", o.kernel_seconds);
-          csv.set("speedup_vs_loop", median > 0 ? loop_seconds / median : 0);
-          progress.clear();
-          const std::string iters = std::to_string(o.min_iterations) + "-" + std::to_string(o.max_iterations);
-          std::snprintf(line, sizeof line, "%-16s %-8s %-9s %12.2f %12.2f %14s %16.2f %8.2fx%s\n",
-                        display_name(spec).c_str(), to_string(p).c_str(), way.c_str(), 1e3 * median / k,
-                        1e3 * o.kernel_seconds / k, iters.c_str(), 1e6 * per_column_iteration,
-                        median > 0 ? loop_seconds / median : 0, o.converged ? "" : "  (not all converged)");
-          std::cout << line << std::flush;
-        } catch (const std::exception& e) {
+        progress.clear();
+        if (!failure[way].empty()) {
           csv.set("status", "error");
-          csv.set("note", one_line(e.what()));
-          progress.clear();
-          std::cout << display_name(spec) << " " << to_string(p) << " " << way << ": error: " << one_line(e.what())
-                    << "\n";
+          csv.set("note", failure[way]);
+          std::cout << display_name(spec) << " " << to_string(p) << " " << way << ": error: " << failure[way] << "\n";
+          continue;
         }
+        const Outcome& o = outcome[way];
+        const double median = spread_of(seconds[way]).median, kernel = spread_of(kernel_seconds[way]).median;
+        const double per_column_iteration = o.iterations > 0 ? median / o.iterations : 0;
+        const double speedup = median > 0 ? loop_seconds / median : 0;
+        csv.set("status", o.converged ? "ok" : "not-converged");
+        csv.set("reps", std::to_string(reps));
+        csv.set("seconds_median", median);
+        csv.set("seconds_per_column", median / k);
+        csv.set("iterations_total", std::to_string(o.iterations));
+        csv.set("iterations_min", std::to_string(o.min_iterations));
+        csv.set("iterations_max", std::to_string(o.max_iterations));
+        csv.set("seconds_per_column_iteration", per_column_iteration);
+        csv.set("kernel_seconds", kernel);
+        csv.set("speedup_vs_loop", speedup);
+        const std::string iters = std::to_string(o.min_iterations) + "-" + std::to_string(o.max_iterations);
+        std::snprintf(line, sizeof line, "%-16s %-8s %-9s %12.2f %12.2f %14s %16.2f %8.2fx%s\n",
+                      display_name(spec).c_str(), to_string(p).c_str(), way.c_str(), 1e3 * median / k, 1e3 * kernel / k,
+                      iters.c_str(), 1e6 * per_column_iteration, speedup, o.converged ? "" : "  (not all converged)");
+        std::cout << line << std::flush;
       }
     }
   }
