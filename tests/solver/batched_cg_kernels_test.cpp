@@ -21,6 +21,26 @@ namespace {
 
 bool can_run(Precision p) { return p != Precision::Double || test::context()->info().fp64; }
 
+// The two launch shapes of DeviceParams: the device's own (on PoCL: one contiguous chunk of rows per
+// work-item, work-groups of 1), and a GPU's grid-stride walk with work-groups of 64 and two groups per
+// compute unit, so the work-group reductions of the partial sums run on a CPU too.
+enum class Launch { Default, GridStride };
+const Launch kLaunches[] = {Launch::Default, Launch::GridStride};
+
+Blas make_blas(Precision p, Launch launch) {
+  BlasOptions options;
+  if (launch == Launch::GridStride) {
+    DeviceParams params = device_params(test::context()->info());
+    params.source = "test:grid_stride";
+    params.blas1.variant = Blas1Variant::GridStride;
+    params.reduction = {64, 2};
+    options.params = params;
+  }
+  return Blas(test::context(), Location::Device, p, options);
+}
+
+std::string launch_name(Launch launch) { return launch == Launch::GridStride ? " grid-stride" : ""; }
+
 // Values of both signs over a few binades, never zero.
 double random_value(std::mt19937& rng) {
   std::uniform_real_distribution<double> u(0.5, 1.0);
@@ -110,35 +130,38 @@ void expect_near_each(const std::vector<double>& got, const std::vector<long dou
 TEST(BatchedCgKernels, SpmmMatchesLongDoubleReference) {
   for (Precision p : kPrecisions) {
     if (!can_run(p)) continue;
-    Blas blas(test::context(), Location::Device, p);
-    for (const Shape& shape : kShapes) {
-      const HostCsrMatrix H = random_matrix(shape, 17 + shape.n);
-      Matrix A(test::context(), H, Format::Csr);
-      for (int k : kColumns) {
-        const std::string what = to_string(p) + " n=" + std::to_string(shape.n) + " k=" + std::to_string(k) + " Y";
-        const auto n = static_cast<std::size_t>(shape.n);
-        const std::vector<double> xv = random_values(n * k, 5 + k);
-        Vector X(test::context(), xv, "X"), Y(test::context(), n * k, "Y");
-        // NaN in Y: every element must be written, and Y never read.
-        Y.fill(std::numeric_limits<double>::quiet_NaN(), p);
-        detail::BatchedCgSteps steps(blas, A, k, nullptr);
-        steps.spmm(X, Y);
-        std::vector<long double> want(n * k), allowed(n * k);
-        for (std::size_t i = 0; i < n; ++i) {
-          const std::int32_t begin = H.row_offsets[i], end = H.row_offsets[i + 1];
-          for (int j = 0; j < k; ++j) {
-            long double sum = 0, scale = 0;
-            for (std::int32_t e = begin; e < end; ++e) {
-              const long double term = stored(H.values[e], p) * stored(xv[H.col_indices[e] * k + j], p);
-              sum += term;
-              scale += std::fabs(term);
+    for (Launch launch : kLaunches) {
+      Blas blas = make_blas(p, launch);
+      for (const Shape& shape : kShapes) {
+        const HostCsrMatrix H = random_matrix(shape, 17 + shape.n);
+        Matrix A(test::context(), H, Format::Csr);
+        for (int k : kColumns) {
+          const std::string what =
+              to_string(p) + launch_name(launch) + " n=" + std::to_string(shape.n) + " k=" + std::to_string(k) + " Y";
+          const auto n = static_cast<std::size_t>(shape.n);
+          const std::vector<double> xv = random_values(n * k, 5 + k);
+          Vector X(test::context(), xv, "X"), Y(test::context(), n * k, "Y");
+          // NaN in Y: every element must be written, and Y never read.
+          Y.fill(std::numeric_limits<double>::quiet_NaN(), p);
+          detail::BatchedCgSteps steps(blas, A, k, nullptr);
+          steps.spmm(X, Y);
+          std::vector<long double> want(n * k), allowed(n * k);
+          for (std::size_t i = 0; i < n; ++i) {
+            const std::int32_t begin = H.row_offsets[i], end = H.row_offsets[i + 1];
+            for (int j = 0; j < k; ++j) {
+              long double sum = 0, scale = 0;
+              for (std::int32_t e = begin; e < end; ++e) {
+                const long double term = stored(H.values[e], p) * stored(xv[H.col_indices[e] * k + j], p);
+                sum += term;
+                scale += std::fabs(term);
+              }
+              want[i * k + j] = sum;
+              allowed[i * k + j] = tolerance(p, static_cast<std::size_t>(end - begin)) * scale;
             }
-            want[i * k + j] = sum;
-            allowed[i * k + j] = tolerance(p, static_cast<std::size_t>(end - begin)) * scale;
           }
+          expect_near_each(Y.to_host(), want, allowed, what);
+          EXPECT_EQ(X.to_host().size(), n * k) << what;
         }
-        expect_near_each(Y.to_host(), want, allowed, what);
-        EXPECT_EQ(X.to_host().size(), n * k) << what;
       }
     }
   }
@@ -177,14 +200,14 @@ HostCsrMatrix spd_matrix(const Shape& s, unsigned seed) {
 // device's p'q, so the elementwise arithmetic is measured on its own); X += alpha P, R -= alpha Q
 // (Jacobi: Z = D^-1 R); r'r (r'z) and beta; P = R (Z) + beta P. Column 1 is frozen (everything must
 // stay bit for bit, rho carried over); column 2 has P = 0, so p'q = 0 and it must not step.
-void check_steps(Precision p, const Shape& shape, int k, bool jacobi) {
-  const std::string what =
-      to_string(p) + " n=" + std::to_string(shape.n) + " k=" + std::to_string(k) + (jacobi ? " jacobi" : "");
+void check_steps(Precision p, Launch launch, const Shape& shape, int k, bool jacobi) {
+  const std::string what = to_string(p) + launch_name(launch) + " n=" + std::to_string(shape.n) +
+                           " k=" + std::to_string(k) + (jacobi ? " jacobi" : "");
   SCOPED_TRACE(what);
   const HostCsrMatrix H = spd_matrix(shape, 31 + shape.n);
   const auto n = static_cast<std::size_t>(shape.n);
   Matrix A(test::context(), H, Format::Csr);
-  Blas blas(test::context(), Location::Device, p);
+  Blas blas = make_blas(p, launch);
   std::vector<double> inv(n);
   const std::vector<double> diagonal = A.diagonal();
   for (std::size_t i = 0; i < n; ++i) inv[i] = 1.0 / diagonal[i];
@@ -277,11 +300,12 @@ void check_steps(Precision p, const Shape& shape, int k, bool jacobi) {
 TEST(BatchedCgKernels, StepsMatchHostReference) {
   for (Precision p : kPrecisions) {
     if (!can_run(p)) continue;
-    for (const Shape& shape : kShapes)
-      for (int k : kColumns) {
-        check_steps(p, shape, k, false);
-        check_steps(p, shape, k, true);
-      }
+    for (Launch launch : kLaunches)
+      for (const Shape& shape : kShapes)
+        for (int k : kColumns) {
+          check_steps(p, launch, shape, k, false);
+          check_steps(p, launch, shape, k, true);
+        }
   }
 }
 
