@@ -1,4 +1,4 @@
-// `clkr bench <suite>`: dispatches to the benchmark suites (cg, blas1, spmv).
+// `clkr bench <suite>`: dispatches to the benchmark suites (cg, blas1, spmv, solve, rhs).
 #include <iostream>
 
 #include "bench_commands.hpp"
@@ -19,6 +19,8 @@ const Suite suites[] = {
     {"spmv", "SpMV GFLOP/s and GB/s per matrix, format and precision", bench_spmv_command},
     {"solve", "time to a tolerance (setup + solve) per matrix and preconditioner, against Eigen and hypre",
      bench_solve_command},
+    {"rhs", "K right-hand sides with CG: batched solve_many vs the column loop vs K separate solves",
+     bench_rhs_command},
 };
 
 void print_suites(std::ostream& out) {
@@ -39,7 +41,7 @@ int bench_command(const Args& args) {
   for (const Suite& s : suites) {
     if (args[0] == s.name) return s.run(Args(args.begin() + 1, args.end()));
   }
-  throw UsageError("unknown benchmark suite '" + args[0] + "' (expected cg, blas1, spmv or solve)");
+  throw UsageError("unknown benchmark suite '" + args[0] + "' (expected cg, blas1, spmv, solve or rhs)");
 }
 
 }  // namespace clkr::app

@@ -24,6 +24,34 @@ bool positive_curvature(SolveMonitor& monitor, int iteration, double pq) {
   return false;
 }
 
+bool positive_rz(SolveMonitor& monitor, int iteration, double rz) {
+  if (rz > 0) return true;
+  monitor.finish(SolveStatus::NotSpd, "r'z = r'M^-1 r = " + format_number(rz) + " <= 0 at iteration " +
+                                          std::to_string(iteration) + ": the preconditioner is not positive definite");
+  return false;
+}
+
+bool cg_device_started(SolveMonitor& monitor, bool preconditioned, double rr, double rz) {
+  if (preconditioned && !monitor.check_finite(0, "r'z", rz)) return false;
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return false;
+  return !preconditioned || positive_rz(monitor, 0, rz);
+}
+
+CgVerdict judge_cg_iteration(SolveMonitor& monitor, int k, const FusedCgSteps::Scalars& s, bool preconditioned) {
+  if (!positive_curvature(monitor, k, s.pq)) return CgVerdict::Ended;
+  if (!monitor.check_finite(k, "r'r", s.rr)) return CgVerdict::Ended;
+  monitor.record(k, std::sqrt(s.rr));
+  if (monitor.reached(std::sqrt(s.rr))) return CgVerdict::Reached;
+  if (preconditioned && (!monitor.check_finite(k, "r'z", s.rho) || !positive_rz(monitor, k, s.rho)))
+    return CgVerdict::Ended;
+  return CgVerdict::Continue;
+}
+
+void record_in_flight(SolveMonitor& monitor, int k, const FusedCgSteps::Scalars& s) {
+  // Once r is exactly zero, p'q is zero and the kernels leave x alone (alpha = 0): no step was done.
+  if (s.pq > 0 && std::isfinite(s.pq) && std::isfinite(s.rr)) monitor.record(k, std::sqrt(s.rr));
+}
+
 namespace {
 
 // The device iteration: the same algorithm in three fused passes (FusedCgSteps, kernels/solver/cg.cl)
@@ -60,17 +88,8 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
     steps.set_rho(rz);
     return std::pair(rr.value(), rz.value());
   };
-  // PCG: r'z <= 0 for r != 0 means M is not positive definite.
-  auto positive_rz = [&](int k, double rz) {
-    if (!M || rz > 0) return true;
-    monitor.finish(SolveStatus::NotSpd, "r'z = r'M^-1 r = " + format_number(rz) + " <= 0 at iteration " +
-                                            std::to_string(k) + ": the preconditioner is not positive definite");
-    return false;
-  };
   const auto [rr0, rz0] = start(x_is_zero, false);
-  if (M && !monitor.check_finite(0, "r'z", rz0)) return;
-  if (!monitor.record_start("r'r", rr0, std::sqrt(rr0))) return;
-  if (!positive_rz(0, rz0)) return;
+  if (!cg_device_started(monitor, M != nullptr, rr0, rz0)) return;
 
   // At most FusedCgSteps::kReadSlots iterations in flight; iteration k reads into slot k % kReadSlots.
   constexpr int slots = FusedCgSteps::kReadSlots;
@@ -91,44 +110,26 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
     // while the host waits for the previous iteration's scalars.
     blas.context()->queue().flush();
   };
-  // Judges iteration k from its scalars.
-  enum class Verdict { Continue, Reached, Ended };
-  auto examine = [&](int k) {
-    const FusedCgSteps::Scalars s = steps.wait_scalars(k % slots);
-    if (!monitor.check_finite(k, "p'Ap", s.pq)) return Verdict::Ended;
-    if (s.pq <= 0) {
-      monitor.finish(SolveStatus::NotSpd, "p'Ap = " + format_number(s.pq) + " <= 0 at iteration " + std::to_string(k) +
-                                              ": the matrix is not SPD");
-      return Verdict::Ended;
-    }
-    if (!monitor.check_finite(k, "r'r", s.rr)) return Verdict::Ended;
-    monitor.record(k, std::sqrt(s.rr));
-    if (monitor.reached(std::sqrt(s.rr))) return Verdict::Reached;
-    if (M && (!monitor.check_finite(k, "r'z", s.rho) || !positive_rz(k, s.rho))) return Verdict::Ended;
-    return Verdict::Continue;
-  };
-
   while (examined < launched || launched < options.max_iterations) {
     if (launched < options.max_iterations && launched - examined < slots) {
       launch();
       continue;
     }
-    const Verdict verdict = examine(++examined);
-    if (verdict == Verdict::Ended) return;
-    if (verdict == Verdict::Continue) continue;
-    // Reached: let the iteration in flight finish. It only counts if it did a step: once r is exactly
-    // zero, p'q is zero and the kernels leave x alone (alpha = 0).
+    ++examined;
+    const CgVerdict verdict = judge_cg_iteration(monitor, examined, steps.wait_scalars(examined % slots), M != nullptr);
+    if (verdict == CgVerdict::Ended) return;
+    if (verdict == CgVerdict::Continue) continue;
+    // Reached: let the iteration in flight finish (it counts only if it did a step).
     if (launched > examined) {
       ++examined;
-      const FusedCgSteps::Scalars s = steps.wait_scalars(examined % slots);
-      if (s.pq > 0 && std::isfinite(s.pq) && std::isfinite(s.rr)) monitor.record(examined, std::sqrt(s.rr));
+      record_in_flight(monitor, examined, steps.wait_scalars(examined % slots));
     }
     // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r (PCG: M^-1 r).
     compute_residual(blas, A, b, x, r, false);
     const double rr = blas.dot(r, r);
     if (monitor.check_explicit(examined, std::sqrt(rr)) == AfterCheck::Stop) return;
     const auto [rr_restart, rz_restart] = start(false, true);
-    if (!positive_rz(examined, rz_restart)) return;
+    if (M && !positive_rz(monitor, examined, rz_restart)) return;
   }
 }
 

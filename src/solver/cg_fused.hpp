@@ -82,4 +82,14 @@ class FusedCgSteps {
   bool preconditioned_ = false;  // the latest step 3 was PCG's
 };
 
+// The judgements a device CG makes on the host (cg.cpp's fused path and the batched CG share them).
+// The start: r'z finite (with a preconditioner), iteration 0 logged, r'z > 0; false: finished.
+bool cg_device_started(SolveMonitor& monitor, bool preconditioned, double rr, double rz);
+// Iteration k from its scalars: NotSpd or NonFinite end it, otherwise it is logged and either reached
+// the tolerance (to be confirmed on b - A x) or goes on.
+enum class CgVerdict { Continue, Reached, Ended };
+CgVerdict judge_cg_iteration(SolveMonitor& monitor, int k, const FusedCgSteps::Scalars& s, bool preconditioned);
+// The iteration that was in flight when iteration k - 1 reached the tolerance: logged if it did a step.
+void record_in_flight(SolveMonitor& monitor, int k, const FusedCgSteps::Scalars& s);
+
 }  // namespace clkr::detail

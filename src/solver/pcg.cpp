@@ -11,18 +11,6 @@
 namespace clkr {
 namespace detail {
 
-namespace {
-
-// Finishes the solve as NotSpd unless r'z > 0 (for r != 0, an SPD M gives r'M^-1 r > 0).
-bool positive_rz(SolveMonitor& monitor, int iteration, double rz) {
-  if (rz > 0) return true;
-  monitor.finish(SolveStatus::NotSpd, "r'z = r'M^-1 r = " + format_number(rz) + " <= 0 at iteration " +
-                                          std::to_string(iteration) + ": the preconditioner is not positive definite");
-  return false;
-}
-
-}  // namespace
-
 // Memory moved per iteration, n = rows, in elements of the Blas precision: the SpMV (the matrix once,
 // p and q), p'q 2n, x 3n, r 3n, r'r n, r'z 2n, p 3n: about 14n + the matrix + one application of M
 // (Jacobi: 3n). Two host round trips per iteration: p'q, then r'r and r'z together (both reductions

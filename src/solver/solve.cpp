@@ -239,28 +239,41 @@ void compute_residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bo
   if (!x_is_zero) blas.spmv(-1.0, A, x, 1.0, r);
 }
 
-SolveResult run_checked(const char* solver, Blas& blas, Matrix& A, const Preconditioner* M, Vector& b, Vector& x,
-                        const SolveOptions& options, const Iterate& iterate) {
+double check_and_prepare(const char* solver, Blas& blas, Matrix& A, const Preconditioner* M, Vector& b, Vector& x,
+                         const SolveOptions& options) {
   check_operands(solver, blas, A, M, b, x, options);
   // One host copy of b: it is checked for NaN/Inf and gives ||b|| exactly (long double sums), so
   // the tolerance does not depend on the solver's precision.
   const double b_norm = checked_norm(solver, "b", b.to_host());
   if (options.use_initial_guess) checked_norm(solver, "x (the initial guess)", x.to_host());
+  if (b_norm == 0 || !options.use_initial_guess) set_zero(blas, x);
+  return b_norm;
+}
 
+void finish_zero_rhs(SolveMonitor& monitor) {
+  monitor.record(0, 0.0);
+  monitor.finish(SolveStatus::Converged, "b = 0: the solution is x = 0");
+}
+
+void finish_result(SolveMonitor& monitor, Matrix& A, Vector& b, Vector& x) {
+  SolveResult& result = monitor.result();
+  result.seconds = monitor.seconds();
+  const double b_norm = monitor.criterion().b_norm();
+  result.true_relative_residual = b_norm == 0 ? 0.0 : true_relative_residual(A, b, x);
+}
+
+SolveResult run_checked(const char* solver, Blas& blas, Matrix& A, const Preconditioner* M, Vector& b, Vector& x,
+                        const SolveOptions& options, const Iterate& iterate) {
+  const double b_norm = check_and_prepare(solver, blas, A, M, b, x, options);
   SolveResult result;
   SolveMonitor monitor(options, b_norm, result);
   if (b_norm == 0) {
-    set_zero(blas, x);
-    monitor.record(0, 0.0);
-    monitor.finish(SolveStatus::Converged, "b = 0: the solution is x = 0");
+    finish_zero_rhs(monitor);
   } else {
-    const bool x_is_zero = !options.use_initial_guess;
-    if (x_is_zero) set_zero(blas, x);
-    iterate(x_is_zero, monitor);
+    iterate(!options.use_initial_guess, monitor);
     monitor.finish_if_running();
   }
-  result.seconds = monitor.seconds();
-  result.true_relative_residual = b_norm == 0 ? 0.0 : true_relative_residual(A, b, x);
+  finish_result(monitor, A, b, x);
   return result;
 }
 

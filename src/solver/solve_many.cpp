@@ -1,9 +1,15 @@
-// solve_many: the columns one after another on the shared setup. Each column is a complete Krylov
-// solve of its own (its own iteration count and status), so a hard column does not hold back the others.
+// solve_many: CG (unpreconditioned or Jacobi) on a device with A in CSR runs the columns as one batched
+// CG (batched_cg.cpp: k independent CGs in lockstep, the matrix read once per iteration for all);
+// everything else runs the columns one after another on the shared setup. Either way each column is a
+// Krylov solve of its own (its own scalars, iteration count and status), so a hard column does not hold
+// back the others' results.
 #include "clkr/solver/solve_many.hpp"
 
 #include <string>
 
+#include "batched_cg.hpp"
+#include "batched_cg_steps.hpp"
+#include "clkr/precond/jacobi.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/solve.hpp"
 
@@ -15,11 +21,30 @@ void check_counts(const std::vector<Vector>& B, const std::vector<Vector>& X) {
     throw Error("solve_many: B has " + std::to_string(B.size()) + " columns but X has " + std::to_string(X.size()));
 }
 
+// Where the batched CG applies (besides the solver kind and the preconditioner).
+bool batchable(const Blas& blas, const Matrix& A, std::size_t k, const SolveOptions& options) {
+  return options.batch_columns && k >= 2 && (options.cg_path == CgPath::Auto || options.cg_path == CgPath::Fused) &&
+         detail::batched_cg_supported(blas, A, k);
+}
+
 }  // namespace
 
 std::vector<SolveResult> solve_many(SolverKind kind, Blas& blas, Matrix& A, std::vector<Vector>& B,
                                     std::vector<Vector>& X, const SolveOptions& options) {
   check_counts(B, X);
+  if (kind == SolverKind::Cg && batchable(blas, A, B.size(), options))
+    return detail::batched_cg("cg", blas, A, nullptr, B, X, options);
+  if (kind == SolverKind::Pcg && batchable(blas, A, B.size(), options)) {
+    // pcg_jacobi's own Jacobi, built once; a diagonal entry <= 0 is left to the column loop, where each
+    // column reports it (NotSpd) as its separate solve does.
+    const std::vector<double> diagonal = A.diagonal();
+    bool positive = true;
+    for (double d : diagonal) positive = positive && d > 0;
+    if (positive) {
+      Jacobi jacobi(blas, A, diagonal);
+      return detail::batched_cg("pcg", blas, A, &jacobi, B, X, options);
+    }
+  }
   std::vector<SolveResult> results;
   results.reserve(B.size());
   for (std::size_t j = 0; j < B.size(); ++j) results.push_back(solve(kind, blas, A, B[j], X[j], options));
@@ -29,6 +54,11 @@ std::vector<SolveResult> solve_many(SolverKind kind, Blas& blas, Matrix& A, std:
 std::vector<SolveResult> solve_many(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, std::vector<Vector>& B,
                                     std::vector<Vector>& X, const SolveOptions& options) {
   check_counts(B, X);
+  // The fused Jacobi step reads M's 1 / diag(A) as the CG's own vectors: only in the Blas's precision.
+  auto* jacobi = dynamic_cast<Jacobi*>(&M);
+  if (kind == SolverKind::Cg && jacobi && M.precision() == blas.precision() && M.location() == blas.location() &&
+      M.context() == blas.context() && batchable(blas, A, B.size(), options))
+    return detail::batched_cg("cg", blas, A, jacobi, B, X, options);
   std::vector<SolveResult> results;
   results.reserve(B.size());
   for (std::size_t j = 0; j < B.size(); ++j) results.push_back(solve(kind, blas, A, M, B[j], X[j], options));

@@ -48,8 +48,19 @@ using Iterate = std::function<void(bool x_is_zero, SolveMonitor& monitor)>;
 SolveResult run_checked(const char* solver, Blas& blas, Matrix& A, const Preconditioner* M, Vector& b, Vector& x,
                         const SolveOptions& options, const Iterate& iterate);
 
+// The parts of run_checked, for a solver that runs several right-hand sides at once (batched CG):
+// check_and_prepare does the checks, returns ||b|| and sets x = 0 where run_checked would;
+// finish_zero_rhs finishes a solve with b = 0 (x = 0, converged); finish_result fills seconds and the
+// true residual.
+double check_and_prepare(const char* solver, Blas& blas, Matrix& A, const Preconditioner* M, Vector& b, Vector& x,
+                         const SolveOptions& options);
+void finish_zero_rhs(SolveMonitor& monitor);
+void finish_result(SolveMonitor& monitor, Matrix& A, Vector& b, Vector& x);
+
 // CG and PCG: whether p'Ap > 0; otherwise finishes the solve (NotSpd, or NonFinite) and says false.
 bool positive_curvature(SolveMonitor& monitor, int iteration, double pq);
+// PCG: whether r'z > 0 (for r != 0, an SPD M gives r'M^-1 r > 0); otherwise finishes the solve (NotSpd).
+bool positive_rz(SolveMonitor& monitor, int iteration, double rz);
 
 // r = b - A x in blas's precision (r = b when x_is_zero).
 void compute_residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_zero);

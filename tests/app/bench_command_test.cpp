@@ -134,6 +134,30 @@ TEST(BenchCommand, Blas1AndSpmvSmoke) {
   EXPECT_EQ(spmv_rows[1][column(spmv_rows[0], "status")], "ok");
 }
 
+// Three ways of solving K right-hand sides, each converged with the same iterations per column (the
+// batched CG's columns are the separate solves' up to rounding: within one iteration each).
+TEST(BenchCommand, RhsComparesBatchedLoopAndSeparate) {
+  const fs::path csv = scratch_dir() / "rhs.csv";
+  const Result r =
+      run_clkr({"bench", "rhs", "poisson2d:10", "--k", "3", "--precisions", "double", "--csv", csv.string()});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const auto rows = parse_csv(read_text(csv));
+  ASSERT_EQ(rows.size(), 4u) << read_text(csv);
+  const auto& h = rows[0];
+  std::vector<std::string> ways;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    ways.push_back(rows[i][column(h, "way")]);
+    EXPECT_EQ(rows[i][column(h, "status")], "ok") << read_text(csv);
+    EXPECT_EQ(rows[i][column(h, "k")], "3");
+    EXPECT_GT(std::stod(rows[i][column(h, "seconds_per_column")]), 0);
+    EXPECT_NEAR(std::stod(rows[i][column(h, "iterations_total")]), std::stod(rows[1][column(h, "iterations_total")]),
+                3);
+  }
+  EXPECT_EQ(ways, (std::vector<std::string>{"loop", "batched", "separate"}));
+  const Result bad = run_clkr({"bench", "rhs", "--solver", "gmres"});
+  EXPECT_EQ(bad.code, 2) << describe(bad);
+}
+
 TEST(BenchCommand, UsageErrors) {
   const Result suite = run_clkr({"bench", "fft"});
   EXPECT_EQ(suite.code, 2) << describe(suite);

@@ -77,6 +77,10 @@ struct SolveOptions {
   // CG on a device (also the inner CG of reliable-update refinement, which runs Fused for Auto and
   // Persistent).
   CgPath cg_path = CgPath::Auto;
+  // solve_many with CG (none or Jacobi preconditioning) on a device, A in CSR, 2 or more columns and
+  // cg_path Auto or Fused: run the columns as one batched CG (k independent CGs in lockstep, the matrix
+  // read once per iteration for all of them). false: one column after another (for comparison).
+  bool batch_columns = true;
 
   // Iterative refinement: the inner solve A d = r.
   Precision inner_precision = Precision::Single;
