@@ -10,6 +10,7 @@
 #include "clkr/precond/make_preconditioner.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/solve.hpp"
+#include "clkr/solver/solve_many.hpp"
 #include "solver_test_support.hpp"
 
 namespace clkr {
@@ -103,6 +104,25 @@ TEST(Equilibration, WithoutItSingleCgBreaksDownOnTheStiffSystem) {
   const SolveResult r = cg(blas, system.A, system.b, system.x);
   EXPECT_EQ(r.status, SolveStatus::NonFinite) << r.message;
   EXPECT_EQ(r.scaling, "");
+}
+
+// Several right-hand sides: the batched CG does not scale, so such a system takes the column loop,
+// whose solves do.
+TEST(Equilibration, SolveManyScalesTheStiffSystemToo) {
+  const HostCsrMatrix host = stiff_poisson(6);
+  Matrix A(test::context(), host, Format::Csr);
+  Blas blas(test::context(), Location::Device, Precision::Single);
+  std::vector<Vector> B, X;
+  for (unsigned j = 0; j < 3; ++j) {
+    B.emplace_back(test::context(), test::multiply(host, test::random_vector(host.rows, 20 + j)), "b");
+    X.emplace_back(test::context(), host.rows, "x");
+  }
+  SolveOptions options;
+  options.relative_tolerance = 1e-5;
+  for (const SolveResult& r : solve_many(SolverKind::Cg, blas, A, B, X, options)) {
+    EXPECT_TRUE(r.converged()) << r.message;
+    EXPECT_NE(r.scaling.find("D A D"), std::string::npos) << r.scaling;
+  }
 }
 
 TEST(Equilibration, ATinyRightHandSideIsScaledByAPowerOfTwo) {
