@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "clkr/precond/jacobi.hpp"
 #include "clkr/solver/solve_many.hpp"
 #include "solver_test_support.hpp"
@@ -124,14 +125,14 @@ INSTANTIATE_TEST_SUITE_P(AllPrecisions, BatchedCg, testing::ValuesIn(kPrecisions
                          [](const testing::TestParamInfo<Precision>& info) { return to_string(info.param); });
 
 TEST(BatchedCgMore, SeventeenColumnsRunInTwoBatches) {
-  expect_batched_equals_separate(poisson2d(6), 6, Precision::Double, 17, false);
+  expect_batched_equals_separate(poisson2d(6), 6, test::widest_device_precision(*test::context()), 17, false);
 }
 
 TEST(BatchedCgMore, MaxIterationsEndEachColumnAsSeparateSolvesDo) {
   SolveOptions options;
   options.max_iterations = 3;
   options.relative_tolerance = 1e-12;
-  expect_batched_equals_separate(poisson2d(10), 10, Precision::Double, 4, false, options);
+  expect_batched_equals_separate(poisson2d(10), 10, test::widest_device_precision(*test::context()), 4, false, options);
 }
 
 // Single precision at a tolerance near its floor: the recursive residual drifts below the true one, so
@@ -149,7 +150,7 @@ TEST(BatchedCgMore, InitialGuessesPerColumn) {
   const HostCsrMatrix host = poisson2d(9);
   const auto n = static_cast<std::size_t>(host.rows);
   Matrix A(test::context(), host, Format::Csr);
-  Blas blas(test::context(), Location::Device, Precision::Double);
+  Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
   SolveOptions options;
   options.use_initial_guess = true;
   options.relative_tolerance = 1e-10;
@@ -176,7 +177,7 @@ TEST(BatchedCgMore, SolveManyChoosesTheBatchedPath) {
   const auto n = static_cast<std::size_t>(host.rows);
   Matrix A(test::context(), host, Format::Csr);
   auto run = [&](SolverKind kind, bool with_jacobi, bool batch) {
-    Blas blas(test::context(), Location::Device, Precision::Double);
+    Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
     Jacobi M(blas, A);
     SolveOptions options;
     options.batch_columns = batch;
