@@ -2,15 +2,48 @@
 #include "clkr/runtime/context.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
 #include "clkr/runtime/error.hpp"
 
 namespace clkr {
+
+namespace detail {
+// Atomics, since the driver may report a release from its own thread while another thread allocates.
+struct DeviceMemoryTracker {
+  std::atomic<std::uint64_t> live_bytes{0}, live_buffers{0}, peak_bytes{0}, untracked{0};
+
+  void add(std::uint64_t bytes) {
+    const std::uint64_t now = live_bytes.fetch_add(bytes) + bytes;
+    live_buffers.fetch_add(1);
+    std::uint64_t peak = peak_bytes.load();
+    while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
+    }
+  }
+  void remove(std::uint64_t bytes) {
+    live_bytes.fetch_sub(bytes);
+    live_buffers.fetch_sub(1);
+  }
+};
+}  // namespace detail
+
 namespace {
+
+// One per tracked buffer: what to subtract, and the tracker kept alive until the driver frees it.
+struct TrackedBuffer {
+  std::shared_ptr<detail::DeviceMemoryTracker> tracker;
+  std::uint64_t bytes;
+};
+
+void CL_CALLBACK buffer_released(cl_mem, void* user_data) {
+  std::unique_ptr<TrackedBuffer> record(static_cast<TrackedBuffer*>(user_data));
+  record->tracker->remove(record->bytes);
+}
 
 // The ICD loader returns this when no platform is installed at all.
 constexpr cl_int kPlatformNotFound = -1001;
@@ -64,7 +97,17 @@ struct Found {
   DeviceInfo info;
 };
 
+// The one process-wide lock of the library. Debian 12's ICD loader (ocl-icd 2.3.1) initializes itself
+// on the first clGetPlatformIDs without a lock: two threads creating their first contexts at once saw
+// "no OpenCL platform" in one of them (tests/stress/thread_safety_test.cpp). Discovery is rare and
+// cheap, so it runs one thread at a time; what follows it (creating the context) needs no lock.
+std::mutex& discovery_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 std::vector<Found> discover() {
+  std::lock_guard<std::mutex> lock(discovery_mutex());
   std::vector<Found> found;
   std::vector<cl::Platform> platforms;
   try {
@@ -158,7 +201,10 @@ std::shared_ptr<Context> Context::create(const std::string& selector) {
 }
 
 Context::Context(const cl::Platform& platform, const cl::Device& device, DeviceInfo info)
-    : info_(std::move(info)), platform_(platform), device_(device) {
+    : info_(std::move(info)),
+      platform_(platform),
+      device_(device),
+      memory_(std::make_shared<detail::DeviceMemoryTracker>()) {
   try {
     context_ = cl::Context(device_);
     queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
@@ -192,14 +238,36 @@ cl::Buffer Context::allocate(std::size_t bytes, const std::string& what, cl_mem_
     throw Error("buffer '" + what + "' needs " + mib(bytes) + ", more than the largest allocation " + info_.name +
                     " allows (" + mib(info_.max_allocation) + ")",
                 CL_INVALID_BUFFER_SIZE);
+  // OpenCL forbids zero-sized buffers; an empty vector still gets a valid handle.
+  const std::size_t size = std::max<std::size_t>(bytes, 16);
+  cl::Buffer buffer;
   try {
-    // OpenCL forbids zero-sized buffers; an empty vector still gets a valid handle.
-    return cl::Buffer(context_, flags, std::max<std::size_t>(bytes, 16));
+    buffer = cl::Buffer(context_, flags, size);
   } catch (const cl::Error& e) {
     throw Error("allocating buffer '" + what + "' of " + mib(bytes) + " on " + info_.name + ": " +
                     cl_error_name(e.err()) + " (out of device memory?)",
                 e.err());
   }
+  // The driver calls buffer_released when it frees the memory (after the last handle and the last
+  // queued command using it are gone), which no cl::Buffer destructor can know.
+  auto record = std::make_unique<TrackedBuffer>(TrackedBuffer{memory_, size});
+  memory_->add(size);
+  if (clSetMemObjectDestructorCallback(buffer(), buffer_released, record.get()) == CL_SUCCESS) {
+    record.release();  // buffer_released owns it now
+  } else {
+    memory_->remove(size);
+    memory_->untracked.fetch_add(1);
+  }
+  return buffer;
+}
+
+DeviceMemoryUse Context::device_memory() const {
+  DeviceMemoryUse use;
+  use.live_bytes = memory_->live_bytes.load();
+  use.live_buffers = memory_->live_buffers.load();
+  use.peak_bytes = memory_->peak_bytes.load();
+  use.untracked = memory_->untracked.load();
+  return use;
 }
 
 void Context::finish() {

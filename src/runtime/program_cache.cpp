@@ -3,6 +3,7 @@
 // mismatch, truncation or a binary the driver refuses makes the entry be rebuilt, never trusted.
 #include "clkr/runtime/program_cache.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,10 @@
 #include <iterator>
 #include <sstream>
 #include <vector>
+
+#if defined(__unix__)
+#include <unistd.h>
+#endif
 
 #include "clkr/runtime/error.hpp"
 #include "clkr/runtime/kernel_sources.hpp"
@@ -61,6 +66,16 @@ bool get_u64(const std::string& in, std::size_t& pos, std::uint64_t& v) {
   return true;
 }
 
+// ".<pid>.<object>.<n>": distinct for every write of every cache object in every process.
+std::string temp_suffix(const void* cache) {
+  static std::atomic<std::uint64_t> counter{0};
+  std::string suffix = ".";
+#if defined(__unix__)
+  suffix += std::to_string(static_cast<long long>(::getpid())) + ".";
+#endif
+  return suffix + hex(reinterpret_cast<std::uintptr_t>(cache)) + "." + std::to_string(counter.fetch_add(1));
+}
+
 }  // namespace
 
 ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string cache_dir)
@@ -71,6 +86,16 @@ ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string c
   device_key_ = platform.getInfo<CL_PLATFORM_NAME>() + "|" + device_.getInfo<CL_DEVICE_NAME>() + "|" +
                 device_.getInfo<CL_DEVICE_VENDOR>() + "|" + device_.getInfo<CL_DRIVER_VERSION>() + "|" +
                 device_.getInfo<CL_DEVICE_VERSION>();
+}
+
+ProgramCacheStats ProgramCache::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+std::size_t ProgramCache::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return programs_.size();
 }
 
 std::string ProgramCache::entry_path(const std::string& source, const std::string& options) const {
@@ -152,14 +177,20 @@ cl::Program ProgramCache::get(const std::string& file, const std::string& option
         out += binary;
         std::error_code ec;
         fs::create_directories(dir_, ec);
-        // Write then rename, so a concurrent reader never sees half a file.
-        const std::string tmp = path + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(this));
+        // Write then rename, so a concurrent reader never sees half a file; the temporary name is
+        // unique to this write (process, cache object, counter), so writers of the same entry in other
+        // threads, contexts or processes never share one. Renames are atomic: the last one wins, and
+        // every writer wrote the same bytes.
+        const std::string tmp = path + ".tmp" + temp_suffix(this);
+        bool written = false;
         {
           std::ofstream f(tmp, std::ios::binary);
           f.write(out.data(), static_cast<std::streamsize>(out.size()));
+          f.close();
+          written = !f.fail();  // a full disk must not leave a truncated entry in place
         }
-        fs::rename(tmp, path, ec);
-        if (ec) fs::remove(tmp, ec);
+        if (written) fs::rename(tmp, path, ec);
+        if (!written || ec) fs::remove(tmp, ec);
       }
     } catch (const cl::Error&) {
     }

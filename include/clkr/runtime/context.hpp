@@ -17,6 +17,23 @@
 
 namespace clkr {
 
+namespace detail {
+struct DeviceMemoryTracker;
+}
+
+// The device memory a Context's buffers hold (every buffer clkr allocates goes through
+// Context::allocate). A buffer counts until the driver frees it, which can be after its last cl::Buffer
+// handle is gone if queued commands still use it: read this after Context::finish().
+struct DeviceMemoryUse {
+  std::uint64_t live_bytes = 0;    // bytes of the buffers allocated and not freed yet
+  std::uint64_t live_buffers = 0;  // how many such buffers
+  std::uint64_t peak_bytes = 0;    // the most live_bytes has been since the Context was created
+  std::uint64_t untracked = 0;     // buffers whose release the driver could not report (then not counted)
+};
+
+// Thread safety (docs/design.md#thread-safety): a Context may be shared by threads, each using its own
+// Vector, Matrix, Blas, Preconditioner and solver objects; those objects themselves are used by one
+// thread at a time.
 class Context {
  public:
   // Selects a device: `selector` if not empty, else the environment variable CLKR_DEVICE, else the
@@ -49,10 +66,12 @@ class Context {
   // the device's maximum allocation or global memory. A zero-byte request allocates a minimal buffer.
   cl::Buffer allocate(std::size_t bytes, const std::string& what, cl_mem_flags flags = CL_MEM_READ_WRITE);
 
-  // Blocks until every command queued so far has finished.
+  // Blocks until every command queued so far has finished (a shared context: every thread's commands).
   void finish();
 
   ProgramCache& program_cache() { return *programs_; }
+  // Safe to call from any thread at any time.
+  DeviceMemoryUse device_memory() const;
 
  private:
   Context(const cl::Platform& platform, const cl::Device& device, DeviceInfo info);
@@ -63,6 +82,8 @@ class Context {
   cl::Context context_;
   cl::CommandQueue queue_;
   std::unique_ptr<ProgramCache> programs_;
+  // Shared with the release callback of every buffer, which the driver may run after this Context is gone.
+  std::shared_ptr<detail::DeviceMemoryTracker> memory_;
 };
 
 }  // namespace clkr

@@ -20,6 +20,8 @@ struct ProgramCacheStats {
   std::size_t rejected_entries = 0;  // disk entries found corrupt or unusable and rebuilt
 };
 
+// Thread-safe: get() and the accessors lock one mutex, so threads sharing a Context share its
+// programs (a program is built once; kernels are created from it by each user, never shared).
 class ProgramCache {
  public:
   // `cache_dir` empty means the default: $CLKR_CACHE_DIR, else $XDG_CACHE_HOME/clkr, else
@@ -31,7 +33,10 @@ class ProgramCache {
   // Builds an arbitrary source (not cached on disk); used for device probes and tests.
   cl::Program build_source(const std::string& source, const std::string& options, const std::string& name);
 
-  const ProgramCacheStats& stats() const { return stats_; }
+  // A snapshot (another thread may be building).
+  ProgramCacheStats stats() const;
+  // Programs held in memory: one per distinct (file, options) key asked for.
+  std::size_t size() const;
   const std::string& directory() const { return dir_; }
   // The file a (source, options) pair is stored in.
   std::string entry_path(const std::string& source, const std::string& options) const;
@@ -41,7 +46,7 @@ class ProgramCache {
   cl::Device device_;
   std::string dir_;
   std::string device_key_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, cl::Program> programs_;
   ProgramCacheStats stats_;
 };

@@ -8,12 +8,11 @@
 #include <numeric>
 #include <utility>
 
+#include "../../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
-
-#include "../../runtime/large_vectors.hpp"
 #endif
 
 namespace clkr::detail::amg {
