@@ -16,9 +16,13 @@ def test_columns_of_b_equal_separate_solves(ctx, precond):
     assert X.shape == B.shape and len(results) == 4
     for j in range(4):
         x, info = solver.solve(B[:, j])
-        assert results[j].converged and results[j].iterations == info.iterations
-        np.testing.assert_array_equal(X[:, j], x)
-        assert relative_residual(A, B[:, j], X[:, j]) <= 1e-9
+        assert results[j].converged and relative_residual(A, B[:, j], X[:, j]) <= 1e-9
+        if precond == "amg":  # the columns one by one on the shared setup: the separate solves, bit for bit
+            assert results[j].iterations == info.iterations
+            np.testing.assert_array_equal(X[:, j], x)
+        else:  # CG's columns in lockstep (batched kernels): the same iteration, rounded in another order
+            assert abs(results[j].iterations - info.iterations) <= 1
+            assert np.linalg.norm(X[:, j] - x) <= 1e-8 * np.linalg.norm(x)
 
 
 def test_update_follows_new_values_like_a_fresh_setup(ctx):

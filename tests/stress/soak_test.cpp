@@ -59,7 +59,10 @@ SolveJob job(std::size_t i) {
   j.solver = pick(kSolvers);
   j.precond = pick(kPreconds);
   j.matrix = pick(kMatrices);
-  j.tolerance = j.precision == Precision::Single ? 1e-5 : 1e-8;
+  // Well above each precision's floor on these matrices (single: CG and BiCGStab stagnate at 2-3e-6 on
+  // poisson2d:16 with this b), so that whether a solve converges does not hang on the device's rounding:
+  // at 1e-5, single BiCGStab converged on PoCL and stagnated on an H100. The soak is about resources.
+  j.tolerance = j.precision == Precision::Single ? 1e-4 : 1e-8;
   return j;
 }
 
