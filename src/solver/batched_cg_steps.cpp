@@ -38,24 +38,15 @@ BatchedCgSteps::BatchedCgSteps(Blas& blas, Matrix& A, int k, Vector* inv_diag)
     throw Error("batched CG: needs a device Blas, a CSR matrix and 1 to " + std::to_string(kMaxColumns) +
                 " columns (k = " + std::to_string(k) + ")");
   Context& context = *blas.context();
-  const DeviceInfo& info = context.info();
-  const DeviceParams& params = blas.params();
-  // The fused CG's launch shape (FusedCgSteps), from the same DeviceParams: CPUs about four contiguous
-  // chunks of rows per core, one work-item each; GPUs a grid of work-groups walking the rows.
-  const bool chunked = params.blas1.variant == Blas1Variant::Chunked;
-  if (chunked) {
-    local_ = 1;
-    groups_ = std::max<std::size_t>(info.compute_units, 1) * 4;
-  } else {
-    local_ = std::min(params.reduction.work_group_size, info.max_work_group_size);
-    groups_ = std::max<std::size_t>(info.compute_units, 1) * params.reduction.groups_per_compute_unit;
-  }
-  groups_ = std::max<std::size_t>(1, std::min(groups_, (n_ + local_ - 1) / local_));
-  chunk_ = static_cast<int>((n_ + groups_ * local_ - 1) / (groups_ * local_));
+  // The fused CG's launch shape, from the same DeviceParams.
+  const FusedLaunchShape shape = fused_launch_shape(blas, n_);
+  local_ = shape.local;
+  groups_ = shape.groups;
+  chunk_ = shape.chunk;
 
   std::string options =
       precision_build_option(precision_) + " -DWG=" + std::to_string(local_) + " -DBK=" + std::to_string(k);
-  if (chunked) options += " -DROWS_CHUNKED";
+  if (shape.chunked) options += " -DROWS_CHUNKED";
   spmm_ = context.kernel("spmv/csr_multi.cl", "spmm_csr", options);
   spmm_dot_ = context.kernel("solver/batched_cg.cl", "bcg_spmm_dot", options);
   update_xr_ = context.kernel("solver/batched_cg.cl", inv_diag ? "bcg_update_xr_jacobi" : "bcg_update_xr", options);

@@ -17,6 +17,23 @@ double element_bytes(Precision p) { return static_cast<double>(bytes_per_element
 
 }  // namespace
 
+FusedLaunchShape fused_launch_shape(const Blas& blas, std::size_t n) {
+  const DeviceInfo& info = blas.context()->info();
+  const DeviceParams& params = blas.params();
+  FusedLaunchShape shape;
+  shape.chunked = params.blas1.variant == Blas1Variant::Chunked;
+  if (shape.chunked) {
+    shape.local = 1;
+    shape.groups = std::max<std::size_t>(info.compute_units, 1) * 4;
+  } else {
+    shape.local = std::min(params.reduction.work_group_size, info.max_work_group_size);
+    shape.groups = std::max<std::size_t>(info.compute_units, 1) * params.reduction.groups_per_compute_unit;
+  }
+  shape.groups = std::max<std::size_t>(1, std::min(shape.groups, (n + shape.local - 1) / shape.local));
+  shape.chunk = static_cast<int>((n + shape.groups * shape.local - 1) / (shape.groups * shape.local));
+  return shape;
+}
+
 FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
     : blas_(blas),
       A_(A),
@@ -27,20 +44,12 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
       rz_partials_(blas.context(), 1, "cg.rz_partials"),
       scalars_(blas.context(), kScalars, "cg.scalars") {
   Context& context = *blas.context();
-  const DeviceInfo& info = context.info();
   const DeviceParams& params = blas.params();
-  // Launch shape as data: CPUs get about four contiguous chunks per core, one work-item each; GPUs a
-  // grid of work-groups per compute unit walking the vectors with a stride (coalesced).
-  chunked_ = params.blas1.variant == Blas1Variant::Chunked;
-  if (chunked_) {
-    local_ = 1;
-    groups_ = std::max<std::size_t>(info.compute_units, 1) * 4;
-  } else {
-    local_ = std::min(params.reduction.work_group_size, info.max_work_group_size);
-    groups_ = std::max<std::size_t>(info.compute_units, 1) * params.reduction.groups_per_compute_unit;
-  }
-  groups_ = std::max<std::size_t>(1, std::min(groups_, (n_ + local_ - 1) / local_));
-  chunk_ = static_cast<int>((n_ + groups_ * local_ - 1) / (groups_ * local_));
+  const FusedLaunchShape shape = fused_launch_shape(blas, n_);
+  chunked_ = shape.chunked;
+  local_ = shape.local;
+  groups_ = shape.groups;
+  chunk_ = shape.chunk;
 
   std::string options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
                         " -DROW_CHAINS=" + std::to_string(row_sum_chains(params.spmv, precision_));

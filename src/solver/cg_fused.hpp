@@ -23,6 +23,17 @@ double staged_real(const unsigned char* bytes, Precision p, int count, int i);
 DeviceScalar start_cg(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, Vector& p, bool x_is_zero,
                       bool have_residual);
 
+// How the fused CG kernels (and the batched CG's, which mirror them) cover n rows, from the Blas's
+// DeviceParams: CPUs about four contiguous chunks of rows per core, one work-item each; GPUs a grid of
+// work-groups per compute unit walking the rows with a stride (coalesced).
+struct FusedLaunchShape {
+  bool chunked = false;   // CPUs: contiguous chunks; GPUs: grid-stride
+  std::size_t local = 1;  // work-group size (the kernels' WG)
+  std::size_t groups = 1;
+  int chunk = 0;  // rows per work-item (chunked)
+};
+FusedLaunchShape fused_launch_shape(const Blas& blas, std::size_t n);
+
 class FusedCgSteps {
  public:
   // Only for blas.location() == Device; any format and precision (formats without a fused SpMV kernel
@@ -62,8 +73,8 @@ class FusedCgSteps {
   Matrix& A_;
   Precision precision_;
   std::size_t n_;
-  bool chunked_;           // CPUs: contiguous chunks; GPUs: grid-stride
-  std::size_t local_ = 0;  // work-group size (the kernels' WG)
+  bool chunked_;  // the members of fused_launch_shape(blas, n)
+  std::size_t local_ = 0;
   std::size_t groups_ = 0;
   int chunk_ = 0;
   enum class Step1 { CsrFused, EllFused, SpmvThenDot } step1_;
