@@ -26,8 +26,13 @@ using clkr::test::run_job;
 using clkr::test::settled_live_bytes;
 using clkr::test::SolveJob;
 
-// Resident set size in bytes: the second field of /proc/self/statm, in pages.
+// Resident set size in bytes (the second field of /proc/self/statm, in pages), once the C allocator
+// has handed its free pages back to the kernel (malloc_trim): what the process holds, not the pages
+// its arenas keep for reuse. Without the trim the floor moved with the arenas' high-water marks, which
+// depend on which of PoCL's threads frees what: on a loaded 2-core machine it rose 2.7 MiB over 1,500
+// solves while the heap in use rose 0.02 MiB (2026-11-25, a fresh-clone CI run).
 std::uint64_t resident_bytes() {
+  malloc_trim(0);
   std::ifstream statm("/proc/self/statm");
   std::uint64_t size = 0, resident = 0;
   statm >> size >> resident;
@@ -173,13 +178,14 @@ TEST(Soak, ResidentAndDeviceMemoryAndProgramsStayFlat) {
   // Resident memory. Measured on PoCL with 2 cores (2026-11-24), 2,000 solves in four runs: the floor
   // rose 0.5 MiB (the allocator settling: over 8,000 solves it rose 0.5 MiB by solve 2,000, then 0.04
   // MiB in the next 6,000) and the peak 2.2 to 3.2 MiB (the latter with other builds loading the
-  // machine); 2026-11-25 with huge pages off for the process: floor +0.01, peak +2.1 MiB. A leak of L
-  // bytes per solve raises the floor by about L x 1,000 and the peak by L x 1,500 over 2,000 solves:
-  // the resident bounds catch 1.6 KB per solve by the floor and 4 KB by the peak. Checked: a
-  // 1,000-double vector (8 KB) leaked per solve made the floor rise 8.7 MiB and the peak 15.1 MiB, and
-  // the test fail on both. The heap in use is exact (2026-11-25: floor +0.017, peak +0.033 MiB), so
-  // its bounds catch 256 bytes per solve; checked: 512 bytes leaked per solve raised its floor 0.53 MiB
-  // and failed the test, while the resident floor rose 0.94 MiB, inside its bound.
+  // machine); 2026-11-25, with huge pages off and the allocator trimmed before each reading: floor
+  // +0.01 MiB, peak +0.19 MiB on a loaded machine. A leak of L bytes per solve raises the floor by
+  // about L x 1,000 and the peak by L x 1,500 over 2,000 solves: the resident bounds catch 1.6 KB per
+  // solve by the floor and 4 KB by the peak. Checked: a 1,000-double vector (8 KB) leaked per solve
+  // made the floor rise 8.7 MiB and the peak 15.1 MiB, and the test fail on both. The heap in use is
+  // exact (2026-11-25: floor +0.017, peak +0.033 MiB), so its bounds catch 256 bytes per solve;
+  // checked: 512 bytes leaked per solve raised its floor 0.53 MiB and failed the test, while the
+  // resident floor rose 0.94 MiB, inside its bound.
   EXPECT_LT(resident.floor_mib, 1.5) << "the least resident size rose by " << resident.floor_mib << " MiB";
   EXPECT_LT(resident.peak_mib, 6.0) << "resident memory peaked " << resident.peak_mib
                                     << " MiB above its size after the warm-up";
