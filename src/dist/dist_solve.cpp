@@ -162,8 +162,10 @@ SolveResult dist_solve(SolverKind kind, DistBlas& blas, DistMatrix& A, DistVecto
 
 SolveResult dist_solve(SolverKind kind, DistBlas& blas, DistMatrix& A, Preconditioner& M, DistVector& b, DistVector& x,
                        const DistSolveOptions& options) {
-  // CG with Identity: the unpreconditioned iteration, as on one device.
-  return run(kind, blas, A, detail::preconditioned(&M) ? &M : nullptr, b, x, options);
+  // Identity everywhere: the unpreconditioned iteration, as on one device. A rank without rows holds an
+  // Identity (make_block_jacobi) while the others precondition: it applies its (empty) copy with them.
+  const bool any = blas.communicator()->allreduce_sum(std::int64_t{detail::preconditioned(&M) ? 1 : 0}) > 0;
+  return run(kind, blas, A, any ? &M : nullptr, b, x, options);
 }
 
 std::unique_ptr<Preconditioner> make_block_jacobi(DistBlas& blas, DistMatrix& A, const PrecondOptions& options) {
