@@ -12,15 +12,15 @@ namespace clkr::detail {
 
 // Classic (P)CG. Per iteration: one SpMV with its halo exchange, p'Ap (one MPI_Allreduce), the x and
 // r updates, z = M^-1 r, r'r with r'z (one MPI_Allreduce), the p update. Without M, z is r itself.
-void dist_cg_classic(DistProblem& problem, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor) {
-  DistBlas& blas = problem.blas;
-  DistVector r = dist_zeros(problem.b, "cg.r"), p = dist_zeros(problem.b, "cg.p"), q = dist_zeros(problem.b, "cg.q");
+void dist_cg_classic(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor) {
+  DistBlas& blas = ops.blas;
+  DistVector r = ops.vector("cg.r"), p = ops.vector("cg.p"), q = ops.vector("cg.q");
   std::optional<DistVector> z_store;
-  if (problem.M) z_store.emplace(dist_zeros(problem.b, "cg.z"));
-  DistVector& z = problem.M ? *z_store : r;
+  if (ops.M) z_store.emplace(ops.vector("cg.z"));
+  DistVector& z = ops.M ? *z_store : r;
   // rr = r'r and rz = r'z (the same value without M) in one reduction.
   const auto reduce = [&]() -> std::pair<double, double> {
-    if (!problem.M) {
+    if (!ops.M) {
       const double rr = blas.dot(r, r);
       return {rr, rr};
     }
@@ -30,35 +30,35 @@ void dist_cg_classic(DistProblem& problem, bool x_is_zero, const SolveOptions& o
   // r = b - A x is in r: z = M^-1 r, p = z; returns rz (false: the solve ended).
   double rr = 0, rz = 0;
   const auto restart = [&](int k) {
-    dist_precondition(problem, r, z);
+    ops.precondition_or_copy(r, z);
     blas.copy(z, p);
     std::tie(rr, rz) = reduce();
     if (!monitor.check_finite(k, "r'z", rz)) return false;
-    return !problem.M || positive_rz(monitor, k, rz);
+    return !ops.M || positive_rz(monitor, k, rz);
   };
 
-  dist_residual(problem, r, x_is_zero);
+  ops.residual(r, x_is_zero);
   if (!restart(0) || !monitor.record_start("r'r", rr, std::sqrt(rr))) return;
   for (int k = 1; k <= options.max_iterations; ++k) {
     // q = A p;  alpha = r'z / p'q
-    blas.spmv(1.0, problem.A, p, 0.0, q);
+    blas.spmv(1.0, ops.A, p, 0.0, q);
     const double pq = blas.dot(p, q);
     if (!positive_curvature(monitor, k, pq)) return;
     const double alpha = rz / pq;
     // x += alpha p;  r -= alpha q;  z = M^-1 r;  rr = r'r, rz_new = r'z
-    blas.axpy(alpha, p, problem.x);
+    blas.axpy(alpha, p, ops.x);
     blas.axpy(-alpha, q, r);
-    dist_precondition(problem, r, z);
+    ops.precondition_or_copy(r, z);
     const auto [rr_new, rz_new] = reduce();
     if (!monitor.check_finite(k, "r'r", rr_new) || !monitor.check_finite(k, "r'z", rz_new)) return;
     monitor.record(k, std::sqrt(rr_new));
     if (monitor.reached(std::sqrt(rr_new))) {
       // Confirm on r = b - A x: if the recursive residual drifted, restart from x.
-      dist_residual(problem, r, false);
+      ops.residual(r, false);
       if (monitor.check_explicit(k, blas.nrm2(r)) == AfterCheck::Stop || !restart(k)) return;
       continue;
     }
-    if (problem.M && !positive_rz(monitor, k, rz_new)) return;
+    if (ops.M && !positive_rz(monitor, k, rz_new)) return;
     // p = z + (rz_new / rz) p
     blas.aypx(rz_new / rz, z, p);
     rz = rz_new;
@@ -70,20 +70,19 @@ void dist_cg_classic(DistProblem& problem, bool x_is_zero, const SolveOptions& o
 // carried by the recurrence s = w + beta s. Per iteration: one SpMV with its halo exchange, one
 // MPI_Allreduce of three values (two without M), four vector updates (x, r, p, s). The same iterates
 // as classic CG in exact arithmetic.
-void dist_cg_single_reduction(DistProblem& problem, bool x_is_zero, const SolveOptions& options,
-                              SolveMonitor& monitor) {
-  DistBlas& blas = problem.blas;
-  DistVector r = dist_zeros(problem.b, "cg.r"), w = dist_zeros(problem.b, "cg.w");
-  DistVector p = dist_zeros(problem.b, "cg.p"), s = dist_zeros(problem.b, "cg.s");
+void dist_cg_single_reduction(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor) {
+  DistBlas& blas = ops.blas;
+  DistVector r = ops.vector("cg.r"), w = ops.vector("cg.w");
+  DistVector p = ops.vector("cg.p"), s = ops.vector("cg.s");
   std::optional<DistVector> u_store;
-  if (problem.M) u_store.emplace(dist_zeros(problem.b, "cg.u"));
-  DistVector& u = problem.M ? *u_store : r;
+  if (ops.M) u_store.emplace(ops.vector("cg.u"));
+  DistVector& u = ops.M ? *u_store : r;
   double rr = 0, gamma = 0, delta = 0;
   // u = M^-1 r;  w = A u;  then rr, gamma, delta in one reduction.
   const auto step = [&] {
-    if (problem.M) blas.apply(*problem.M, r, u);
-    blas.spmv(1.0, problem.A, u, 0.0, w);
-    if (!problem.M) {
+    if (ops.M) ops.precondition(r, u);
+    blas.spmv(1.0, ops.A, u, 0.0, w);
+    if (!ops.M) {
       const std::vector<double> v = blas.dots({{&r, &r}, {&w, &r}});
       rr = gamma = v[0];
       delta = v[1];
@@ -98,7 +97,7 @@ void dist_cg_single_reduction(DistProblem& problem, bool x_is_zero, const SolveO
   double alpha = 0;
   const auto restart = [&](int k) {
     step();
-    if (!monitor.check_finite(k, "r'z", gamma) || (problem.M && !positive_rz(monitor, k, gamma))) return false;
+    if (!monitor.check_finite(k, "r'z", gamma) || (ops.M && !positive_rz(monitor, k, gamma))) return false;
     if (gamma > 0 && !positive_curvature(monitor, k + 1, delta)) return false;
     blas.copy(u, p);
     blas.copy(w, s);
@@ -106,22 +105,22 @@ void dist_cg_single_reduction(DistProblem& problem, bool x_is_zero, const SolveO
     return true;
   };
 
-  dist_residual(problem, r, x_is_zero);
+  ops.residual(r, x_is_zero);
   if (!restart(0) || !monitor.record_start("r'r", rr, std::sqrt(rr))) return;
   for (int k = 1; k <= options.max_iterations; ++k) {
     // x += alpha p;  r -= alpha s (= alpha A p);  u = M^-1 r;  w = A u;  rr, gamma, delta
-    blas.axpy(alpha, p, problem.x);
+    blas.axpy(alpha, p, ops.x);
     blas.axpy(-alpha, s, r);
     const double gamma_old = gamma;
     step();
     if (!monitor.check_finite(k, "r'r", rr) || !monitor.check_finite(k, "r'z", gamma)) return;
     monitor.record(k, std::sqrt(rr));
     if (monitor.reached(std::sqrt(rr))) {
-      dist_residual(problem, r, false);
+      ops.residual(r, false);
       if (monitor.check_explicit(k, blas.nrm2(r)) == AfterCheck::Stop || !restart(k)) return;
       continue;
     }
-    if (problem.M && !positive_rz(monitor, k, gamma)) return;
+    if (ops.M && !positive_rz(monitor, k, gamma)) return;
     // beta = gamma / gamma_old;  p'Ap = delta - beta gamma / alpha;  alpha = gamma / p'Ap
     const double beta = gamma / gamma_old;
     const double pq = delta - beta * gamma / alpha;

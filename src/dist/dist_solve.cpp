@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "../runtime/enum_names.hpp"
+#include "../solver/bicgstab_iteration.hpp"
+#include "../solver/gmres_iteration.hpp"
 #include "clkr/precond/identity.hpp"
 #include "clkr/precond/jacobi.hpp"
 #include "dist_solver_core.hpp"
@@ -117,22 +119,22 @@ SolveResult run(SolverKind kind, DistBlas& blas, DistMatrix& A, Preconditioner* 
     std::unique_ptr<Preconditioner> jacobi;
     if (kind == SolverKind::Pcg && positive_diagonal(comm, A, monitor))
       jacobi = make_block_jacobi(blas, A, jacobi_options());
-    detail::DistProblem problem{blas, A, jacobi ? jacobi.get() : M, b, x};
+    detail::DistKrylovOps ops{blas, A, jacobi ? jacobi.get() : M, b, x};
     if (!monitor.finished()) {
       switch (kind) {
         case SolverKind::Cg:
         case SolverKind::Pcg:
           if (dist_options.cg_variant == DistCgVariant::Classic)
-            detail::dist_cg_classic(problem, x_is_zero, options, monitor);
+            detail::dist_cg_classic(ops, x_is_zero, options, monitor);
           else
-            detail::dist_cg_single_reduction(problem, x_is_zero, options, monitor);
+            detail::dist_cg_single_reduction(ops, x_is_zero, options, monitor);
           break;
         case SolverKind::BiCgStab:
-          detail::dist_bicgstab(problem, x_is_zero, options, monitor);
+          detail::bicgstab_iteration(ops, x_is_zero, options, monitor);
           break;
         case SolverKind::Gmres:
         case SolverKind::Fgmres:
-          detail::dist_gmres(problem, kind == SolverKind::Fgmres && M, x_is_zero, options, monitor);
+          detail::gmres_iteration(ops, kind == SolverKind::Fgmres && M, x_is_zero, options, monitor);
           break;
         case SolverKind::Ir:
           break;  // refused above
@@ -205,23 +207,4 @@ double true_relative_residual(DistMatrix& A, DistVector& b, DistVector& x) {
   return b_norm > 0 ? r_norm / b_norm : r_norm;
 }
 
-namespace detail {
-
-void dist_residual(DistProblem& problem, DistVector& r, bool x_is_zero) {
-  problem.blas.copy(problem.b, r);
-  if (!x_is_zero) problem.blas.spmv(-1.0, problem.A, problem.x, 1.0, r);
-}
-
-DistVector dist_zeros(const DistVector& like, const std::string& name) {
-  return DistVector(like.context(), like.communicator(), like.partition(), name);
-}
-
-void dist_precondition(DistProblem& problem, DistVector& r, DistVector& z) {
-  if (problem.M)
-    problem.blas.apply(*problem.M, r, z);
-  else if (&r != &z)
-    problem.blas.copy(r, z);
-}
-
-}  // namespace detail
 }  // namespace clkr

@@ -61,15 +61,6 @@ Outcome distributed(SolverKind kind, const HostCsrMatrix& A, const RowPartition&
   return o;
 }
 
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double d = 0, scale = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    d = std::max(d, std::abs(a[i] - b[i]));
-    scale = std::max(scale, std::abs(b[i]));
-  }
-  return d / scale;
-}
-
 struct SolverCase {
   SolverKind kind;
   const char* matrix;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -88,6 +90,16 @@ inline std::vector<NamedPartition> partitions_of(const HostCsrMatrix& A) {
 }
 
 inline const Precision kPrecisions[] = {Precision::Single, Precision::QuasiDouble, Precision::Double};
+
+// max_i |a_i - b_i| / max_i |b_i|: how far a distributed solution is from one device's.
+inline double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    d = std::max(d, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return d / scale;
+}
 
 // The rounding a precision's SpMV or dot may carry, relative to the sum of |terms|.
 inline double rounding(Precision p) {
