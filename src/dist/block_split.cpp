@@ -48,12 +48,9 @@ BlockSplit split_blocks(const LocalRows& rows) {
   split.halo_columns.erase(std::unique(split.halo_columns.begin(), split.halo_columns.end()), split.halo_columns.end());
 
   const auto n = static_cast<std::int32_t>(rows.rows());
-  split.local.rows = split.local.cols = split.halo.rows = n;
+  split.local.rows = split.local.cols = n;
   split.halo.cols = static_cast<std::int32_t>(split.halo_columns.size());
-  for (HostCsrMatrix* block : {&split.local, &split.halo}) {
-    block->row_offsets.reserve(static_cast<std::size_t>(n) + 1);
-    block->symmetric = false;
-  }
+  split.local.row_offsets.reserve(static_cast<std::size_t>(n) + 1);
   std::vector<std::pair<std::int32_t, double>> local_entries, halo_entries;
   for (std::int64_t i = 0; i < rows.rows(); ++i) {
     local_entries.clear();
@@ -68,8 +65,11 @@ BlockSplit split_blocks(const LocalRows& rows) {
       }
     }
     append_row(split.local, local_entries, first + i, [&](std::int32_t j) { return first + j; });
+    if (halo_entries.empty()) continue;  // the halo block holds only the rows that have halo entries
+    split.halo_rows.push_back(static_cast<std::int32_t>(i));
     append_row(split.halo, halo_entries, first + i, [&](std::int32_t j) { return split.halo_columns[j]; });
   }
+  split.halo.rows = static_cast<std::int32_t>(split.halo_rows.size());
   return split;
 }
 

@@ -12,7 +12,8 @@ namespace clkr::detail {
 
 struct BlockSplit {
   HostCsrMatrix local;                     // rows x rows, columns = global - first
-  HostCsrMatrix halo;                      // rows x halo_columns.size()
+  HostCsrMatrix halo;                      // halo_rows.size() x halo_columns.size(): the rows with halo entries
+  std::vector<std::int32_t> halo_rows;     // the local row of each halo block row, ascending
   std::vector<std::int64_t> halo_columns;  // ascending global columns outside [first, end)
 };
 

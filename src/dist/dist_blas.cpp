@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "clkr/blas/kernel_args.hpp"
+
 namespace clkr {
 
 DistBlas::DistBlas(std::shared_ptr<Context> context, std::shared_ptr<Communicator> comm, Precision precision,
@@ -50,8 +52,23 @@ void DistBlas::spmv(double alpha, DistMatrix& A, DistVector& x, double beta, Dis
     local_.context()->queue().flush();  // the device works on it while this rank waits for messages
   });
   exchange.finish(A.halo_values());
-  if (A.halo_pattern().halo_size() > 0)
-    comm_->deferred("spmv (halo block)", [&] { local_.spmv(alpha, A.halo_block(), A.halo_values(), 1.0, y.local()); });
+  const std::size_t rows = A.halo_rows().size();
+  if (rows == 0) return;
+  comm_->deferred("spmv (halo block)", [&] {
+    // t = alpha A_halo h over the rows with halo entries, then y[halo_rows[i]] += t[i].
+    local_.spmv(alpha, A.halo_block(), A.halo_values(), 0.0, A.halo_products());
+    const Precision p = local_.precision();
+    cl::Kernel& kernel = local_.elementwise_kernel("dist/halo.cl", "halo_add");
+    KernelArgs(kernel, p)
+        .value(cl_ulong{0})
+        .value(cl_ulong{0})
+        .value(A.halo_rows_buffer())
+        .vector(A.halo_products().device(p, Access::Read))
+        .vector(y.local().device(p, Access::ReadWrite));
+    // Reads a row index, t and y, writes y.
+    local_.launch_elementwise("halo_add", kernel, rows, static_cast<double>(rows),
+                              static_cast<double>(rows) * (4 + 3 * bytes_per_element(p)));
+  });
 }
 
 void DistBlas::apply(Preconditioner& M, DistVector& r, DistVector& z) {

@@ -84,7 +84,9 @@ struct DistMatrix::Impl {
   std::int64_t global_nnz = 0;
   std::optional<Matrix> local, halo;
   std::optional<HaloExchange> exchange;
-  std::optional<Vector> halo_values;
+  std::optional<Vector> halo_values, halo_products;
+  std::vector<std::int32_t> halo_rows;
+  cl::Buffer halo_rows_buffer;
 
   Impl(std::shared_ptr<Context> c, std::shared_ptr<Communicator> m, RowPartition p)
       : context(std::move(c)), comm(std::move(m)), partition(std::move(p)) {}
@@ -106,6 +108,11 @@ DistMatrix::DistMatrix(std::shared_ptr<Context> context, std::shared_ptr<Communi
     d.local.emplace(context, split.local, format, options);
     d.halo.emplace(context, split.halo, Format::Csr, options);
     d.halo_values.emplace(context, static_cast<std::size_t>(pattern.halo_size()), "halo values");
+    d.halo_rows = std::move(split.halo_rows);
+    d.halo_products.emplace(context, d.halo_rows.size(), "halo products");
+    const std::size_t bytes = d.halo_rows.size() * sizeof(std::int32_t);
+    d.halo_rows_buffer = context->allocate(bytes, "halo rows", CL_MEM_READ_ONLY);
+    if (bytes > 0) context->queue().enqueueWriteBuffer(d.halo_rows_buffer, CL_TRUE, 0, bytes, d.halo_rows.data());
     d.exchange.emplace(context, comm, std::move(pattern));
   });
   d.global_nnz = comm->allreduce_sum(static_cast<std::int64_t>(split.local.nnz() + split.halo.nnz()));
@@ -127,5 +134,8 @@ const HaloPattern& DistMatrix::halo_pattern() const { return impl_->exchange->pa
 void DistMatrix::convert(Format format) { impl_->local->convert(format); }
 HaloExchange& DistMatrix::exchange() { return *impl_->exchange; }
 Vector& DistMatrix::halo_values() { return *impl_->halo_values; }
+const std::vector<std::int32_t>& DistMatrix::halo_rows() const { return impl_->halo_rows; }
+const cl::Buffer& DistMatrix::halo_rows_buffer() { return impl_->halo_rows_buffer; }
+Vector& DistMatrix::halo_products() { return *impl_->halo_products; }
 
 }  // namespace clkr

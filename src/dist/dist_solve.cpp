@@ -191,12 +191,17 @@ double true_relative_residual(DistMatrix& A, DistVector& b, DistVector& x) {
   comm.checked("true residual", [&] {
     const HostCsrMatrix& local = A.local_block().host_csr();
     const HostCsrMatrix& coupling = A.halo_block().host_csr();
+    const std::vector<std::int32_t>& halo_rows = A.halo_rows();
+    std::size_t h = 0;  // the next halo block row
     for (std::int32_t i = 0; i < local.rows; ++i) {
       long double r = b_local[i];
       for (std::int32_t k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
         r -= static_cast<long double>(local.values[k]) * x_local[local.col_indices[k]];
-      for (std::int32_t k = coupling.row_offsets[i]; k < coupling.row_offsets[i + 1]; ++k)
-        r -= static_cast<long double>(coupling.values[k]) * halo[coupling.col_indices[k]];
+      if (h < halo_rows.size() && halo_rows[h] == i) {
+        for (std::int32_t k = coupling.row_offsets[h]; k < coupling.row_offsets[h + 1]; ++k)
+          r -= static_cast<long double>(coupling.values[k]) * halo[coupling.col_indices[k]];
+        ++h;
+      }
       sums[0] += r * r;
       sums[1] += static_cast<long double>(b_local[i]) * b_local[i];
     }

@@ -128,7 +128,7 @@ void HaloExchange::start(Blas& blas, Vector& x) {
   if (n > 0) {
     comm_->deferred("halo exchange: packing the send values", [&] {
       translate_cl_errors("halo_pack", [&] {
-        cl::Kernel& kernel = blas.elementwise_kernel("dist/halo_pack.cl", "halo_pack");
+        cl::Kernel& kernel = blas.elementwise_kernel("dist/halo.cl", "halo_pack");
         const Vector::DeviceBuffers out = packed_.device(precision_, Access::Write);
         KernelArgs(kernel, precision_)
             .value(cl_ulong{0})

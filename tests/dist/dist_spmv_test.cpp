@@ -99,7 +99,16 @@ TEST(DistSpmv, HaloOfPoissonIsOnePlanePerNeighbour) {
   if (rank() + 1 < ranks())
     for (std::int64_t c = end; c < end + n * n; ++c) expected.push_back(c);
   EXPECT_EQ(halo.halo_columns, expected);
+  // Each halo column couples to one row of this rank (its neighbour across the plane): as many halo
+  // block rows, each with one entry, the rows just inside this rank's first and last planes.
   EXPECT_EQ(dA.halo_block().nnz(), static_cast<std::int64_t>(expected.size()));
+  EXPECT_EQ(dA.halo_block().rows(), static_cast<std::int32_t>(expected.size()));
+  std::vector<std::int32_t> rows;
+  if (rank() > 0)
+    for (std::int32_t i = 0; i < n * n; ++i) rows.push_back(i);
+  if (rank() + 1 < ranks())
+    for (std::int32_t i = 3 * n * n; i < 4 * n * n; ++i) rows.push_back(i);
+  EXPECT_EQ(dA.halo_rows(), rows);
 }
 
 }  // namespace

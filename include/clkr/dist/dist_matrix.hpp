@@ -1,11 +1,12 @@
 // clkr::DistMatrix: a square sparse matrix distributed by rows. Each rank holds, on its device, the
-// local block (its rows x the columns it owns, in any storage format) and the halo block (its rows x
-// the columns other ranks own, renumbered compactly, in CSR), and the halo exchange that brings those
-// x values before each SpMV (pattern computed once here).
+// local block (its rows x the columns it owns, in any storage format) and the halo block (the rows
+// that reach into other ranks' columns x those columns, renumbered compactly, in CSR), and the halo
+// exchange that brings those x values before each SpMV (pattern computed once here).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "clkr/data/matrix.hpp"
 #include "clkr/dist/communicator.hpp"
@@ -35,9 +36,13 @@ class DistMatrix {
   std::int64_t global_nnz() const;
   std::int32_t local_rows() const;
 
-  // This rank's local block (local_rows() x local_rows()) and halo block (local_rows() x halo size).
+  // This rank's local block (local_rows() x local_rows()), and its halo block: one row per local row
+  // with entries in other ranks' columns (halo_rows()[i] is the local row of halo row i, ascending),
+  // one column per halo entry (halo_pattern().halo_columns). Only those rows, so that the halo SpMV
+  // reads and writes nothing for the (usually many) rows without halo entries.
   Matrix& local_block();
   Matrix& halo_block();
+  const std::vector<std::int32_t>& halo_rows() const;
   const HaloPattern& halo_pattern() const;
   // Converts the local block (the halo block stays CSR: most of its rows are empty).
   void convert(Format format);
@@ -46,6 +51,9 @@ class DistMatrix {
   HaloExchange& exchange();
   // The halo values of x (halo_pattern().halo_size() elements), written by exchange().finish().
   Vector& halo_values();
+  // halo_rows() on the device, and room for the halo block's products (one per halo row).
+  const cl::Buffer& halo_rows_buffer();
+  Vector& halo_products();
 
  private:
   struct Impl;

@@ -25,7 +25,7 @@ class HaloExchange {
   const HaloPattern& pattern() const { return pattern_; }
 
   // The exchange of x (this rank's slice) in blas's precision: receives posted, the send values packed
-  // by blas (kernels/dist/halo_pack.cl) and their read-back queued and flushed. Returns at once.
+  // by blas (kernels/dist/halo.cl) and their read-back queued and flushed. Returns at once.
   void start(Blas& blas, Vector& x);
   // Completes the exchange start() began: sends, waits for every message, and queues the write of the
   // received values into `halo` (pattern().halo_size() elements; its device copy in the precision of
