@@ -27,18 +27,22 @@ void dist_cg_classic(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& opt
     const std::vector<double> v = blas.dots({{&r, &r}, {&r, &z}});
     return {v[0], v[1]};
   };
-  // r = b - A x is in r: z = M^-1 r, p = z; returns rz (false: the solve ended).
+  // From r = b - A x: z = M^-1 r, p = z, rr and rz.
   double rr = 0, rz = 0;
-  const auto restart = [&](int k) {
+  const auto restart = [&] {
     ops.precondition_or_copy(r, z);
     blas.copy(z, p);
     std::tie(rr, rz) = reduce();
-    if (!monitor.check_finite(k, "r'z", rz)) return false;
-    return !ops.M || positive_rz(monitor, k, rz);
+  };
+  // What the iteration divides by, judged after the residual's own verdict (a zero residual has
+  // converged, whatever r'z is): false when the solve ended.
+  const auto usable_rz = [&](int k) {
+    return monitor.check_finite(k, "r'z", rz) && (!ops.M || positive_rz(monitor, k, rz));
   };
 
   ops.residual(r, x_is_zero);
-  if (!restart(0) || !monitor.record_start("r'r", rr, std::sqrt(rr))) return;
+  restart();
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr)) || !usable_rz(0)) return;
   for (int k = 1; k <= options.max_iterations; ++k) {
     // q = A p;  alpha = r'z / p'q
     blas.spmv(1.0, ops.A, p, 0.0, q);
@@ -55,7 +59,9 @@ void dist_cg_classic(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& opt
     if (monitor.reached(std::sqrt(rr_new))) {
       // Confirm on r = b - A x: if the recursive residual drifted, restart from x.
       ops.residual(r, false);
-      if (monitor.check_explicit(k, blas.nrm2(r)) == AfterCheck::Stop || !restart(k)) return;
+      if (monitor.check_explicit(k, blas.nrm2(r)) == AfterCheck::Stop) return;
+      restart();
+      if (!usable_rz(k)) return;
       continue;
     }
     if (ops.M && !positive_rz(monitor, k, rz_new)) return;
@@ -93,20 +99,25 @@ void dist_cg_single_reduction(DistKrylovOps& ops, bool x_is_zero, const SolveOpt
     gamma = v[1];
     delta = v[2];
   };
-  // From r = b - A x: p = u, s = w, alpha = gamma / delta (false: the solve ended).
-  double alpha = 0;
-  const auto restart = [&](int k) {
+  // From r = b - A x: u, w, rr, gamma, delta, then p = u and s = w.
+  const auto restart = [&] {
     step();
-    if (!monitor.check_finite(k, "r'z", gamma) || (ops.M && !positive_rz(monitor, k, gamma))) return false;
-    if (gamma > 0 && !positive_curvature(monitor, k + 1, delta)) return false;
     blas.copy(u, p);
     blas.copy(w, s);
+  };
+  // After the residual's own verdict: gamma = r'u > 0 (M SPD) and delta = p'Ap > 0 to divide by; sets
+  // alpha. False when the solve ended.
+  double alpha = 0;
+  const auto usable = [&](int k) {
+    if (!monitor.check_finite(k, "r'z", gamma) || (ops.M && !positive_rz(monitor, k, gamma))) return false;
+    if (!positive_curvature(monitor, k + 1, delta)) return false;
     alpha = gamma / delta;
     return true;
   };
 
   ops.residual(r, x_is_zero);
-  if (!restart(0) || !monitor.record_start("r'r", rr, std::sqrt(rr))) return;
+  restart();
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr)) || !usable(0)) return;
   for (int k = 1; k <= options.max_iterations; ++k) {
     // x += alpha p;  r -= alpha s (= alpha A p);  u = M^-1 r;  w = A u;  rr, gamma, delta
     blas.axpy(alpha, p, ops.x);
@@ -117,7 +128,9 @@ void dist_cg_single_reduction(DistKrylovOps& ops, bool x_is_zero, const SolveOpt
     monitor.record(k, std::sqrt(rr));
     if (monitor.reached(std::sqrt(rr))) {
       ops.residual(r, false);
-      if (monitor.check_explicit(k, blas.nrm2(r)) == AfterCheck::Stop || !restart(k)) return;
+      if (monitor.check_explicit(k, blas.nrm2(r)) == AfterCheck::Stop) return;
+      restart();
+      if (!usable(k)) return;
       continue;
     }
     if (ops.M && !positive_rz(monitor, k, gamma)) return;

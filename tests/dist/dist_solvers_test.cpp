@@ -153,6 +153,28 @@ TEST(DistSolvers, AZeroRightHandSideGivesZero) {
   }
 }
 
+// x0 solves A x = b exactly (integer values): the initial residual is zero, and so is r'M^-1 r, which
+// must read as converged, not as an indefinite preconditioner.
+TEST(DistSolvers, AnExactInitialGuessHasConverged) {
+  const HostCsrMatrix A = poisson2d(8);
+  const RowPartition partition = RowPartition::uniform(A.rows, ranks());
+  std::vector<double> b(static_cast<std::size_t>(A.rows), 0.0);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) b[i] += A.values[k];
+  DistMatrix dA(context(), world(), local_rows_of(A, partition, rank()));
+  DistBlas blas(context(), world(), test::widest_device_precision(*context()));
+  DistVector db(context(), world(), partition, slice(b, partition), "b");
+  for (DistCgVariant variant : {DistCgVariant::Classic, DistCgVariant::SingleReduction}) {
+    DistVector x(context(), world(), partition, std::vector<double>(partition.count(rank()), 1.0), "x");
+    DistSolveOptions options;
+    options.cg_variant = variant;
+    options.solve.use_initial_guess = true;
+    const SolveResult r = dist_solve(SolverKind::Pcg, blas, dA, db, x, options);
+    EXPECT_TRUE(r.converged()) << to_string(variant) << ": " << r.message;
+    EXPECT_EQ(r.iterations, 0);
+  }
+}
+
 TEST(DistSolvers, PcgRefusesANonPositiveDiagonalOnEveryRank) {
   HostCsrMatrix A = poisson2d(8);
   const std::int32_t row = A.rows - 2;  // on the last rank with rows
