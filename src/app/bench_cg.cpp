@@ -17,6 +17,9 @@
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/cg.hpp"
 #include "json_writer.hpp"
+#ifdef CLKR_WITH_MPI
+#include "dist/dist_commands.hpp"
+#endif
 
 namespace clkr::app {
 namespace {
@@ -339,6 +342,9 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 }  // namespace
 
 int bench_cg_command(const Args& args) {
+#ifdef CLKR_WITH_MPI
+  if (started_by_mpi_launcher()) return dist_bench_cg_command(args);
+#endif
   const ParsedArgs opts("bench cg", bench_cg_specs, args);
   if (opts.has("--help")) {
     print_usage(std::cout, "bench cg [MATRIX...] [options]",

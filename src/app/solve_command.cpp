@@ -20,6 +20,9 @@
 #include "memory_check.hpp"
 #include "precond_options.hpp"
 #include "solve_report.hpp"
+#ifdef CLKR_WITH_MPI
+#include "dist/dist_commands.hpp"
+#endif
 
 namespace clkr::app {
 namespace {
@@ -409,8 +412,18 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
 
 }  // namespace
 
-int solve_command(const Args& args) { return run_solve("solve", args, std::nullopt); }
+int solve_command(const Args& args) {
+#ifdef CLKR_WITH_MPI
+  if (started_by_mpi_launcher()) return dist_solve_command("solve", args, false);
+#endif
+  return run_solve("solve", args, std::nullopt);
+}
 
-int cg_command(const Args& args) { return run_solve("cg", args, SolverKind::Cg); }
+int cg_command(const Args& args) {
+#ifdef CLKR_WITH_MPI
+  if (started_by_mpi_launcher()) return dist_solve_command("cg", args, true);
+#endif
+  return run_solve("cg", args, SolverKind::Cg);
+}
 
 }  // namespace clkr::app

@@ -12,6 +12,7 @@
 
 #include "clkr/runtime/error.hpp"
 #include "clkr/runtime/memory_limits.hpp"
+#include "laplacian_row.hpp"
 
 namespace clkr {
 namespace {
@@ -24,10 +25,8 @@ constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 HostCsrMatrix laplacian(int n, int dims, const char* name) {
   const std::string what = std::string(name) + ": n = " + std::to_string(n);
   if (n < 1) throw Error(what + ", expected n >= 1");
-  std::int64_t stride[3] = {1, 1, 1};
   std::int64_t rows = 1;
   for (int d = 0; d < dims; ++d) {
-    stride[d] = rows;
     rows *= n;  // at most (2^31)^2 before the check below: no overflow
     if (rows > kInt32Max) throw Error(what + " gives more rows than the int32 limit " + std::to_string(kInt32Max));
   }
@@ -57,15 +56,7 @@ HostCsrMatrix laplacian(int n, int dims, const char* name) {
   };
   for (std::int64_t row = 0; row < rows; ++row) {
     A.row_offsets[row] = k;
-    std::int64_t coord[3];
-    for (int d = 0; d < dims; ++d) coord[d] = row / stride[d] % n;
-    // Neighbours in increasing column order: lower ones from the slowest axis in, then the diagonal,
-    // then upper ones from the fastest axis out.
-    for (int d = dims - 1; d >= 0; --d)
-      if (coord[d] > 0) put(row - stride[d], -1.0);
-    put(row, 2.0 * dims);
-    for (int d = 0; d < dims; ++d)
-      if (coord[d] < n - 1) put(row + stride[d], -1.0);
+    detail::laplacian_row(row, n, dims, put);
   }
   A.row_offsets[rows] = k;
   return A;
