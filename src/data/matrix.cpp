@@ -72,7 +72,7 @@ std::string number(double x) {
   return text;
 }
 
-std::int64_t longest_row(const HostCsrMatrix& A) {
+std::int64_t longest_row(const CsrView& A) {
   std::int64_t longest = 0;
   for (std::int32_t i = 0; i < A.rows; ++i)
     longest = std::max<std::int64_t>(longest, A.row_offsets[i + 1] - A.row_offsets[i]);
@@ -80,7 +80,7 @@ std::int64_t longest_row(const HostCsrMatrix& A) {
 }
 
 // Like choose_hyb_width, on a matrix already validated.
-std::int32_t hyb_width_of(const HostCsrMatrix& A) {
+std::int32_t hyb_width_of(const CsrView& A) {
   // at_least[w] = number of rows with >= w entries (a cumulative row-length histogram).
   std::vector<std::int64_t> at_least(static_cast<std::size_t>(longest_row(A)) + 2, 0);
   for (std::int32_t i = 0; i < A.rows; ++i) ++at_least[A.row_offsets[i + 1] - A.row_offsets[i]];
@@ -91,7 +91,7 @@ std::int32_t hyb_width_of(const HostCsrMatrix& A) {
   return width;
 }
 
-MatrixStats stats_of(const HostCsrMatrix& A) {
+MatrixStats stats_of(const CsrView& A) {
   MatrixStats s;
   s.rows = A.rows;
   s.cols = A.cols;
@@ -149,7 +149,7 @@ struct Matrix::Impl {
   std::vector<std::int32_t> diagonal_entry;
   cl::Buffer diagonal_entry_device;  // made by values_written_on_device
 
-  void find_diagonal(const HostCsrMatrix& A) {
+  void find_diagonal(const CsrView& A) {
     detail::assign_large(diagonal, static_cast<std::size_t>(A.rows), 0.0);
     detail::assign_large(diagonal_entry, static_cast<std::size_t>(A.rows), std::int32_t{-1});
     for (std::int32_t i = 0; i < std::min(A.rows, A.cols); ++i) {
@@ -169,7 +169,7 @@ struct Matrix::Impl {
   }
 
   // The shape of `f` for A, refused clearly when it cannot be stored.
-  detail::FormatShape checked_shape(const HostCsrMatrix& A, Format f) const {
+  detail::FormatShape checked_shape(const CsrView& A, Format f) const {
     std::int64_t hyb_width = stats.hyb_ell_width;
     if (options.hyb_ell_width) {
       if (*options.hyb_ell_width < 0)
@@ -218,13 +218,13 @@ struct Matrix::Impl {
   }
 
   template <class T>
-  cl::Buffer upload_array(const std::vector<T>& host, const std::string& what) {
+  cl::Buffer upload_array(ArrayView<T> host, const std::string& what) {
     cl::Buffer b = context->allocate(host.size() * sizeof(T), what);
     detail::write_buffer(*context, b, host.data(), host.size());
     return b;
   }
 
-  PartValues upload_values(const std::vector<double>& values, const std::string& what) {
+  PartValues upload_values(ArrayView<double> values, const std::string& what) {
     PartValues v;
     v.count = values.size();
     v.what = what;
@@ -233,30 +233,33 @@ struct Matrix::Impl {
     } else {
       std::vector<float> head(v.count), tail(v.count);
       detail::host_split(values.data(), head.data(), tail.data(), v.count);
-      v.head = upload_array(head, what + " (quasi-double head)");
-      v.tail = upload_array(tail, what + " (quasi-double tail)");
+      v.head = upload_array<float>(head, what + " (quasi-double head)");
+      v.tail = upload_array<float>(tail, what + " (quasi-double tail)");
     }
     return v;
   }
 
-  DeviceFormat upload(const HostCsrMatrix& A, Format f) {
+  DeviceFormat upload(const CsrView& A, Format f) {
     DeviceFormat d;
     d.shape = checked_shape(A, f);
-    // CSR is A's own arrays: no host copy of a matrix that may be most of the host's memory.
+    // CSR is A's own arrays (the caller's, for a CsrView): no host copy of a matrix that may be most of
+    // the host's memory.
     const bool plain = f == Format::Csr;
     detail::HostFormat h;
     if (!plain) h = detail::build_format(A, d.shape);
     const std::string prefix = "matrix " + upper(f) + " ";
     if (d.shape.has_csr) {
       const std::string part = prefix + (f == Format::Hyb ? "overflow " : "");
-      d.csr.row_offsets = upload_array(plain ? A.row_offsets : h.row_offsets, part + "row offsets");
-      d.csr.col_indices = upload_array(plain ? A.col_indices : h.csr_cols, part + "column indices");
+      d.csr.row_offsets =
+          upload_array(plain ? A.row_offsets : ArrayView<std::int32_t>(h.row_offsets), part + "row offsets");
+      d.csr.col_indices =
+          upload_array(plain ? A.col_indices : ArrayView<std::int32_t>(h.csr_cols), part + "column indices");
       d.csr.stored = d.shape.csr_stored;
-      d.csr_values = upload_values(plain ? A.values : h.csr_values, part + "values");
+      d.csr_values = upload_values(plain ? A.values : ArrayView<double>(h.csr_values), part + "values");
     }
     if (d.shape.has_ell) {
       const std::string part = prefix + (f == Format::Hyb ? "ELL part " : "");
-      d.ell.col_indices = upload_array(h.ell_cols, part + "column indices");
+      d.ell.col_indices = upload_array<std::int32_t>(h.ell_cols, part + "column indices");
       d.ell.width = static_cast<std::int32_t>(d.shape.ell_width);
       d.ell.pitch = static_cast<std::int32_t>(d.shape.ell_pitch);
       d.ell_values = upload_values(h.ell_values, part + "values");
@@ -397,21 +400,30 @@ Impl& checked(const std::unique_ptr<Impl>& impl) {
 
 }  // namespace
 
-Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format, MatrixOptions options)
-    : impl_(std::make_unique<Impl>()) {
-  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format, MatrixOptions options) {
   host.validate();
+  init(std::move(context), host, format, options);
+}
+
+Matrix::Matrix(std::shared_ptr<Context> context, const CsrView& view, Format format, MatrixOptions options) {
+  view.validate();
+  init(std::move(context), view, format, options);
+}
+
+void Matrix::init(std::shared_ptr<Context> context, const CsrView& A, Format format, const MatrixOptions& options) {
+  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+  impl_ = std::make_unique<Impl>();
   Impl& m = *impl_;
   m.context = std::move(context);
   m.options = options;
   m.format = format;
-  m.rows = host.rows;
-  m.cols = host.cols;
-  m.symmetric = host.symmetric;
-  m.stats = stats_of(host);
-  m.find_diagonal(host);
-  translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(host, format)); });
-  if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(host);
+  m.rows = A.rows;
+  m.cols = A.cols;
+  m.symmetric = A.symmetric;
+  m.stats = stats_of(A);
+  m.find_diagonal(A);
+  translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(A, format)); });
+  if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(A.to_host());
 }
 
 Matrix::Matrix(Matrix&&) noexcept = default;
@@ -513,7 +525,8 @@ void Matrix::values_written_on_device() {
       detail::device_narrow(context, v.dbl, v.head, v.count);
     }
     const std::size_t n = m.diagonal.size();
-    if (!m.diagonal_entry_device()) m.diagonal_entry_device = m.upload_array(m.diagonal_entry, "matrix diagonal index");
+    if (!m.diagonal_entry_device())
+      m.diagonal_entry_device = m.upload_array<std::int32_t>(m.diagonal_entry, "matrix diagonal index");
     cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
     detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, n);
     detail::read_buffer(context, gathered, m.diagonal.data(), n);

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "clkr/data/csr_view.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/precision.hpp"
 #include "clkr/runtime/context.hpp"
@@ -63,6 +64,10 @@ std::int32_t choose_hyb_width(const HostCsrMatrix& A);
 class Matrix {
  public:
   Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format = Format::Csr,
+         MatrixOptions options = {});
+  // From arrays the caller owns (validated as CsrView::validate does): uploaded from them directly in
+  // CSR, with no host copy in between; other formats build their layout from them.
+  Matrix(std::shared_ptr<Context> context, const CsrView& view, Format format = Format::Csr,
          MatrixOptions options = {});
   Matrix(Matrix&&) noexcept;
   Matrix& operator=(Matrix&&) noexcept;
@@ -129,6 +134,8 @@ class Matrix {
   Values ell_values(Precision p);
 
  private:
+  void init(std::shared_ptr<Context> context, const CsrView& A, Format format, const MatrixOptions& options);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
