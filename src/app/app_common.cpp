@@ -62,12 +62,21 @@ double relative_residual(const HostCsrMatrix& A, const std::vector<double>& b, c
   return static_cast<double>(b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2));
 }
 
-bool numerically_symmetric(const HostCsrMatrix& A) {
-  if (A.rows != A.cols) return false;
+bool numerically_symmetric(const HostCsrMatrix& A) { return A.rows == A.cols && numerically_symmetric(A, {}); }
+
+bool numerically_symmetric(const HostCsrMatrix& A, const std::vector<std::int32_t>& row_ids) {
+  // The listed row of matrix row `row`, or -1 when it has no entries.
+  auto listed = [&](std::int32_t row) -> std::int64_t {
+    if (row_ids.empty()) return row;
+    const auto it = std::lower_bound(row_ids.begin(), row_ids.end(), row);
+    return it != row_ids.end() && *it == row ? it - row_ids.begin() : -1;
+  };
   // Rows are sorted, so each transpose look-up is a binary search.
-  for (std::int32_t i = 0; i < A.rows; ++i) {
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
-      const std::int32_t j = A.col_indices[k];
+  for (std::int32_t r = 0; r < A.rows; ++r) {
+    const std::int32_t i = row_ids.empty() ? r : row_ids[r];
+    for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
+      const std::int64_t j = listed(A.col_indices[k]);
+      if (j < 0) return false;
       const auto first = A.col_indices.begin() + A.row_offsets[j];
       const auto last = A.col_indices.begin() + A.row_offsets[j + 1];
       const auto it = std::lower_bound(first, last, i);

@@ -30,6 +30,9 @@ double relative_residual(const HostCsrMatrix& A, const std::vector<double>& b, c
 
 // Whether every stored a_ij has a stored a_ji of exactly the same value.
 bool numerically_symmetric(const HostCsrMatrix& A);
+// The same for a square matrix of which A lists the nonempty rows: A's row k is row row_ids[k] (all of
+// them, in order, when row_ids is empty).
+bool numerically_symmetric(const HostCsrMatrix& A, const std::vector<std::int32_t>& row_ids);
 
 // The value of --cg-path (auto, persistent, fused, unfused); throws UsageError on anything else.
 CgPath cg_path_option(const std::string& value);

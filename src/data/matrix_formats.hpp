@@ -24,8 +24,9 @@ struct FormatShape {
   std::int64_t ell_stored() const { return ell_width * ell_pitch; }
 };
 
-// The shape of `format` for A; `hyb_width` is the ELL width of HYB (ignored otherwise).
-FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width);
+// The shape of `format` for A; `hyb_width` is the ELL width of HYB (ignored otherwise). all_rows: the rows
+// of the matrix when A lists only its nonempty ones (statistics of a file's rows); -1: A.rows.
+FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width, std::int64_t all_rows = -1);
 
 // Device bytes of a shape with `value_bytes` per stored value (indices are 4 bytes).
 std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int64_t value_bytes);

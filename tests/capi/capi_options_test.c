@@ -1,7 +1,8 @@
 /* Tests of the C API's matrix input and solve options beyond plain CSR (compiled as C99): COO triplets
  * with duplicates (and their value updates), the device storage format, the preconditioners' own
- * settings, mixed precision (iterative refinement), AMG's near-null space, and the 0-based 32-bit CSR
- * that is uploaded from the caller's arrays; every one with its bad input. Exit code: the number of
+ * settings, mixed precision (iterative refinement), AMG's near-null space, the 0-based 32-bit CSR that
+ * is uploaded from the caller's arrays, and a device that runs out of memory; every one with its bad
+ * input. Exit code: the number of
  * failed checks (capped), 0 when all pass. */
 #include "capi_support.h"
 
@@ -301,6 +302,26 @@ static void test_direct_upload(clkr_context ctx, const Csr* A, const double* b) 
   free(values);
 }
 
+/* CLKR_DEVICE_MEMORY_LIMIT caps a context's device memory: running out is CLKR_ERROR_DEVICE naming the
+ * buffer and OpenCL's error, a malformed value is refused, and contexts made without it work. */
+static void test_device_memory_limit(const Csr* A) {
+  clkr_context small = NULL, ctx = NULL;
+  clkr_matrix m = NULL;
+  setenv("CLKR_DEVICE_MEMORY_LIMIT", "4K", 1);
+  CHECK(clkr_context_create(NULL, &small) == CLKR_OK, "context with 4 kB: %s", clkr_last_error());
+  EXPECT_ERROR(clkr_matrix_create_csr64(small, A->n, A->n, A->nnz, A->offsets, A->cols, A->values, 0, &m),
+               CLKR_ERROR_DEVICE, "CL_MEM_OBJECT_ALLOCATION_FAILURE (out of device memory");
+  CHECK(m == NULL, "a failed create leaves out NULL");
+  clkr_context_destroy(small);
+  setenv("CLKR_DEVICE_MEMORY_LIMIT", "lots", 1);
+  EXPECT_ERROR(clkr_context_create(NULL, &small), CLKR_ERROR_INVALID_ARGUMENT, "CLKR_DEVICE_MEMORY_LIMIT=lots");
+  unsetenv("CLKR_DEVICE_MEMORY_LIMIT");
+  CHECK(clkr_context_create(NULL, &ctx) == CLKR_OK, "context: %s", clkr_last_error());
+  m = upload(ctx, A, 0, 1);
+  clkr_matrix_destroy(m);
+  clkr_context_destroy(ctx);
+}
+
 int main(void) {
   Csr A = laplacian(16, 0);
   double* x_true = malloc((size_t)A.n * sizeof *x_true);
@@ -319,6 +340,7 @@ int main(void) {
   test_mixed_precision(ctx, &A, b, x_true);
   test_near_null_space(ctx, &A, b);
   test_direct_upload(ctx, &A, b);
+  test_device_memory_limit(&A);
   CHECK(clkr_context_destroy(ctx) == CLKR_OK, "destroy context: %s", clkr_last_error());
   free_csr(&A);
   free(x_true);

@@ -56,6 +56,18 @@ struct MatrixStats {
 };
 
 MatrixStats compute_stats(const HostCsrMatrix& A);
+// The statistics of a matrix of `rows` rows whose nonempty rows are listed: row k of listed_rows is its
+// row row_ids[k] (increasing), every other row is empty. What `clkr info` uses for a file declaring far
+// more rows than entries, so that nothing is allocated per row.
+MatrixStats compute_stats(const HostCsrMatrix& listed_rows, const std::vector<std::int32_t>& row_ids,
+                          std::int64_t rows);
+
+// The device bytes a Matrix of A in `format` holds (made by the constructor with default MatrixOptions)
+// once it has values in every precision of `precisions`, as it makes them: the double values where the
+// device has fp64 (single and quasi-double then converted from them on the device, a head of 4 bytes an
+// entry for single, a head and a tail for quasi-double), the quasi-double head and tail where it has
+// not. Every buffer counted as Context::allocate sizes it. Throws what the constructor throws for A.
+std::int64_t matrix_device_bytes(const CsrView& A, Format format, const std::vector<Precision>& precisions, bool fp64);
 
 // The ELL width for HYB, from the row-length histogram (as CUSP does): the largest width W such that
 // at least a fraction max(1/3 ... ) of rows have length >= W; documented in the implementation.
