@@ -1,5 +1,5 @@
 // solve_device_memory against what a solve really holds: the matrix's bytes exactly (the device memory
-// counter after the upload and the value copies), and the peak of a whole solve within 1 kB of scratch
+// counter after the upload and the value copies), and the peak of a whole solve within 16 kB of scratch
 // (dot products' partial sums, scalars) of the estimate, for every solver, the formats and the
 // precisions the device has.
 #include "clkr/solver/device_memory.hpp"
@@ -17,8 +17,10 @@ namespace clkr {
 namespace {
 
 // What a solve allocates besides its vectors and the matrix: the dot products' partial sums and results,
-// the fused CG's scalars (measured: 32 to 256 bytes on PoCL).
-constexpr std::int64_t kScratch = 1024;
+// the CG's scalars, the persistent CG's per-group partial sums and pinned staging (measured: 32 to 256
+// bytes on PoCL; a few kB on a GPU with 132 compute units). Below one vector here (32-64 kB), so a
+// vector more or less than the estimate is always caught.
+constexpr std::int64_t kScratch = 16 * 1024;
 
 std::vector<Precision> device_precisions() {
   std::vector<Precision> out{Precision::Single, Precision::QuasiDouble};
