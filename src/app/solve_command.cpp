@@ -313,6 +313,15 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
     options.use_initial_guess = true;
   }
 
+  // Now that the row lengths are known, what the solve holds on the device, refused before any upload.
+  check_device_memory(
+      "solving " + run.matrix + " in " + run.precision.label + " with " +
+          to_string(run.refinement() ? options.inner_solver : solver_kind),
+      run.format.format,
+      solve_device_memory(host, run.format.format, run.refinement() ? SolverKind::Ir : solver_kind, run.precision.outer,
+                          options, precond_options.kind != PrecondKind::None, run.device.fp64),
+      *context);
+
   Stopwatch upload_clock;
   // The AMG builds its hierarchy on the host: keep the host CSR there rather than read the device back.
   MatrixOptions matrix_options;

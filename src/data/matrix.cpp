@@ -72,28 +72,36 @@ std::string number(double x) {
   return text;
 }
 
-std::int64_t longest_row(const HostCsrMatrix& A) {
+std::int64_t longest_row(const CsrView& A) {
   std::int64_t longest = 0;
   for (std::int32_t i = 0; i < A.rows; ++i)
     longest = std::max<std::int64_t>(longest, A.row_offsets[i + 1] - A.row_offsets[i]);
   return longest;
 }
 
-// Like choose_hyb_width, on a matrix already validated.
-std::int32_t hyb_width_of(const HostCsrMatrix& A) {
+// The rows the statistics walk: A's own, or (the statistics of a file's nonempty rows) A's row k standing
+// for row ids[k] of a matrix of `all` rows, the rows between them empty.
+struct RowNumbering {
+  ArrayView<std::int32_t> ids;  // empty: row k is row k
+  std::int64_t all = 0;
+  std::int64_t row(std::int32_t k) const { return ids.empty() ? k : ids[k]; }
+};
+
+// Like choose_hyb_width, on a matrix already validated; all_rows counts the rows A does not list too.
+std::int32_t hyb_width_of(const CsrView& A, std::int64_t all_rows) {
   // at_least[w] = number of rows with >= w entries (a cumulative row-length histogram).
   std::vector<std::int64_t> at_least(static_cast<std::size_t>(longest_row(A)) + 2, 0);
   for (std::int32_t i = 0; i < A.rows; ++i) ++at_least[A.row_offsets[i + 1] - A.row_offsets[i]];
   for (std::size_t w = at_least.size() - 1; w-- > 0;) at_least[w] += at_least[w + 1];
-  const std::int64_t needed = std::max<std::int64_t>(4096, (static_cast<std::int64_t>(A.rows) + 2) / 3);
+  const std::int64_t needed = std::max<std::int64_t>(4096, (all_rows + 2) / 3);
   std::int32_t width = 0;
   while (width + 1 < static_cast<std::int64_t>(at_least.size()) - 1 && at_least[width + 1] >= needed) ++width;
   return width;
 }
 
-MatrixStats stats_of(const HostCsrMatrix& A) {
+MatrixStats stats_of(const CsrView& A, const RowNumbering& rows) {
   MatrixStats s;
-  s.rows = A.rows;
+  s.rows = rows.all;
   s.cols = A.cols;
   s.nnz = A.nnz();
   s.symmetric = A.symmetric;
@@ -104,12 +112,16 @@ MatrixStats stats_of(const HostCsrMatrix& A) {
     s.max_row_length = std::max(s.max_row_length, length);
     if (length == 0) ++s.empty_rows;
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
-      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(static_cast<std::int64_t>(A.col_indices[k]) - i));
+      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(A.col_indices[k] - rows.row(i)));
   }
-  s.mean_row_length = A.rows > 0 ? static_cast<double>(s.nnz) / A.rows : 0.0;
-  s.hyb_ell_width = hyb_width_of(A);
+  if (rows.all > A.rows) {  // rows not listed are empty
+    s.empty_rows += rows.all - A.rows;
+    s.min_row_length = 0;
+  }
+  s.mean_row_length = rows.all > 0 ? static_cast<double>(s.nnz) / static_cast<double>(rows.all) : 0.0;
+  s.hyb_ell_width = hyb_width_of(A, rows.all);
   for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
-    s.bytes_per_format[f] = detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width), A.rows, 8);
+    s.bytes_per_format[f] = detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width, rows.all), rows.all, 8);
   return s;
 }
 
@@ -149,7 +161,7 @@ struct Matrix::Impl {
   std::vector<std::int32_t> diagonal_entry;
   cl::Buffer diagonal_entry_device;  // made by values_written_on_device
 
-  void find_diagonal(const HostCsrMatrix& A) {
+  void find_diagonal(const CsrView& A) {
     detail::assign_large(diagonal, static_cast<std::size_t>(A.rows), 0.0);
     detail::assign_large(diagonal_entry, static_cast<std::size_t>(A.rows), std::int32_t{-1});
     for (std::int32_t i = 0; i < std::min(A.rows, A.cols); ++i) {
@@ -169,7 +181,7 @@ struct Matrix::Impl {
   }
 
   // The shape of `f` for A, refused clearly when it cannot be stored.
-  detail::FormatShape checked_shape(const HostCsrMatrix& A, Format f) const {
+  detail::FormatShape checked_shape(const CsrView& A, Format f) const {
     std::int64_t hyb_width = stats.hyb_ell_width;
     if (options.hyb_ell_width) {
       if (*options.hyb_ell_width < 0)
@@ -218,13 +230,13 @@ struct Matrix::Impl {
   }
 
   template <class T>
-  cl::Buffer upload_array(const std::vector<T>& host, const std::string& what) {
+  cl::Buffer upload_array(ArrayView<T> host, const std::string& what) {
     cl::Buffer b = context->allocate(host.size() * sizeof(T), what);
     detail::write_buffer(*context, b, host.data(), host.size());
     return b;
   }
 
-  PartValues upload_values(const std::vector<double>& values, const std::string& what) {
+  PartValues upload_values(ArrayView<double> values, const std::string& what) {
     PartValues v;
     v.count = values.size();
     v.what = what;
@@ -233,30 +245,33 @@ struct Matrix::Impl {
     } else {
       std::vector<float> head(v.count), tail(v.count);
       detail::host_split(values.data(), head.data(), tail.data(), v.count);
-      v.head = upload_array(head, what + " (quasi-double head)");
-      v.tail = upload_array(tail, what + " (quasi-double tail)");
+      v.head = upload_array<float>(head, what + " (quasi-double head)");
+      v.tail = upload_array<float>(tail, what + " (quasi-double tail)");
     }
     return v;
   }
 
-  DeviceFormat upload(const HostCsrMatrix& A, Format f) {
+  DeviceFormat upload(const CsrView& A, Format f) {
     DeviceFormat d;
     d.shape = checked_shape(A, f);
-    // CSR is A's own arrays: no host copy of a matrix that may be most of the host's memory.
+    // CSR is A's own arrays (the caller's, for a CsrView): no host copy of a matrix that may be most of
+    // the host's memory.
     const bool plain = f == Format::Csr;
     detail::HostFormat h;
     if (!plain) h = detail::build_format(A, d.shape);
     const std::string prefix = "matrix " + upper(f) + " ";
     if (d.shape.has_csr) {
       const std::string part = prefix + (f == Format::Hyb ? "overflow " : "");
-      d.csr.row_offsets = upload_array(plain ? A.row_offsets : h.row_offsets, part + "row offsets");
-      d.csr.col_indices = upload_array(plain ? A.col_indices : h.csr_cols, part + "column indices");
+      d.csr.row_offsets =
+          upload_array(plain ? A.row_offsets : ArrayView<std::int32_t>(h.row_offsets), part + "row offsets");
+      d.csr.col_indices =
+          upload_array(plain ? A.col_indices : ArrayView<std::int32_t>(h.csr_cols), part + "column indices");
       d.csr.stored = d.shape.csr_stored;
-      d.csr_values = upload_values(plain ? A.values : h.csr_values, part + "values");
+      d.csr_values = upload_values(plain ? A.values : ArrayView<double>(h.csr_values), part + "values");
     }
     if (d.shape.has_ell) {
       const std::string part = prefix + (f == Format::Hyb ? "ELL part " : "");
-      d.ell.col_indices = upload_array(h.ell_cols, part + "column indices");
+      d.ell.col_indices = upload_array<std::int32_t>(h.ell_cols, part + "column indices");
       d.ell.width = static_cast<std::int32_t>(d.shape.ell_width);
       d.ell.pitch = static_cast<std::int32_t>(d.shape.ell_pitch);
       d.ell_values = upload_values(h.ell_values, part + "values");
@@ -372,7 +387,42 @@ struct Matrix::Impl {
 
 MatrixStats compute_stats(const HostCsrMatrix& A) {
   A.validate();
-  return stats_of(A);
+  return stats_of(A, {{}, A.rows});
+}
+
+MatrixStats compute_stats(const HostCsrMatrix& listed_rows, const std::vector<std::int32_t>& row_ids,
+                          std::int64_t rows) {
+  listed_rows.validate();
+  if (row_ids.size() != static_cast<std::size_t>(listed_rows.rows))
+    throw Error("compute_stats: " + std::to_string(row_ids.size()) + " row ids for " +
+                std::to_string(listed_rows.rows) + " listed rows");
+  for (std::size_t k = 0; k < row_ids.size(); ++k)
+    if (row_ids[k] < 0 || row_ids[k] >= rows || (k > 0 && row_ids[k] <= row_ids[k - 1]))
+      throw Error("compute_stats: row id " + std::to_string(row_ids[k]) + " (listed row " + std::to_string(k) +
+                  ") is not increasing within [0, " + std::to_string(rows) + ")");
+  return stats_of(listed_rows, {row_ids, rows});
+}
+
+std::int64_t matrix_device_bytes(const CsrView& A, Format format, const std::vector<Precision>& precisions, bool fp64) {
+  A.validate();
+  const detail::FormatShape shape = detail::format_shape(A, format, hyb_width_of(A, A.rows));
+  auto has = [&](Precision p) { return std::find(precisions.begin(), precisions.end(), p) != precisions.end(); };
+  auto context_buffer_bytes = [](std::int64_t bytes) {
+    return static_cast<std::int64_t>(Context::buffer_bytes(static_cast<std::size_t>(bytes)));
+  };
+  // The value arrays of one part of `count` entries: Impl::upload_values, then Impl::values per precision.
+  auto values = [&](std::int64_t count) {
+    const std::int64_t floats = context_buffer_bytes(4 * count);
+    if (!fp64) return 2 * floats;  // head and tail, uploaded
+    return context_buffer_bytes(8 * count) + (has(Precision::Single) || has(Precision::QuasiDouble) ? floats : 0) +
+           (has(Precision::QuasiDouble) ? floats : 0);
+  };
+  std::int64_t bytes = 0;
+  if (shape.has_csr)
+    bytes += context_buffer_bytes(4 * (static_cast<std::int64_t>(A.rows) + 1)) +
+             context_buffer_bytes(4 * shape.csr_stored) + values(shape.csr_stored);
+  if (shape.has_ell) bytes += context_buffer_bytes(4 * shape.ell_stored()) + values(shape.ell_stored());
+  return bytes;
 }
 
 // The ELL width of HYB from the row-length histogram, after CUSP's compute_optimal_entries_per_row:
@@ -383,7 +433,7 @@ MatrixStats compute_stats(const HostCsrMatrix& A) {
 // longest row; small matrices (fewer than 4096 rows) get W = 0, a pure CSR4 overflow part.
 std::int32_t choose_hyb_width(const HostCsrMatrix& A) {
   A.validate();
-  return hyb_width_of(A);
+  return hyb_width_of(A, A.rows);
 }
 
 namespace {
@@ -397,21 +447,30 @@ Impl& checked(const std::unique_ptr<Impl>& impl) {
 
 }  // namespace
 
-Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format, MatrixOptions options)
-    : impl_(std::make_unique<Impl>()) {
-  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format, MatrixOptions options) {
   host.validate();
+  init(std::move(context), host, format, options);
+}
+
+Matrix::Matrix(std::shared_ptr<Context> context, const CsrView& view, Format format, MatrixOptions options) {
+  view.validate();
+  init(std::move(context), view, format, options);
+}
+
+void Matrix::init(std::shared_ptr<Context> context, const CsrView& A, Format format, const MatrixOptions& options) {
+  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+  impl_ = std::make_unique<Impl>();
   Impl& m = *impl_;
   m.context = std::move(context);
   m.options = options;
   m.format = format;
-  m.rows = host.rows;
-  m.cols = host.cols;
-  m.symmetric = host.symmetric;
-  m.stats = stats_of(host);
-  m.find_diagonal(host);
-  translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(host, format)); });
-  if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(host);
+  m.rows = A.rows;
+  m.cols = A.cols;
+  m.symmetric = A.symmetric;
+  m.stats = stats_of(A, {{}, A.rows});
+  m.find_diagonal(A);
+  translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(A, format)); });
+  if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(A.to_host());
 }
 
 Matrix::Matrix(Matrix&&) noexcept = default;
@@ -513,7 +572,8 @@ void Matrix::values_written_on_device() {
       detail::device_narrow(context, v.dbl, v.head, v.count);
     }
     const std::size_t n = m.diagonal.size();
-    if (!m.diagonal_entry_device()) m.diagonal_entry_device = m.upload_array(m.diagonal_entry, "matrix diagonal index");
+    if (!m.diagonal_entry_device())
+      m.diagonal_entry_device = m.upload_array<std::int32_t>(m.diagonal_entry, "matrix diagonal index");
     cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
     detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, n);
     detail::read_buffer(context, gathered, m.diagonal.data(), n);

@@ -10,11 +10,11 @@ namespace {
 
 std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
 
-std::int64_t row_length(const HostCsrMatrix& A, std::int32_t i) { return A.row_offsets[i + 1] - A.row_offsets[i]; }
+std::int64_t row_length(const CsrView& A, std::int32_t i) { return A.row_offsets[i + 1] - A.row_offsets[i]; }
 
 }  // namespace
 
-FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width) {
+FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width, std::int64_t all_rows) {
   FormatShape s;
   s.format = format;
   s.has_csr = format != Format::Ell;
@@ -23,7 +23,7 @@ FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb
   for (std::int32_t i = 0; i < A.rows; ++i) longest = std::max(longest, row_length(A, i));
   if (s.has_ell) {
     s.ell_width = format == Format::Ell ? longest : hyb_width;
-    s.ell_pitch = round_up(A.rows, 32);
+    s.ell_pitch = round_up(all_rows < 0 ? A.rows : all_rows, 32);
   }
   if (format == Format::Csr) {
     s.csr_stored = A.nnz();
@@ -41,7 +41,7 @@ std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int6
   return bytes;
 }
 
-HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape) {
+HostFormat build_format(const CsrView& A, const FormatShape& shape) {
   HostFormat h;
   h.shape = shape;
   const auto width = static_cast<std::int32_t>(shape.ell_width);

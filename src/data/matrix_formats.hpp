@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "clkr/data/csr_view.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/matrix.hpp"
 
@@ -23,8 +24,9 @@ struct FormatShape {
   std::int64_t ell_stored() const { return ell_width * ell_pitch; }
 };
 
-// The shape of `format` for A; `hyb_width` is the ELL width of HYB (ignored otherwise).
-FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width);
+// The shape of `format` for A; `hyb_width` is the ELL width of HYB (ignored otherwise). all_rows: the rows
+// of the matrix when A lists only its nonempty ones (statistics of a file's rows); -1: A.rows.
+FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width, std::int64_t all_rows = -1);
 
 // Device bytes of a shape with `value_bytes` per stored value (indices are 4 bytes).
 std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int64_t value_bytes);
@@ -42,7 +44,7 @@ struct HostFormat {
 // checked to fit 32-bit indices. Padding: CSR4 (and HYB's overflow) pads each row to a multiple of 4
 // with value 0 and the row's last column, so a padded entry repeats a column; ELL pads with column -1
 // and value 0.
-HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape);
+HostFormat build_format(const CsrView& A, const FormatShape& shape);
 
 // The inverse for CSR4, ELL and HYB: the matrix in plain CSR, padding dropped (ELL rows end at the
 // first column -1, CSR4 rows at the first column that does not increase).

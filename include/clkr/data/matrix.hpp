@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "clkr/data/csr_view.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/precision.hpp"
 #include "clkr/runtime/context.hpp"
@@ -55,6 +56,18 @@ struct MatrixStats {
 };
 
 MatrixStats compute_stats(const HostCsrMatrix& A);
+// The statistics of a matrix of `rows` rows whose nonempty rows are listed: row k of listed_rows is its
+// row row_ids[k] (increasing), every other row is empty. What `clkr info` uses for a file declaring far
+// more rows than entries, so that nothing is allocated per row.
+MatrixStats compute_stats(const HostCsrMatrix& listed_rows, const std::vector<std::int32_t>& row_ids,
+                          std::int64_t rows);
+
+// The device bytes a Matrix of A in `format` holds (made by the constructor with default MatrixOptions)
+// once it has values in every precision of `precisions`, as it makes them: the double values where the
+// device has fp64 (single and quasi-double then converted from them on the device, a head of 4 bytes an
+// entry for single, a head and a tail for quasi-double), the quasi-double head and tail where it has
+// not. Every buffer counted as Context::allocate sizes it. Throws what the constructor throws for A.
+std::int64_t matrix_device_bytes(const CsrView& A, Format format, const std::vector<Precision>& precisions, bool fp64);
 
 // The ELL width for HYB, from the row-length histogram (as CUSP does): the largest width W such that
 // at least a fraction max(1/3 ... ) of rows have length >= W; documented in the implementation.
@@ -63,6 +76,10 @@ std::int32_t choose_hyb_width(const HostCsrMatrix& A);
 class Matrix {
  public:
   Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format = Format::Csr,
+         MatrixOptions options = {});
+  // From arrays the caller owns (validated as CsrView::validate does): uploaded from them directly in
+  // CSR, with no host copy in between; other formats build their layout from them.
+  Matrix(std::shared_ptr<Context> context, const CsrView& view, Format format = Format::Csr,
          MatrixOptions options = {});
   Matrix(Matrix&&) noexcept;
   Matrix& operator=(Matrix&&) noexcept;
@@ -129,6 +146,8 @@ class Matrix {
   Values ell_values(Precision p);
 
  private:
+  void init(std::shared_ptr<Context> context, const CsrView& A, Format format, const MatrixOptions& options);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
