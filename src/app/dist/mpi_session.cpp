@@ -20,16 +20,19 @@ int run_distributed(const std::string& command, const std::function<int(const st
   if (!initialized) MPI_Init(nullptr, nullptr);
   int code = 2;
   {
+    // Each message goes out in one write: std::cerr is unbuffered, so a message streamed in pieces
+    // interleaves with the other ranks' on the launcher's shared stderr, mid-line.
+    const auto say = [](const std::string& message) { std::cerr << message << std::flush; };
     const std::shared_ptr<Communicator> comm = Communicator::create(MPI_COMM_WORLD);
     const std::string who = "clkr " + command + " (" + comm->rank_name() + ")";
     try {
       code = body(comm);
     } catch (const CollectiveError& e) {
-      std::cerr << who << ": error: " << e.what() << "\n";
+      say(who + ": error: " + e.what() + "\n");
     } catch (const UsageError& e) {
-      if (comm->rank() == 0) std::cerr << "clkr " << command << ": " << e.what() << "\n";
+      if (comm->rank() == 0) say("clkr " + command + ": " + e.what() + "\n");
     } catch (const std::exception& e) {
-      std::cerr << who << ": error on this rank alone, ending every rank: " << e.what() << std::endl;
+      say(who + ": error on this rank alone, ending every rank: " + e.what() + "\n");
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
