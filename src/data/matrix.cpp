@@ -91,23 +91,30 @@ std::int32_t hyb_width_of(const HostCsrMatrix& A) {
   return width;
 }
 
-MatrixStats stats_of(const HostCsrMatrix& A) {
+// What the row offsets alone tell (A's column indices may be absent): sizes, row lengths, HYB width.
+MatrixStats row_stats(const HostCsrMatrix& A) {
   MatrixStats s;
   s.rows = A.rows;
   s.cols = A.cols;
-  s.nnz = A.nnz();
-  s.symmetric = A.symmetric;
+  s.nnz = A.row_offsets.back();
   s.min_row_length = A.rows > 0 ? INT64_MAX : 0;
   for (std::int32_t i = 0; i < A.rows; ++i) {
     const std::int64_t length = A.row_offsets[i + 1] - A.row_offsets[i];
     s.min_row_length = std::min(s.min_row_length, length);
     s.max_row_length = std::max(s.max_row_length, length);
     if (length == 0) ++s.empty_rows;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
-      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(static_cast<std::int64_t>(A.col_indices[k]) - i));
   }
   s.mean_row_length = A.rows > 0 ? static_cast<double>(s.nnz) / A.rows : 0.0;
   s.hyb_ell_width = hyb_width_of(A);
+  return s;
+}
+
+MatrixStats stats_of(const HostCsrMatrix& A) {
+  MatrixStats s = row_stats(A);
+  s.symmetric = A.symmetric;
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(static_cast<std::int64_t>(A.col_indices[k]) - i));
   for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
     s.bytes_per_format[f] = detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width), A.rows, 8);
   return s;
@@ -412,6 +419,68 @@ Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Form
   m.find_diagonal(host);
   translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(host, format)); });
   if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(host);
+}
+
+Matrix::Matrix() : impl_(std::make_unique<Impl>()) {}
+
+Matrix Matrix::from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
+                               cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
+                               MatrixOptions options) {
+  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+  if (!context->info().fp64)
+    throw Error("Matrix::from_device_csr needs fp64, which device " + context->info().name + " does not have");
+  if (rows < 0 || cols < 0)
+    throw Error("Matrix::from_device_csr: " + std::to_string(rows) + " x " + std::to_string(cols) + " is no size");
+  Matrix matrix;
+  Impl& m = *matrix.impl_;
+  m.context = std::move(context);
+  m.options = options;
+  m.rows = rows;
+  m.cols = cols;
+  translate_cl_errors("Matrix::from_device_csr", [&] {
+    Context& c = *m.context;
+    HostCsrMatrix shape;  // the row offsets alone: what the statistics need
+    shape.rows = rows;
+    shape.cols = cols;
+    detail::resize_large(shape.row_offsets, static_cast<std::size_t>(rows) + 1);
+    detail::read_buffer(c, row_offsets, shape.row_offsets.data(), shape.row_offsets.size());
+    m.stats = row_stats(shape);
+    const std::size_t n = static_cast<std::size_t>(rows);
+    detail::resize_large(m.diagonal_entry, n);
+    detail::resize_large(m.diagonal, n);
+    std::vector<std::int32_t> span = detail::large_vector<std::int32_t>(n);
+    m.diagonal_entry_device = c.allocate(n * sizeof(std::int32_t), "matrix diagonal index");
+    cl::Buffer span_device = c.allocate(n * sizeof(std::int32_t), "matrix row spans");
+    cl::Buffer gathered = c.allocate(n * sizeof(double), "matrix diagonal");
+    if (n > 0) {
+      cl::Kernel facts = c.kernel("data/csr_row_facts.cl", "csr_row_facts");
+      cl_uint arg = 0;
+      for (const cl_int size : {static_cast<cl_int>(rows), static_cast<cl_int>(cols)}) facts.setArg(arg++, size);
+      for (const cl::Buffer* b : {&row_offsets, &col_indices, &m.diagonal_entry_device, &span_device})
+        facts.setArg(arg++, *b);
+      const std::size_t local = std::max<std::size_t>(1, std::min<std::size_t>(256, c.info().max_work_group_size));
+      c.queue().enqueueNDRangeKernel(facts, cl::NullRange, cl::NDRange((n + local - 1) / local * local),
+                                     cl::NDRange(local));
+      detail::device_gather(c, values, m.diagonal_entry_device, gathered, n);
+    }
+    detail::read_buffer(c, m.diagonal_entry_device, m.diagonal_entry.data(), n);
+    detail::read_buffer(c, span_device, span.data(), n);
+    detail::read_buffer(c, gathered, m.diagonal.data(), n);
+    for (const std::int32_t reach : span) m.stats.bandwidth = std::max<std::int64_t>(m.stats.bandwidth, reach);
+    DeviceFormat d;
+    d.shape.format = Format::Csr;
+    d.shape.has_csr = true;
+    d.shape.csr_stored = m.stats.nnz;
+    d.csr.row_offsets = std::move(row_offsets);
+    d.csr.col_indices = std::move(col_indices);
+    d.csr.stored = m.stats.nnz;
+    d.csr_values.count = static_cast<std::size_t>(m.stats.nnz);
+    d.csr_values.what = "matrix CSR values";
+    d.csr_values.dbl = std::move(values);
+    m.formats.emplace(Format::Csr, std::move(d));
+    if (options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(m.read_back(Format::Csr));
+  });
+  return matrix;
 }
 
 Matrix::Matrix(Matrix&&) noexcept = default;

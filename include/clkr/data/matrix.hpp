@@ -64,6 +64,15 @@ class Matrix {
  public:
   Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format = Format::Csr,
          MatrixOptions options = {});
+  // A CSR matrix whose arrays a device computation made (the AMG setup's products), taken as they are:
+  // `row_offsets` (rows + 1), `col_indices` (ascending within each row, no repeats) and double
+  // `values`. Nothing is uploaded: the row offsets, where each row's diagonal entry is and how far its
+  // entries reach (kernels/data/csr_row_facts.cl) and the diagonal are read back for stats() (its
+  // bytes_per_format left empty) and diagonal(). Needs fp64. The caller vouches for the arrays: they
+  // are not validated as a host matrix is.
+  static Matrix from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
+                                cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
+                                MatrixOptions options = {});
   Matrix(Matrix&&) noexcept;
   Matrix& operator=(Matrix&&) noexcept;
   Matrix(const Matrix&) = delete;
@@ -129,6 +138,7 @@ class Matrix {
   Values ell_values(Precision p);
 
  private:
+  Matrix();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

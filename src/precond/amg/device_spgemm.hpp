@@ -1,0 +1,17 @@
+// Sparse matrix products on the device for the AMG setup (A_F P_tent, A P, R (A P)): the pattern in
+// two passes (spgemm.cl: row bounds, distinct columns counted, prefix sums, columns written and sorted),
+// the values by galerkin.cl's kernel, the one the update step recomputes them with.
+#pragma once
+
+#include "clkr/data/matrix.hpp"
+#include "device_transpose.hpp"
+
+namespace clkr::detail::amg {
+
+// The pattern of A B (A: rows x inner, B: inner x cols): each row's distinct columns, ascending.
+DevicePattern product_pattern(const SetupKernels& kernels, const DevicePattern& A, const DevicePattern& B);
+
+// C = A B, A and B in CSR. Throws clkr::Error when C would pass 2^31 - 1 entries.
+Matrix multiply(const SetupKernels& kernels, Matrix& A, Matrix& B);
+
+}  // namespace clkr::detail::amg
