@@ -12,6 +12,7 @@
 #include "../precision_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "device_setup_test_support.hpp"
+#include "precond/amg/cycle.hpp"
 #include "precond/amg/device_aggregation.hpp"
 #include "precond/amg/device_hierarchy.hpp"
 #include "precond/amg/hierarchy.hpp"
@@ -197,21 +198,18 @@ TEST(DeviceAggregation, CoversEveryConnectedNodeOnceWithConnectedAggregates) {
 }
 
 // Every level of a device-built hierarchy against the host's computation of that level from the
-// device's own inputs.
-void expect_levels_match_the_host(const HostCsrMatrix& host, Format format, const AmgOptions& options) {
-  Matrix A(test::amg_context(), host, format);
-  Blas blas(test::amg_context(), Location::Device, Precision::Double);
-  PhaseTimes phases;
-  const amg::DeviceHierarchy h(blas, A, options, phases);
-  ASSERT_GE(h.size(), 3u);
+// device's own inputs: host (the finest operator's values now), the aggregates (P_tent's columns) and
+// the filtered pattern the device kept; at setup (`fresh`) that pattern must be the host's strength.
+void expect_levels_match_the_host(const amg::DeviceHierarchy& h, const HostCsrMatrix& host, const AmgOptions& options,
+                                  bool fresh, const std::string& name) {
+  ASSERT_GE(h.size(), 3u) << name;
   amg::NullSpace B = amg::near_null_space(options, host.rows);
   HostCsrMatrix Al = host;
   double eps = options.strength_threshold;
   for (std::size_t l = 0; l + 1 < h.size(); ++l) {
     const amg::DeviceLevel& level = h.level(l);
-    const std::string what = std::to_string(host.rows) + " rows, " + to_string(format) + ", level " + std::to_string(l);
+    const std::string what = name + ", level " + std::to_string(l);
     if (l > 0) Al = level.A->to_host();
-    // The aggregates are P_tent's columns; the host's tentative prolongator on them.
     const HostCsrMatrix T = level.tentative->to_host();
     amg::Aggregates aggregates;
     aggregates.count = T.cols;
@@ -220,8 +218,10 @@ void expect_levels_match_the_host(const HostCsrMatrix& host, Format format, cons
       if (T.row_offsets[i + 1] > T.row_offsets[i]) aggregates.of_node[i] = T.col_indices[T.row_offsets[i]];
     amg::TentativeProlongator t = amg::tentative_prolongator(amg::NodeLayout::uniform(Al.rows, 1), aggregates, B);
     EXPECT_LE(relative_difference(T, t.P, what + " tentative"), 1e-15) << what;
-    const amg::StrengthGraph S = amg::strength_of_connection(Al, amg::NodeLayout::uniform(Al.rows, 1), eps);
-    const amg::SmoothedProlongator smoothed = amg::smooth_prolongator(Al, S.keep, t.P, options.prolongator_relaxation);
+    const std::vector<char> keep = test::read_array<char>(level.strength.keep, Al.values.size());
+    if (fresh)
+      EXPECT_EQ(keep, amg::strength_of_connection(Al, amg::NodeLayout::uniform(Al.rows, 1), eps).keep) << what;
+    const amg::SmoothedProlongator smoothed = amg::smooth_prolongator(Al, keep, t.P, options.prolongator_relaxation);
     const HostCsrMatrix P = level.smoothed.P->to_host();
     EXPECT_NEAR(level.smoothed.omega, smoothed.omega, 1e-15 * smoothed.omega) << what;
     EXPECT_LE(relative_difference(P, smoothed.P, what + " P"), 1e-14) << what;
@@ -233,6 +233,14 @@ void expect_levels_match_the_host(const HostCsrMatrix& host, Format format, cons
     B = std::move(t.coarse_space);
     eps *= 0.5;
   }
+}
+
+void expect_setup_matches_the_host(const HostCsrMatrix& host, Format format, const AmgOptions& options) {
+  Matrix A(test::amg_context(), host, format);
+  Blas blas(test::amg_context(), Location::Device, Precision::Double);
+  PhaseTimes phases;
+  const amg::DeviceHierarchy h(blas, A, options, phases);
+  expect_levels_match_the_host(h, host, options, true, std::to_string(host.rows) + " rows, " + to_string(format));
   const std::vector<std::string> expected = {"strength of connection", "aggregation", "tentative prolongator",
                                              "prolongator smoothing", "transpose", "galerkin product",
                                              "coarse inverse"};
@@ -245,11 +253,35 @@ TEST(DeviceHierarchy, EveryLevelIsTheHostsComputationOfItsInputs) {
   CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   AmgOptions options;
   options.coarse_size = 20;
-  expect_levels_match_the_host(poisson3d(12), Format::Csr, options);
-  expect_levels_match_the_host(test::jumping_coefficient3d(10, 100.0), Format::Ell, options);
-  expect_levels_match_the_host(convection_diffusion(30), Format::Hyb, options);
+  expect_setup_matches_the_host(poisson3d(12), Format::Csr, options);
+  expect_setup_matches_the_host(test::jumping_coefficient3d(10, 100.0), Format::Ell, options);
+  expect_setup_matches_the_host(convection_diffusion(30), Format::Hyb, options);
   options.prolongator_relaxation = 0.5;
-  expect_levels_match_the_host(anisotropic3d(10, 0.05), Format::Csr4, options);
+  expect_setup_matches_the_host(anisotropic3d(10, 0.05), Format::Csr4, options);
+}
+
+// The update step on a device-built hierarchy, prolongators re-smoothed: every level is again the
+// host's computation from the new values on the kept aggregates and filtered pattern.
+TEST(DeviceHierarchy, TheUpdateRecomputesEveryLevelFromTheNewValues) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
+  const HostCsrMatrix host = test::jumping_coefficient3d(10, 30.0);
+  HostCsrMatrix changed = host;
+  const std::vector<double> u = test::random_values(host.rows, 9);
+  for (std::int32_t i = 0; i < host.rows; ++i)
+    for (std::int32_t k = host.row_offsets[i]; k < host.row_offsets[i + 1]; ++k)
+      changed.values[k] *= 1.0 + 0.3 * u[i] * u[host.col_indices[k]] + (host.col_indices[k] == i ? 0.5 : 0.0);
+  AmgOptions options;
+  options.coarse_size = 20;
+  for (Format format : {Format::Csr, Format::Ell}) {
+    Matrix A(test::amg_context(), host, format);
+    Blas blas(test::amg_context(), Location::Device, Precision::Double);
+    PhaseTimes phases;
+    amg::DeviceHierarchy h(blas, A, options, phases);
+    amg::VCycle cycle(blas, A, h, options, phases);
+    A.update_values(changed.values);
+    cycle.refresh_on_device(A, nullptr, phases, [&](std::size_t l, Matrix& A_l) { h.resmooth(l, A_l, phases); });
+    expect_levels_match_the_host(h, changed, options, false, "updated, " + to_string(format));
+  }
 }
 
 TEST(DeviceHierarchy, TheSameHierarchyOnEveryRun) {
