@@ -36,7 +36,9 @@ SetupKernels::SetupKernels(std::shared_ptr<Context> context, AmgSetupParams para
 }
 
 cl::Kernel SetupKernels::kernel(const std::string& file, const std::string& name) const {
-  return context_->kernel("precond/" + file, name, options_);
+  cl::Kernel& kernel = kernels_[file + ":" + name];
+  if (!kernel()) kernel = context_->kernel("precond/" + file, name, options_);
+  return kernel;
 }
 
 void SetupKernels::per_item(cl::Kernel& kernel, std::size_t n) const {

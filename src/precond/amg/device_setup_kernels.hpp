@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -29,7 +30,9 @@ class SetupKernels {
   const std::shared_ptr<Context>& shared_context() const { return context_; }
   const AmgSetupParams& params() const { return params_; }
 
-  // Kernel `name` of kernels/precond/<file> built with this shape.
+  // Kernel `name` of kernels/precond/<file> built with this shape, created once per SetupKernels (a
+  // launch takes its arguments when it is enqueued, so one object serves every launch; a hierarchy's
+  // setup runs in one thread).
   cl::Kernel kernel(const std::string& file, const std::string& name) const;
   // One work-item per index in [0, n) (the kernels check n): global size n rounded up to whole groups.
   void per_item(cl::Kernel& kernel, std::size_t n) const;
@@ -58,6 +61,7 @@ class SetupKernels {
   AmgSetupParams params_;
   std::string options_;
   std::size_t groups_ = 1;
+  mutable std::map<std::string, cl::Kernel> kernels_;
 };
 
 }  // namespace clkr::detail::amg
