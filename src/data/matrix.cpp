@@ -79,42 +79,41 @@ std::int64_t longest_row(const HostCsrMatrix& A) {
   return longest;
 }
 
-// Like choose_hyb_width, on a matrix already validated.
-std::int32_t hyb_width_of(const HostCsrMatrix& A) {
-  // at_least[w] = number of rows with >= w entries (a cumulative row-length histogram).
-  std::vector<std::int64_t> at_least(static_cast<std::size_t>(longest_row(A)) + 2, 0);
-  for (std::int32_t i = 0; i < A.rows; ++i) ++at_least[A.row_offsets[i + 1] - A.row_offsets[i]];
+// The HYB width from a row-length histogram: at_least[w] = the rows of exactly w entries on entry (w up
+// to the longest row, plus one 0 at the end).
+std::int32_t hyb_width_from_lengths(std::vector<std::int64_t> at_least, std::int64_t rows) {
+  // Made cumulative: at_least[w] = number of rows with >= w entries.
   for (std::size_t w = at_least.size() - 1; w-- > 0;) at_least[w] += at_least[w + 1];
-  const std::int64_t needed = std::max<std::int64_t>(4096, (static_cast<std::int64_t>(A.rows) + 2) / 3);
+  const std::int64_t needed = std::max<std::int64_t>(4096, (rows + 2) / 3);
   std::int32_t width = 0;
   while (width + 1 < static_cast<std::int64_t>(at_least.size()) - 1 && at_least[width + 1] >= needed) ++width;
   return width;
 }
 
-// What the row offsets alone tell (A's column indices may be absent): sizes, row lengths, HYB width.
-MatrixStats row_stats(const HostCsrMatrix& A) {
+// Like choose_hyb_width, on a matrix already validated.
+std::int32_t hyb_width_of(const HostCsrMatrix& A) {
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(longest_row(A)) + 2, 0);
+  for (std::int32_t i = 0; i < A.rows; ++i) ++lengths[A.row_offsets[i + 1] - A.row_offsets[i]];
+  return hyb_width_from_lengths(std::move(lengths), A.rows);
+}
+
+MatrixStats stats_of(const HostCsrMatrix& A) {
   MatrixStats s;
   s.rows = A.rows;
   s.cols = A.cols;
-  s.nnz = A.row_offsets.back();
+  s.nnz = A.nnz();
+  s.symmetric = A.symmetric;
   s.min_row_length = A.rows > 0 ? INT64_MAX : 0;
   for (std::int32_t i = 0; i < A.rows; ++i) {
     const std::int64_t length = A.row_offsets[i + 1] - A.row_offsets[i];
     s.min_row_length = std::min(s.min_row_length, length);
     s.max_row_length = std::max(s.max_row_length, length);
     if (length == 0) ++s.empty_rows;
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(static_cast<std::int64_t>(A.col_indices[k]) - i));
   }
   s.mean_row_length = A.rows > 0 ? static_cast<double>(s.nnz) / A.rows : 0.0;
   s.hyb_ell_width = hyb_width_of(A);
-  return s;
-}
-
-MatrixStats stats_of(const HostCsrMatrix& A) {
-  MatrixStats s = row_stats(A);
-  s.symmetric = A.symmetric;
-  for (std::int32_t i = 0; i < A.rows; ++i)
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
-      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(static_cast<std::int64_t>(A.col_indices[k]) - i));
   for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
     s.bytes_per_format[f] = detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width), A.rows, 8);
   return s;
@@ -153,8 +152,8 @@ struct Matrix::Impl {
   // construction: preconditioners ask for the diagonal, and reading a device format back for it would
   // cost a transfer and a conversion of the whole matrix.
   std::vector<double> diagonal;
-  std::vector<std::int32_t> diagonal_entry;
-  cl::Buffer diagonal_entry_device;  // made by values_written_on_device
+  std::vector<std::int32_t> diagonal_entry;  // empty for a matrix made on the device until update_values
+  cl::Buffer diagonal_entry_device;  // made by values_written_on_device, or from_device_csr
 
   void find_diagonal(const HostCsrMatrix& A) {
     detail::assign_large(diagonal, static_cast<std::size_t>(A.rows), 0.0);
@@ -439,42 +438,66 @@ Matrix Matrix::from_device_csr(std::shared_ptr<Context> context, std::int32_t ro
   m.cols = cols;
   translate_cl_errors("Matrix::from_device_csr", [&] {
     Context& c = *m.context;
-    HostCsrMatrix shape;  // the row offsets alone: what the statistics need
-    shape.rows = rows;
-    shape.cols = cols;
-    detail::resize_large(shape.row_offsets, static_cast<std::size_t>(rows) + 1);
-    detail::read_buffer(c, row_offsets, shape.row_offsets.data(), shape.row_offsets.size());
-    m.stats = row_stats(shape);
-    const std::size_t n = static_cast<std::size_t>(rows);
-    detail::resize_large(m.diagonal_entry, n);
-    detail::resize_large(m.diagonal, n);
-    std::vector<std::int32_t> span = detail::large_vector<std::int32_t>(n);
-    m.diagonal_entry_device = c.allocate(n * sizeof(std::int32_t), "matrix diagonal index");
-    cl::Buffer span_device = c.allocate(n * sizeof(std::int32_t), "matrix row spans");
-    cl::Buffer gathered = c.allocate(n * sizeof(double), "matrix diagonal");
-    if (n > 0) {
-      cl::Kernel facts = c.kernel("data/csr_row_facts.cl", "csr_row_facts");
-      cl_uint arg = 0;
-      for (const cl_int size : {static_cast<cl_int>(rows), static_cast<cl_int>(cols)}) facts.setArg(arg++, size);
-      for (const cl::Buffer* b : {&row_offsets, &col_indices, &m.diagonal_entry_device, &span_device})
-        facts.setArg(arg++, *b);
-      const std::size_t local = std::max<std::size_t>(1, std::min<std::size_t>(256, c.info().max_work_group_size));
-      c.queue().enqueueNDRangeKernel(facts, cl::NullRange, cl::NDRange((n + local - 1) / local * local),
-                                     cl::NDRange(local));
-      detail::device_gather(c, values, m.diagonal_entry_device, gathered, n);
+    const auto n = static_cast<std::size_t>(rows);
+    std::size_t local = 256;  // a power of two (the kernel halves it), within the device's limit
+    while (local > c.info().max_work_group_size) local /= 2;
+    const std::string wg = "-DWG=" + std::to_string(local);
+    const std::size_t groups = std::max<std::size_t>(1, std::min<std::size_t>((n + local - 1) / local,
+                                                                                c.info().compute_units * 8));
+    // Per work-group: min and max row length, empty rows, the farthest reach from the diagonal.
+    m.diagonal_entry_device = c.allocate(n * sizeof(cl_int), "matrix diagonal index");
+    cl::Buffer partial = c.allocate(4 * groups * sizeof(cl_int), "matrix row facts");
+    cl::Kernel facts = c.kernel("data/csr_row_facts.cl", "csr_row_facts", wg);
+    cl_uint arg = 0;
+    for (const cl_int size : {static_cast<cl_int>(rows), static_cast<cl_int>(cols)}) facts.setArg(arg++, size);
+    for (const cl::Buffer* b : {&row_offsets, &col_indices, &m.diagonal_entry_device, &partial}) facts.setArg(arg++, *b);
+    c.queue().enqueueNDRangeKernel(facts, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
+    std::vector<cl_int> reduced(4 * groups);
+    cl_int nnz = 0;
+    c.queue().enqueueReadBuffer(row_offsets, CL_TRUE, n * sizeof(cl_int), sizeof(cl_int), &nnz);
+    detail::read_buffer(c, partial, reduced.data(), reduced.size());
+    MatrixStats& s = m.stats;
+    s.rows = rows;
+    s.cols = cols;
+    s.nnz = nnz;
+    s.min_row_length = rows > 0 ? INT64_MAX : 0;
+    for (std::size_t g = 0; g < groups && n > 0; ++g) {
+      s.min_row_length = std::min<std::int64_t>(s.min_row_length, reduced[4 * g]);
+      s.max_row_length = std::max<std::int64_t>(s.max_row_length, reduced[4 * g + 1]);
+      s.empty_rows += reduced[4 * g + 2];
+      s.bandwidth = std::max<std::int64_t>(s.bandwidth, reduced[4 * g + 3]);
     }
-    detail::read_buffer(c, m.diagonal_entry_device, m.diagonal_entry.data(), n);
-    detail::read_buffer(c, span_device, span.data(), n);
-    detail::read_buffer(c, gathered, m.diagonal.data(), n);
-    for (const std::int32_t reach : span) m.stats.bandwidth = std::max<std::int64_t>(m.stats.bandwidth, reach);
+    s.mean_row_length = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
+    // The row-length histogram, for the HYB width.
+    const std::size_t lengths = static_cast<std::size_t>(s.max_row_length) + 2;
+    cl::Buffer counts = c.allocate(lengths * sizeof(cl_int), "matrix row-length histogram");
+    detail::fill_buffer(c, counts, cl_int{0}, lengths);
+    if (n > 0) {
+      cl::Kernel histogram = c.kernel("data/csr_row_facts.cl", "csr_length_histogram", wg);
+      histogram.setArg(0, static_cast<cl_int>(rows));
+      histogram.setArg(1, row_offsets);
+      histogram.setArg(2, counts);
+      c.queue().enqueueNDRangeKernel(histogram, cl::NullRange, cl::NDRange((n + local - 1) / local * local),
+                                     cl::NDRange(local));
+    }
+    std::vector<cl_int> histogram(lengths);
+    detail::read_buffer(c, counts, histogram.data(), lengths);
+    s.hyb_ell_width = hyb_width_from_lengths(std::vector<std::int64_t>(histogram.begin(), histogram.end()), rows);
+    // The diagonal itself comes to the host (diagonal() promises it without a transfer); where each
+    // row's entry sits stays on the device until update_values needs it.
+    const std::size_t square = std::min<std::size_t>(n, static_cast<std::size_t>(cols));
+    detail::assign_large(m.diagonal, n, 0.0);
+    cl::Buffer gathered = c.allocate(n * sizeof(double), "matrix diagonal");
+    detail::device_gather(c, values, m.diagonal_entry_device, gathered, square);
+    detail::read_buffer(c, gathered, m.diagonal.data(), square);
     DeviceFormat d;
     d.shape.format = Format::Csr;
     d.shape.has_csr = true;
-    d.shape.csr_stored = m.stats.nnz;
+    d.shape.csr_stored = nnz;
     d.csr.row_offsets = std::move(row_offsets);
     d.csr.col_indices = std::move(col_indices);
-    d.csr.stored = m.stats.nnz;
-    d.csr_values.count = static_cast<std::size_t>(m.stats.nnz);
+    d.csr.stored = nnz;
+    d.csr_values.count = static_cast<std::size_t>(nnz);
     d.csr_values.what = "matrix CSR values";
     d.csr_values.dbl = std::move(values);
     m.formats.emplace(Format::Csr, std::move(d));
@@ -563,6 +586,10 @@ void Matrix::update_values(const std::vector<double>& values) {
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) m.host_copy->values = values;
+    if (m.diagonal_entry.size() != m.diagonal.size()) {  // a matrix made on the device: fetched on first use
+      m.diagonal_entry.resize(m.diagonal.size());
+      detail::read_buffer(*m.context, m.diagonal_entry_device, m.diagonal_entry.data(), m.diagonal_entry.size());
+    }
     for (std::size_t i = 0; i < m.diagonal.size(); ++i)
       if (m.diagonal_entry[i] >= 0) m.diagonal[i] = values[static_cast<std::size_t>(m.diagonal_entry[i])];
   });
@@ -581,7 +608,8 @@ void Matrix::values_written_on_device() {
     } else if (v.head()) {
       detail::device_narrow(context, v.dbl, v.head, v.count);
     }
-    const std::size_t n = m.diagonal.size();
+    // Rows past the last column have no diagonal entry: only the square part is gathered.
+    const std::size_t n = std::min(m.diagonal.size(), static_cast<std::size_t>(m.cols));
     if (!m.diagonal_entry_device()) m.diagonal_entry_device = m.upload_array(m.diagonal_entry, "matrix diagonal index");
     cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
     detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, n);
