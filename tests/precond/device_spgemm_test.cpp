@@ -1,13 +1,15 @@
 // The device sparse product (spgemm.cl's patterns, galerkin.cl's values) against the host's Gustavson
 // product: rows with no products, short rows, rows hashed in local memory and rows too long for it
 // (global hash tables), rectangular shapes from 0 x 0 up, in every launch shape. Patterns must be
-// equal (structural, columns ascending), values equal to 1e-14 of the row's sum of |terms|.
+// equal (structural, columns ascending), values equal to 1e-14 of the row's sum of |terms|, and equal
+// to the bit to what galerkin.cl's kernel (the update step's) computes on the same pattern.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "../precision_support.hpp"
 #include "device_setup_test_support.hpp"
+#include "precond/amg/device_galerkin.hpp"
 #include "precond/amg/device_spgemm.hpp"
 #include "precond/amg/sparse_products.hpp"
 
@@ -30,6 +32,9 @@ TEST(DeviceSpgemm, EqualsTheHostProduct) {
       const HostCsrMatrix b = test::awkward_sparse(c.inner, c.cols, c.b_per_row, c.b_long, 6);
       Matrix A(test::amg_context(), a, Format::Csr), B(test::amg_context(), b, Format::Csr);
       const HostCsrMatrix got = detail::amg::multiply(kernels, A, B).to_host();
+      Matrix by_update_kernel(test::amg_context(), got);
+      detail::amg::multiply_on_device(A, B, by_update_kernel);
+      by_update_kernel.values_written_on_device();
       const HostCsrMatrix expected = detail::amg::multiply(a, b);
       const std::string what = shape.name + ", " + std::to_string(c.rows) + " x " + std::to_string(c.inner) + " x " +
                                std::to_string(c.cols);
@@ -42,6 +47,7 @@ TEST(DeviceSpgemm, EqualsTheHostProduct) {
       const HostCsrMatrix scale = detail::amg::multiply(abs_a, abs_b);
       for (std::size_t k = 0; k < got.values.size(); ++k)
         ASSERT_LE(std::abs(got.values[k] - expected.values[k]), 1e-14 * scale.values[k]) << what << ", entry " << k;
+      EXPECT_EQ(got.values, by_update_kernel.to_host().values) << what;
     }
   }
 }

@@ -3,7 +3,6 @@
 #include "device_prolongator.hpp"
 
 #include "../spectrum.hpp"
-#include "device_galerkin.hpp"
 #include "device_scan.hpp"
 #include "device_spgemm.hpp"
 
@@ -68,7 +67,7 @@ DeviceSmoothed device_smoothed(const SetupKernels& kernels, Matrix& filtered, Ma
 
 void resmooth(const SetupKernels& kernels, Matrix& filtered, Matrix& tentative, double relaxation,
               DeviceSmoothed& smoothed) {
-  multiply_on_device(filtered, tentative, *smoothed.P);
+  multiply_values(kernels, filtered, tentative, *smoothed.P);
   finish(kernels, filtered, tentative, relaxation, smoothed);
 }
 
