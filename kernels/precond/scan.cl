@@ -8,10 +8,8 @@
 //   3. scan_chunks: each chunk scanned in tiles of WG elements from its offset.
 // Integer sums: the result does not depend on the launch shape. WG is a power of two.
 #include "common.cl"
+#include "precond/setup_shape.cl"
 
-#ifndef WG
-#define WG 256
-#endif
 
 // The exclusive prefix sum of `v` over the work-group (Hillis-Steele in local memory); *total gets
 // the sum of all. Every work-item of the group must call it.

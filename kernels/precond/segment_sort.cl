@@ -7,16 +7,8 @@
 //     SORT_CAPACITY keys (a power of two) by a bitonic network in local memory, past that by heapsort
 //     in global memory by one work-item (rare: a row longer than local memory holds).
 #include "common.cl"
+#include "precond/setup_shape.cl"
 
-#ifndef WG
-#define WG 128
-#endif
-#ifndef SMALL_ROW
-#define SMALL_ROW 32
-#endif
-#ifndef SORT_CAPACITY
-#define SORT_CAPACITY 2048
-#endif
 
 __kernel void segment_sort_short(const int segments, __global const int* offsets, __global int* keys) {
   const int s = (int)get_global_id(0);

@@ -12,16 +12,8 @@
 //     the fill writes the row's columns in table order, and segment_sort.cl sorts them.
 // Counts and patterns depend only on the sets of columns, never on the order of the atomics.
 #include "common.cl"
+#include "precond/setup_shape.cl"
 
-#ifndef WG
-#define WG 128
-#endif
-#ifndef SMALL_ROW
-#define SMALL_ROW 32
-#endif
-#ifndef HASH_CAPACITY
-#define HASH_CAPACITY 4096
-#endif
 
 __kernel void spgemm_bounds(const int rows, __global const int* a_offsets, __global const int* a_cols,
                             __global const int* b_offsets, __global int* bound, __global int* scratch_size) {

@@ -12,17 +12,9 @@
 //     is accumulated in local memory (its columns and sums), or in place in global memory when it has
 //     more than SORT_CAPACITY entries.
 #include "common.cl"
+#include "precond/setup_shape.cl"
 #include "precond/galerkin.cl"
 
-#ifndef WG
-#define WG 128
-#endif
-#ifndef SMALL_ROW
-#define SMALL_ROW 32
-#endif
-#ifndef SORT_CAPACITY
-#define SORT_CAPACITY 2048
-#endif
 
 __kernel void spgemm_values_short(const int rows, __global const int* bound, __global const int* a_offsets,
                                   __global const int* a_cols, __global const double* a_vals,

@@ -15,10 +15,10 @@ struct KindOption {
   PrecondKind kind;
 };
 const KindOption kKindOptions[] = {
-    {"--amg-smoother", PrecondKind::Amg},   {"--amg-sweeps", PrecondKind::Amg},
-    {"--amg-degree", PrecondKind::Amg},     {"--amg-coarse-size", PrecondKind::Amg},
-    {"--amg-strength", PrecondKind::Amg},   {"--amg-block-size", PrecondKind::Amg},
-    {"--amg-max-levels", PrecondKind::Amg}, {"--amg-setup", PrecondKind::Amg},
+    {"--amg-smoother", PrecondKind::Amg},      {"--amg-sweeps", PrecondKind::Amg},
+    {"--amg-degree", PrecondKind::Amg},        {"--amg-coarse-size", PrecondKind::Amg},
+    {"--amg-strength", PrecondKind::Amg},      {"--amg-block-size", PrecondKind::Amg},
+    {"--amg-max-levels", PrecondKind::Amg},    {"--amg-setup", PrecondKind::Amg},
     {"--cheb-degree", PrecondKind::Chebyshev},
 };
 

@@ -153,7 +153,7 @@ struct Matrix::Impl {
   // cost a transfer and a conversion of the whole matrix.
   std::vector<double> diagonal;
   std::vector<std::int32_t> diagonal_entry;  // empty for a matrix made on the device until update_values
-  cl::Buffer diagonal_entry_device;  // made by values_written_on_device, or from_device_csr
+  cl::Buffer diagonal_entry_device;          // made by values_written_on_device, or from_device_csr
 
   void find_diagonal(const HostCsrMatrix& A) {
     detail::assign_large(diagonal, static_cast<std::size_t>(A.rows), 0.0);
@@ -442,15 +442,16 @@ Matrix Matrix::from_device_csr(std::shared_ptr<Context> context, std::int32_t ro
     std::size_t local = 256;  // a power of two (the kernel halves it), within the device's limit
     while (local > c.info().max_work_group_size) local /= 2;
     const std::string wg = "-DWG=" + std::to_string(local);
-    const std::size_t groups = std::max<std::size_t>(1, std::min<std::size_t>((n + local - 1) / local,
-                                                                                c.info().compute_units * 8));
+    const std::size_t groups =
+        std::max<std::size_t>(1, std::min<std::size_t>((n + local - 1) / local, c.info().compute_units * 8));
     // Per work-group: min and max row length, empty rows, the farthest reach from the diagonal.
     m.diagonal_entry_device = c.allocate(n * sizeof(cl_int), "matrix diagonal index");
     cl::Buffer partial = c.allocate(4 * groups * sizeof(cl_int), "matrix row facts");
     cl::Kernel facts = c.kernel("data/csr_row_facts.cl", "csr_row_facts", wg);
     cl_uint arg = 0;
     for (const cl_int size : {static_cast<cl_int>(rows), static_cast<cl_int>(cols)}) facts.setArg(arg++, size);
-    for (const cl::Buffer* b : {&row_offsets, &col_indices, &m.diagonal_entry_device, &partial}) facts.setArg(arg++, *b);
+    for (const cl::Buffer* b : {&row_offsets, &col_indices, &m.diagonal_entry_device, &partial})
+      facts.setArg(arg++, *b);
     c.queue().enqueueNDRangeKernel(facts, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
     std::vector<cl_int> reduced(4 * groups);
     cl_int nnz = 0;

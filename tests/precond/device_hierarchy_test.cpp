@@ -4,6 +4,8 @@
 // connected, the same on every run and launch shape), the tentative prolongator (the host's Gram-Schmidt
 // on the device's aggregates), the smoothed prolongator, R = P^T and R A P (the host's products of the
 // device's own P and A, to 1e-14).
+#include "precond/amg/device_hierarchy.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,7 +16,6 @@
 #include "device_setup_test_support.hpp"
 #include "precond/amg/cycle.hpp"
 #include "precond/amg/device_aggregation.hpp"
-#include "precond/amg/device_hierarchy.hpp"
 #include "precond/amg/hierarchy.hpp"
 #include "precond/amg/smoothed_prolongator.hpp"
 #include "precond/amg/sparse_products.hpp"
@@ -47,8 +48,11 @@ HostCsrMatrix convection_diffusion(int n) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
       const int id = i * n + j;
-      const std::pair<int, double> row[] = {{id - n, i > 0 ? -1.25 : 0}, {id - 1, j > 0 ? -1.0 : 0}, {id, 4.0},
-                                            {id + 1, j < n - 1 ? -1.0 : 0}, {id + n, i < n - 1 ? -0.1 : 0}};
+      const std::pair<int, double> row[] = {{id - n, i > 0 ? -1.25 : 0},
+                                            {id - 1, j > 0 ? -1.0 : 0},
+                                            {id, 4.0},
+                                            {id + 1, j < n - 1 ? -1.0 : 0},
+                                            {id + n, i < n - 1 ? -0.1 : 0}};
       for (const auto& [col, value] : row)
         if (value != 0) {
           A.col_indices.push_back(col);
@@ -117,7 +121,8 @@ TEST(DeviceStrength, EqualsTheHostStrengthAndFilteredMatrix) {
     for (double eps : {0.0, 0.08, 0.3}) {
       Matrix A(test::amg_context(), host);
       const amg::DeviceStrength s = amg::device_strength(kernels, A, eps);
-      const amg::StrengthGraph expected = amg::strength_of_connection(host, amg::NodeLayout::uniform(host.rows, 1), eps);
+      const amg::StrengthGraph expected =
+          amg::strength_of_connection(host, amg::NodeLayout::uniform(host.rows, 1), eps);
       const std::string what = std::to_string(host.rows) + " rows, eps " + std::to_string(eps);
       const auto nodes = static_cast<std::size_t>(host.rows);
       EXPECT_EQ(test::read_array<std::int32_t>(s.graph.offsets, nodes + 1), expected.offsets) << what;
@@ -219,8 +224,7 @@ void expect_levels_match_the_host(const amg::DeviceHierarchy& h, const HostCsrMa
     amg::TentativeProlongator t = amg::tentative_prolongator(amg::NodeLayout::uniform(Al.rows, 1), aggregates, B);
     EXPECT_LE(relative_difference(T, t.P, what + " tentative"), 1e-15) << what;
     const std::vector<char> keep = test::read_array<char>(level.strength.keep, Al.values.size());
-    if (fresh)
-      EXPECT_EQ(keep, amg::strength_of_connection(Al, amg::NodeLayout::uniform(Al.rows, 1), eps).keep) << what;
+    if (fresh) EXPECT_EQ(keep, amg::strength_of_connection(Al, amg::NodeLayout::uniform(Al.rows, 1), eps).keep) << what;
     const amg::SmoothedProlongator smoothed = amg::smooth_prolongator(Al, keep, t.P, options.prolongator_relaxation);
     const HostCsrMatrix P = level.smoothed.P->to_host();
     EXPECT_NEAR(level.smoothed.omega, smoothed.omega, 1e-15 * smoothed.omega) << what;
@@ -242,7 +246,7 @@ void expect_setup_matches_the_host(const HostCsrMatrix& host, Format format, con
   const amg::DeviceHierarchy h(blas, A, options, phases);
   expect_levels_match_the_host(h, host, options, true, std::to_string(host.rows) + " rows, " + to_string(format));
   const std::vector<std::string> expected = {"strength of connection", "aggregation", "tentative prolongator",
-                                             "prolongator smoothing", "transpose", "galerkin product",
+                                             "prolongator smoothing",  "transpose",   "galerkin product",
                                              "coarse inverse"};
   for (const std::string& name : expected)
     EXPECT_NE(std::find_if(phases.begin(), phases.end(), [&](const auto& p) { return p.first == name; }), phases.end())

@@ -1,5 +1,7 @@
 // The device prefix sum (scan.cl) against a host prefix sum, at sizes around work-group and chunk
 // boundaries, in every launch shape, and its refusal of totals past 2^31 - 1.
+#include "precond/amg/device_scan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -7,7 +9,6 @@
 #include "../precision_support.hpp"
 #include "clkr/runtime/error.hpp"
 #include "device_setup_test_support.hpp"
-#include "precond/amg/device_scan.hpp"
 
 namespace clkr {
 namespace {

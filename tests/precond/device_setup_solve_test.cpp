@@ -65,7 +65,8 @@ TEST(DeviceSetupSolve, ElasticityMatricesInIterationsCloseToTheHostSetups) {
   // bcsstk16 (../shared, when there).
   for (const char* name : {"bcsstk14.mtx", "bcsstk16.mtx"}) {
     std::string path;
-    for (const std::string dir : {std::string(CLKR_SOURCE_DIR) + "/matrices/", std::string(CLKR_SOURCE_DIR) + "/../shared/matrices/"})
+    for (const std::string dir :
+         {std::string(CLKR_SOURCE_DIR) + "/matrices/", std::string(CLKR_SOURCE_DIR) + "/../shared/matrices/"})
       if (path.empty() && std::ifstream(dir + name).good()) path = dir + name;
     if (path.empty()) continue;
     const HostCsrMatrix A = read_matrix_market(path);
@@ -170,25 +171,13 @@ TEST(DeviceSetupSolve, RefusesWhatTheHostSetupRefuses) {
       if (shifted.col_indices[k] == i) shifted.values[k] -= 3.0;
   expect_error(shifted, {}, "not positive definite");
   // Every connection weak: nothing to aggregate, too big to invert.
-  HostCsrMatrix weak = poisson2d(80);
-  for (std::int32_t i = 0; i < weak.rows; ++i)
-    for (std::int32_t k = weak.row_offsets[i]; k < weak.row_offsets[i + 1]; ++k)
-      if (weak.col_indices[k] != i) weak.values[k] = -1e-6;
-  expect_error(weak, options, "no progress on level 0");
-  // c (20 I + ones), c = 5e306: one aggregate of all 20 unknowns whose coarse entry overflows.
-  HostCsrMatrix huge;
-  huge.rows = huge.cols = 20;
-  for (std::int32_t i = 0; i < 20; ++i) {
-    for (std::int32_t j = 0; j < 20; ++j) {
-      huge.col_indices.push_back(j);
-      huge.values.push_back(5e306 * (i == j ? 21.0 : 1.0));
-    }
-    huge.row_offsets.push_back(static_cast<std::int32_t>(huge.col_indices.size()));
-  }
+  expect_error(test::weakly_connected_poisson2d(80), options, "no progress on level 0");
+  // One aggregate of all 20 unknowns whose coarse entry overflows.
   AmgOptions overflow = options;
   overflow.coarse_size = 1;
   overflow.strength_threshold = 0.01;
-  expect_error(huge, overflow, "coarse operator of level 1 holds inf in row 0, column 0");
+  expect_error(test::overflowing_galerkin_matrix(), overflow,
+               "coarse operator of level 1 holds inf in row 0, column 0");
   AmgOptions shallow = options;
   shallow.max_levels = 1;
   expect_error(poisson2d(70), shallow, "max_levels = 1");

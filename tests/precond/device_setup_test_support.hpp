@@ -1,6 +1,6 @@
 // Shared by the tests of the device AMG setup's kernels: the launch shapes to run them with (the
 // device's defaults, and tiny capacities that push rows onto the long-row and global-memory paths),
-// random sparse matrices with the awkward rows those paths need, and transfers.
+// and transfers (the random matrices with long rows they need: test::random_sparse).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -43,32 +43,6 @@ inline std::vector<SetupShape> setup_shapes() {
 
 inline detail::amg::SetupKernels setup_kernels(const SetupShape& shape) {
   return detail::amg::SetupKernels(amg_context(), shape.params);
-}
-
-// A random rows x cols matrix: up to `per_row` entries a row, every 7th row empty, row 1 (when there
-// is one) long: `long_row` entries spread over the columns; column 0 in every third row (a long
-// column: a long row of the transpose); values in [-1, 1], one in ten an explicit zero.
-inline HostCsrMatrix awkward_sparse(std::int32_t rows, std::int32_t cols, int per_row, int long_row, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  HostCsrMatrix A;
-  A.rows = rows;
-  A.cols = cols;
-  for (std::int32_t i = 0; i < rows; ++i) {
-    std::set<std::int32_t> columns;
-    if (i % 7 != 3 && cols > 0) {
-      const int count = i == 1 ? long_row : static_cast<int>(rng() % (per_row + 1));
-      for (int c = 0; c < count; ++c) columns.insert(static_cast<std::int32_t>(rng() % cols));
-      if (i % 3 == 0) columns.insert(0);
-    }
-    for (std::int32_t j : columns) {
-      A.col_indices.push_back(j);
-      A.values.push_back(rng() % 10 == 0 ? 0.0 : u(rng));
-    }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
-  }
-  A.validate();
-  return A;
 }
 
 template <class T>

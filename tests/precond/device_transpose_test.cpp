@@ -2,13 +2,14 @@
 // transpose: segments and columns of every length class (empty, one, short, local sort, heapsort),
 // matrices from 0 x 0 to thousands of rows with empty rows and long columns, in every launch shape;
 // the transpose's values exactly, and its refresh after new values.
+#include "precond/amg/device_transpose.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "../precision_support.hpp"
 #include "device_setup_test_support.hpp"
-#include "precond/amg/device_transpose.hpp"
 #include "precond/amg/sparse_products.hpp"
 
 namespace clkr {
@@ -32,7 +33,8 @@ TEST(DeviceSegmentSort, SortsEverySegmentLikeStdSort) {
     detail::amg::sort_segments(kernels, static_cast<std::int32_t>(lengths.size()), test::device_array(offsets),
                                device_keys);
     const std::vector<cl_int> sorted = test::read_array<cl_int>(device_keys, keys.size());
-    for (std::size_t s = 0; s + 1 < offsets.size(); ++s) std::sort(keys.begin() + offsets[s], keys.begin() + offsets[s + 1]);
+    for (std::size_t s = 0; s + 1 < offsets.size(); ++s)
+      std::sort(keys.begin() + offsets[s], keys.begin() + offsets[s + 1]);
     EXPECT_EQ(sorted, keys) << shape.name;
   }
 }
@@ -51,12 +53,12 @@ TEST(DeviceTranspose, EqualsTheHostTranspose) {
     std::int32_t rows, cols;
     int per_row, long_row;
   };
-  const Case cases[] = {{0, 0, 0, 0}, {1, 1, 1, 1}, {3, 5, 3, 4}, {200, 70, 6, 60}, {1025, 1023, 9, 700},
-                        {3000, 40, 4, 40}};
+  const Case cases[] = {{0, 0, 0, 0},     {1, 1, 1, 1},         {3, 5, 3, 4},
+                        {200, 70, 6, 60}, {1025, 1023, 9, 700}, {3000, 40, 4, 40}};
   for (const test::SetupShape& shape : test::setup_shapes()) {
     const auto kernels = test::setup_kernels(shape);
     for (const Case& c : cases) {
-      const HostCsrMatrix host = test::awkward_sparse(c.rows, c.cols, c.per_row, c.long_row, 11);
+      const HostCsrMatrix host = test::random_sparse(c.rows, c.cols, c.per_row, 11, c.long_row);
       Matrix A(test::amg_context(), host, Format::Csr);
       Matrix At = detail::amg::transpose(kernels, A);
       const std::string what = shape.name + ", " + std::to_string(c.rows) + " x " + std::to_string(c.cols);

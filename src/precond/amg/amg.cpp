@@ -66,7 +66,9 @@ AmgSmoother parse_amg_smoother(const std::string& text) {
   return detail::parse_enum_name(kSmootherNames, text, "AMG smoother");
 }
 
-std::string to_string(AmgOptions::SetupOn where) { return detail::enum_name(kSetupNames, where, "AmgOptions::SetupOn"); }
+std::string to_string(AmgOptions::SetupOn where) {
+  return detail::enum_name(kSetupNames, where, "AmgOptions::SetupOn");
+}
 
 AmgOptions::SetupOn parse_amg_setup_on(const std::string& text) {
   return detail::parse_enum_name(kSetupNames, text, "AMG setup location");
@@ -74,7 +76,7 @@ AmgOptions::SetupOn parse_amg_setup_on(const std::string& text) {
 
 struct Amg::Impl {
   AmgOptions options;
-  std::unique_ptr<detail::amg::HostHierarchy> host;      // one of these two builds the hierarchy
+  std::unique_ptr<detail::amg::HostHierarchy> host;  // one of these two builds the hierarchy
   std::unique_ptr<detail::amg::DeviceHierarchy> device;
   std::string setup_note;
   std::unique_ptr<detail::amg::VCycle> cycle;
@@ -151,8 +153,7 @@ void Amg::update_values(Matrix& A, PhaseTimes& phases) {
   if (impl_->device) {  // no host copy of the hierarchy to refresh: always on the device
     detail::amg::DeviceHierarchy& device = *impl_->device;
     std::function<void(std::size_t, Matrix&)> resmooth;
-    if (o.update_prolongator)
-      resmooth = [&](std::size_t l, Matrix& A_l) { device.resmooth(l, A_l, phases); };
+    if (o.update_prolongator) resmooth = [&](std::size_t l, Matrix& A_l) { device.resmooth(l, A_l, phases); };
     impl_->cycle->refresh_on_device(A, nullptr, phases, resmooth);
     impl_->describe();
     return;

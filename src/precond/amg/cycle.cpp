@@ -9,8 +9,8 @@
 #include "../../runtime/large_vectors.hpp"
 #include "../spectrum.hpp"
 #include "clkr/runtime/error.hpp"
-#include "phase_times.hpp"
 #include "device_galerkin.hpp"
+#include "phase_times.hpp"
 #include "setup_errors.hpp"
 
 namespace clkr::detail::amg {
@@ -51,8 +51,8 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
     if (l + 1 < h.size()) {
       level.P = std::make_shared<Matrix>(context, host.smoothed.P, Format::Csr, matrix_options);
       level.R = std::make_shared<Matrix>(context, host.restriction.matrix, Format::Csr, matrix_options);
-      level.inv_diag = std::make_unique<Vector>(context, inverse_of(host.diagonal),
-                                                "amg level " + std::to_string(l) + " inv_diag");
+      level.inv_diag =
+          std::make_unique<Vector>(context, inverse_of(host.diagonal), "amg level " + std::to_string(l) + " inv_diag");
       gershgorin.push_back(gershgorin_bound(*host.A));
     }
     make_vectors(l);

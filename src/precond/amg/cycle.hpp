@@ -43,9 +43,9 @@ class VCycle {
 
  private:
   struct Level {
-    Matrix* A = nullptr;  // level 0: the caller's matrix
+    Matrix* A = nullptr;                  // level 0: the caller's matrix
     std::shared_ptr<Matrix> owned, P, R;  // shared with a device-built hierarchy
-    std::shared_ptr<Matrix> AP;  // A P of this level, for the device update (made on first use)
+    std::shared_ptr<Matrix> AP;           // A P of this level, for the device update (made on first use)
     std::unique_ptr<Vector> inv_diag, b, x, r;
     std::unique_ptr<Relaxation> relaxation;
   };

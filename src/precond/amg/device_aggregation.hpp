@@ -12,9 +12,9 @@
 namespace clkr::detail::amg {
 
 struct DeviceAggregates {
-  cl::Buffer of_node;    // per node: its aggregate, -1 when left out
+  cl::Buffer of_node;  // per node: its aggregate, -1 when left out
   std::int32_t count = 0;
-  int rounds = 0;        // rounds the independent set took
+  int rounds = 0;  // rounds the independent set took
 };
 
 DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStrength& S);

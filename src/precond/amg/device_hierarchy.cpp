@@ -23,8 +23,8 @@ void check_finite(const SetupKernels& kernels, Matrix& A, std::size_t level) {
   const cl_int k = kernels.read<cl_int>(first, 0);
   if (k == nnz) return;
   const HostCsrMatrix host = A.to_host();
-  const auto row = static_cast<std::int32_t>(
-      std::upper_bound(host.row_offsets.begin(), host.row_offsets.end(), k) - host.row_offsets.begin() - 1);
+  const auto row = static_cast<std::int32_t>(std::upper_bound(host.row_offsets.begin(), host.row_offsets.end(), k) -
+                                             host.row_offsets.begin() - 1);
   throw nonfinite_error(level, host.values[k], row, host.col_indices[k]);
 }
 
@@ -52,8 +52,8 @@ DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& 
     : kernels_(A.context(), blas.params().amg_setup), options_(options) {
   auto start = Clock::now();
   levels_.emplace_back();
-  levels_[0].csr = A.format() == Format::Csr ? std::shared_ptr<Matrix>(std::shared_ptr<Matrix>(), &A)
-                                             : csr_copy(kernels_, A);
+  levels_[0].csr =
+      A.format() == Format::Csr ? std::shared_ptr<Matrix>(std::shared_ptr<Matrix>(), &A) : csr_copy(kernels_, A);
   if (A.format() != Format::Csr) end_phase(kernels_, phases, "CSR copy", start);
   // The near-null space: the constant on the finest level, each aggregate's norm of it below.
   cl::Buffer B = kernels_.array<cl_double>(static_cast<std::size_t>(A.rows()), "near-null space");
@@ -113,8 +113,7 @@ void DeviceHierarchy::resmooth(std::size_t l, Matrix& A, PhaseTimes& phases) {
   if (l == 0 && A.format() != Format::Csr) refresh_csr_copy(kernels_, A, *level.csr);
   Matrix& csr = l == 0 && A.format() == Format::Csr ? A : *level.csr;
   refresh_filtered(kernels_, csr, level.strength.keep, *level.strength.filtered);
-  amg::resmooth(kernels_, *level.strength.filtered, *level.tentative, options_.prolongator_relaxation,
-                level.smoothed);
+  amg::resmooth(kernels_, *level.strength.filtered, *level.tentative, options_.prolongator_relaxation, level.smoothed);
   end_phase(kernels_, phases, "prolongator smoothing", start);
   start = Clock::now();
   transpose_values(kernels_, *level.smoothed.P, *level.R);

@@ -23,8 +23,8 @@ struct DeviceLevel {
   std::shared_ptr<Matrix> csr;  // the operator in CSR for the setup's kernels (level 0: A or its copy)
   // To the next coarser level (absent on the coarsest):
   std::shared_ptr<Matrix> R, AP;
-  DeviceSmoothed smoothed;   // P, with its damping
-  DeviceStrength strength;   // the filtered matrix and its marks, for re-smoothing P
+  DeviceSmoothed smoothed;  // P, with its damping
+  DeviceStrength strength;  // the filtered matrix and its marks, for re-smoothing P
   std::shared_ptr<Matrix> tentative;
   std::int32_t aggregates = 0;
   int rounds = 0;  // rounds of the aggregation's independent set

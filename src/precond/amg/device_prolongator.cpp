@@ -8,8 +8,8 @@
 
 namespace clkr::detail::amg {
 
-DeviceTentative device_tentative(const SetupKernels& kernels, const DeviceAggregates& aggregates,
-                                 std::int32_t nodes, const cl::Buffer& B) {
+DeviceTentative device_tentative(const SetupKernels& kernels, const DeviceAggregates& aggregates, std::int32_t nodes,
+                                 const cl::Buffer& B) {
   const auto rows = static_cast<std::size_t>(nodes);
   DevicePattern p;
   p.rows = nodes;

@@ -17,8 +17,8 @@ struct DeviceTentative {
   cl::Buffer coarse_B;        // per aggregate: ||B on it||, the coarse level's B
 };
 
-DeviceTentative device_tentative(const SetupKernels& kernels, const DeviceAggregates& aggregates,
-                                 std::int32_t nodes, const cl::Buffer& B);
+DeviceTentative device_tentative(const SetupKernels& kernels, const DeviceAggregates& aggregates, std::int32_t nodes,
+                                 const cl::Buffer& B);
 
 struct DeviceSmoothed {
   std::shared_ptr<Matrix> P;

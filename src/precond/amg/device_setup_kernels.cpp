@@ -21,8 +21,8 @@ SetupKernels::SetupKernels(std::shared_ptr<Context> context, AmgSetupParams para
     : context_(std::move(context)), params_(params) {
   const DeviceInfo& info = context_->info();
   // The group-wide scans and sorts assume a power-of-two group.
-  params_.work_group_size =
-      largest_power_of_two_at_most(std::max<std::size_t>(1, std::min(params_.work_group_size, info.max_work_group_size)));
+  params_.work_group_size = largest_power_of_two_at_most(
+      std::max<std::size_t>(1, std::min(params_.work_group_size, info.max_work_group_size)));
   // Local tables of 4-byte slots in at most half the local memory (the rest for the scan's scratch
   // and what the driver keeps), not below the 64 slots the smallest hash table takes.
   const std::size_t slots = std::max<std::size_t>(64, largest_power_of_two_at_most(info.local_memory / 8));

@@ -18,15 +18,15 @@ void row_bounds(const SetupKernels& kernels, const DevicePattern& A, const Devic
 }
 
 // C's values (`values`, on pattern C) from A's and B's.
-void product_values(const SetupKernels& kernels, Matrix& A, Matrix& B, const DevicePattern& C,
-                    const cl::Buffer& bound, const cl::Buffer& values) {
+void product_values(const SetupKernels& kernels, Matrix& A, Matrix& B, const DevicePattern& C, const cl::Buffer& bound,
+                    const cl::Buffer& values) {
   const cl::Buffer a_values = A.csr_values(Precision::Double).primary;
   const cl::Buffer b_values = B.csr_values(Precision::Double).primary;
   cl::Kernel short_rows = kernels.kernel("spgemm_values.cl", "spgemm_values_short");
   cl::Kernel long_rows = kernels.kernel("spgemm_values.cl", "spgemm_values_long");
   for (cl::Kernel* kernel : {&short_rows, &long_rows})
-    set_args(*kernel, static_cast<cl_int>(C.rows), bound, A.csr_part().row_offsets, A.csr_part().col_indices,
-             a_values, B.csr_part().row_offsets, B.csr_part().col_indices, b_values, C.offsets, C.columns, values);
+    set_args(*kernel, static_cast<cl_int>(C.rows), bound, A.csr_part().row_offsets, A.csr_part().col_indices, a_values,
+             B.csr_part().row_offsets, B.csr_part().col_indices, b_values, C.offsets, C.columns, values);
   kernels.per_item(short_rows, static_cast<std::size_t>(C.rows));
   kernels.per_group(long_rows, static_cast<std::size_t>(C.rows));
 }
@@ -52,8 +52,8 @@ DevicePattern product_pattern(const SetupKernels& kernels, const DevicePattern& 
   set_args(count_short, static_cast<cl_int>(A.rows), A.offsets, A.columns, B.offsets, B.columns, bound, C.offsets);
   kernels.per_item(count_short, rows);
   cl::Kernel count_long = kernels.kernel("spgemm.cl", "spgemm_count_long");
-  set_args(count_long, static_cast<cl_int>(A.rows), A.offsets, A.columns, B.offsets, B.columns, bound,
-           scratch_offsets, scratch, C.offsets);
+  set_args(count_long, static_cast<cl_int>(A.rows), A.offsets, A.columns, B.offsets, B.columns, bound, scratch_offsets,
+           scratch, C.offsets);
   kernels.per_group(count_long, rows);
   C.nnz = exclusive_scan(kernels, C.offsets, A.rows, "a product");
 
@@ -63,8 +63,8 @@ DevicePattern product_pattern(const SetupKernels& kernels, const DevicePattern& 
            C.columns);
   kernels.per_item(fill_short, rows);
   cl::Kernel fill_long = kernels.kernel("spgemm.cl", "spgemm_fill_long");
-  set_args(fill_long, static_cast<cl_int>(A.rows), A.offsets, A.columns, B.offsets, B.columns, bound,
-           scratch_offsets, scratch, C.offsets, C.columns);
+  set_args(fill_long, static_cast<cl_int>(A.rows), A.offsets, A.columns, B.offsets, B.columns, bound, scratch_offsets,
+           scratch, C.offsets, C.columns);
   kernels.per_group(fill_long, rows);
   sort_segments(kernels, C.rows, C.offsets, C.columns);
   return C;

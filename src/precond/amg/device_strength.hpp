@@ -13,9 +13,9 @@
 namespace clkr::detail::amg {
 
 struct DeviceStrength {
-  DevicePattern graph;      // S: strong neighbours of each node (itself excluded), ascending
-  cl::Buffer weights;       // per edge of S: (|a_ij| / sqrt|a_ii a_jj|)^2
-  cl::Buffer keep;          // per stored entry of A: 1 when A_F keeps it (uchar)
+  DevicePattern graph;               // S: strong neighbours of each node (itself excluded), ascending
+  cl::Buffer weights;                // per edge of S: (|a_ij| / sqrt|a_ii a_jj|)^2
+  cl::Buffer keep;                   // per stored entry of A: 1 when A_F keeps it (uchar)
   std::shared_ptr<Matrix> filtered;  // A_F: A's kept entries, the others lumped onto the diagonal
 };
 

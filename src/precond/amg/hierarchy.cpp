@@ -9,9 +9,9 @@
 #include "../../runtime/format_number.hpp"
 #include "../../runtime/large_vectors.hpp"
 #include "aggregation.hpp"
-#include "setup_errors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "phase_times.hpp"
+#include "setup_errors.hpp"
 
 namespace clkr::detail::amg {
 namespace {
