@@ -3,11 +3,12 @@
 alternately in fresh processes: the median setup time, its phases, iterations, levels, operator
 complexity and solve time per matrix and location, and the ratio device / host.
 
-    usage: benchmarks/amg_setup_compare.py [--clkr build/clkr] [--reps 3] [--extra "--format ell"] MATRIX...
+    usage: benchmarks/amg_setup_compare.py [--clkr build/clkr] [--reps 3] [--warmup 1] [--extra "--format ell"]
+                                           MATRIX...
 
 MATRIX is anything `clkr solve` takes (poisson3d:128, a .mtx file). Each run is a new process, so the
-first kernel compilation is not in the timings only once the kernel cache (CLKR_CACHE_DIR) holds the
-programs: a warm-up run per location comes first and is not counted.
+first kernel compilation is kept out of the timings only by the kernel cache (CLKR_CACHE_DIR): `warmup`
+uncounted runs per matrix and location come first (0 when the cache is already warm).
 """
 import argparse
 import json
@@ -30,14 +31,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--clkr", default="build/clkr")
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--extra", default="", help="more clkr solve options, e.g. '--format ell'")
     parser.add_argument("matrices", nargs="+")
     args = parser.parse_args()
     print("matrix,setup_on,reps,setup_ms,solve_ms,iterations,levels,coarse_rows_level1,operator_complexity,phases_ms")
     for matrix in args.matrices:
         results = {"host": [], "device": []}
-        for where in results:
-            run(args.clkr, matrix, where, args.extra)  # warm-up: kernel programs into the cache
+        for _ in range(args.warmup):
+            for where in results:
+                run(args.clkr, matrix, where, args.extra)  # kernel programs into the cache
         for _ in range(args.reps):
             for where in results:
                 results[where].append(run(args.clkr, matrix, where, args.extra))
