@@ -5,9 +5,9 @@
 # Results land in ./gpu-amg-setup-results (and as $OUT/gpu-amg-setup-results.tgz on the lent machine,
 # rewritten after every step).
 #   usage: benchmarks/run_gpu_amg_setup.sh [SECTIONS]   (any of tests,compare,report,solve,hard; default
-#          tests,compare,solve)
+#          tests,compare,solve,hard)
 set -uo pipefail
-sections=${1:-tests,compare,solve}
+sections=${1:-tests,compare,solve,hard}
 out=gpu-amg-setup-results
 rm -rf "$out"
 mkdir -p "$out"
