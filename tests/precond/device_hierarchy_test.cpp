@@ -223,7 +223,7 @@ void expect_levels_match_the_host(const amg::DeviceHierarchy& h, const HostCsrMa
       if (T.row_offsets[i + 1] > T.row_offsets[i]) aggregates.of_node[i] = T.col_indices[T.row_offsets[i]];
     amg::TentativeProlongator t = amg::tentative_prolongator(amg::NodeLayout::uniform(Al.rows, 1), aggregates, B);
     EXPECT_LE(relative_difference(T, t.P, what + " tentative"), 1e-15) << what;
-    const std::vector<char> keep = test::read_array<char>(level.strength.keep, Al.values.size());
+    const std::vector<char> keep = test::read_array<char>(level.keep, Al.values.size());
     if (fresh) EXPECT_EQ(keep, amg::strength_of_connection(Al, amg::NodeLayout::uniform(Al.rows, 1), eps).keep) << what;
     const amg::SmoothedProlongator smoothed = amg::smooth_prolongator(Al, keep, t.P, options.prolongator_relaxation);
     const HostCsrMatrix P = level.smoothed.P->to_host();

@@ -79,11 +79,11 @@ DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& 
       throw no_progress_error(l, Al.rows(), Al.rows(), aggregates.count, coarse_rows, eps);
     }
     DeviceLevel& level = levels_[l];
-    level.aggregates = aggregates.count;
-    level.rounds = aggregates.rounds;
+    level.keep = std::move(S.keep);
+    level.filtered = std::move(S.filtered);
+    S = {};  // the strength graph has served
     start = Clock::now();
-    level.smoothed = device_smoothed(kernels_, *S.filtered, *t.P, options.prolongator_relaxation);
-    level.strength = std::move(S);
+    level.smoothed = device_smoothed(kernels_, *level.filtered, *t.P, options.prolongator_relaxation);
     level.tentative = std::move(t.P);
     end_phase(kernels_, phases, "prolongator smoothing", start);
     start = Clock::now();
@@ -112,8 +112,8 @@ void DeviceHierarchy::resmooth(std::size_t l, Matrix& A, PhaseTimes& phases) {
   auto start = Clock::now();
   if (l == 0 && A.format() != Format::Csr) refresh_csr_copy(kernels_, A, *level.csr);
   Matrix& csr = l == 0 && A.format() == Format::Csr ? A : *level.csr;
-  refresh_filtered(kernels_, csr, level.strength.keep, *level.strength.filtered);
-  amg::resmooth(kernels_, *level.strength.filtered, *level.tentative, options_.prolongator_relaxation, level.smoothed);
+  refresh_filtered(kernels_, csr, level.keep, *level.filtered);
+  amg::resmooth(kernels_, *level.filtered, *level.tentative, options_.prolongator_relaxation, level.smoothed);
   end_phase(kernels_, phases, "prolongator smoothing", start);
   start = Clock::now();
   transpose_values(kernels_, *level.smoothed.P, *level.R);

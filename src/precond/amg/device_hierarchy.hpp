@@ -24,10 +24,10 @@ struct DeviceLevel {
   // To the next coarser level (absent on the coarsest):
   std::shared_ptr<Matrix> R, AP;
   DeviceSmoothed smoothed;  // P, with its damping
-  DeviceStrength strength;  // the filtered matrix and its marks, for re-smoothing P
+  // What re-smoothing P needs (the strength graph itself is dropped after the aggregation):
+  cl::Buffer keep;                   // the entries of the operator the filtered matrix keeps
+  std::shared_ptr<Matrix> filtered;  // A_F
   std::shared_ptr<Matrix> tentative;
-  std::int32_t aggregates = 0;
-  int rounds = 0;  // rounds of the aggregation's independent set
 };
 
 class DeviceHierarchy {
