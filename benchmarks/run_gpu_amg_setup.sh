@@ -9,18 +9,7 @@
 set -uo pipefail
 sections=${1:-tests,compare,solve,hard}
 out=gpu-amg-setup-results
-rm -rf "$out"
-mkdir -p "$out"
-step() {
-  [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-amg-setup-results.tgz" "$out"
-  echo
-  echo "=== $* ($(date +%T))"
-}
-want() { [[ ",$sections," == *",$1,"* ]]; }
-
-step "enable NVIDIA OpenCL"
-[ -e /usr/lib/libnvidia-opencl.so.1 ] && echo /usr/lib/libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.txt"
+source "$(dirname "$0")/gpu_run_steps.sh"
 
 step "build"
 targets=(clkr_app)
