@@ -283,7 +283,8 @@ TEST(DeviceHierarchy, TheUpdateRecomputesEveryLevelFromTheNewValues) {
     amg::DeviceHierarchy h(blas, A, options, phases);
     amg::VCycle cycle(blas, A, h, options, phases);
     A.update_values(changed.values);
-    cycle.refresh_on_device(A, nullptr, phases, [&](std::size_t l, Matrix& A_l) { h.resmooth(l, A_l, phases); });
+    cycle.refresh_on_device(A, nullptr, phases,
+                            [&](std::size_t l, Matrix& A_l) { h.refresh_next_level(l, A_l, true, phases); });
     expect_levels_match_the_host(h, changed, options, false, "updated, " + to_string(format));
   }
 }

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <functional>
 #include <string>
 
 #include "../../runtime/enum_names.hpp"
@@ -150,11 +149,11 @@ void Amg::apply_checked(Vector& r, Vector& z) { impl_->cycle->apply(r, z); }
 // from A's host values and uploaded.
 void Amg::update_values(Matrix& A, PhaseTimes& phases) {
   const AmgOptions& o = impl_->options;
-  if (impl_->device) {  // no host copy of the hierarchy to refresh: always on the device
+  if (impl_->device) {  // no host copy of the hierarchy to refresh: always on the device, by its kernels
     detail::amg::DeviceHierarchy& device = *impl_->device;
-    std::function<void(std::size_t, Matrix&)> resmooth;
-    if (o.update_prolongator) resmooth = [&](std::size_t l, Matrix& A_l) { device.resmooth(l, A_l, phases); };
-    impl_->cycle->refresh_on_device(A, nullptr, phases, resmooth);
+    impl_->cycle->refresh_on_device(A, nullptr, phases, [&](std::size_t l, Matrix& A_l) {
+      device.refresh_next_level(l, A_l, o.update_prolongator, phases);
+    });
     impl_->describe();
     return;
   }

@@ -138,12 +138,15 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, PhaseTimes& phases) {
 }
 
 void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseTimes& phases,
-                               const std::function<void(std::size_t l, Matrix& A_l)>& before_galerkin) {
+                               const std::function<void(std::size_t l, Matrix& A_l)>& next_level) {
   levels_[0].A = &A;
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
     Level& level = levels_[l];
     Level& next = levels_[l + 1];
-    if (before_galerkin) before_galerkin(l, *level.A);
+    if (next_level) {
+      next_level(l, *level.A);
+      continue;
+    }
     const auto start = Clock::now();
     if (!level.AP) level.AP = std::make_shared<Matrix>(A.context(), h->level(l + 1).galerkin.AP, Format::Csr);
     multiply_on_device(*level.A, *level.P, *level.AP);

@@ -27,13 +27,13 @@ class VCycle {
   // After HostHierarchy::refresh: new values uploaded on the same patterns, smoothers refreshed.
   void refresh(Matrix& A, const HostHierarchy& hierarchy, PhaseTimes& phases);
   // The update step on the device, from A's new values (already there): P and R kept, every coarse
-  // operator R A P recomputed by device kernels (the A P patterns of a host-built `hierarchy` uploaded
-  // on first use; a device-built one has them), the coarsest inverse from its operator read back, the
-  // smoothers refreshed. Needs fp64. The host hierarchy's values are left as the setup made them.
-  // `before_galerkin(l)`, when given, runs before level l's product, once level l's operator has its
-  // new values (a device-built hierarchy re-smooths P and R there).
+  // operator R A P recomputed by device kernels (galerkin.cl; the A P patterns of a host-built
+  // `hierarchy` uploaded on first use), the coarsest inverse from its operator read back, the smoothers
+  // refreshed. Needs fp64. The host hierarchy's values are left as the setup made them. A device-built
+  // hierarchy passes `next_level(l, A_l)` instead, which recomputes level l + 1's operator (and what
+  // it derives from, P and R if they are re-smoothed) from level l's operator A_l with its new values.
   void refresh_on_device(Matrix& A, const HostHierarchy* hierarchy, PhaseTimes& phases,
-                         const std::function<void(std::size_t l, Matrix& A_l)>& before_galerkin = {});
+                         const std::function<void(std::size_t l, Matrix& A_l)>& next_level = {});
 
   // z = one V-cycle applied to r, from z = 0.
   void apply(Vector& r, Vector& z);

@@ -107,17 +107,28 @@ DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& 
   add_phase(phases, "coarse inverse", start);
 }
 
-void DeviceHierarchy::resmooth(std::size_t l, Matrix& A, PhaseTimes& phases) {
+void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseTimes& phases) {
   DeviceLevel& level = levels_[l];
   auto start = Clock::now();
-  if (l == 0 && A.format() != Format::Csr) refresh_csr_copy(kernels_, A, *level.csr);
+  if (l == 0 && A.format() != Format::Csr) {
+    refresh_csr_copy(kernels_, A, *level.csr);
+    end_phase(kernels_, phases, "CSR copy", start);
+  }
   Matrix& csr = l == 0 && A.format() == Format::Csr ? A : *level.csr;
-  refresh_filtered(kernels_, csr, level.keep, *level.filtered);
-  amg::resmooth(kernels_, *level.filtered, *level.tentative, options_.prolongator_relaxation, level.smoothed);
-  end_phase(kernels_, phases, "prolongator smoothing", start);
+  if (prolongators) {
+    start = Clock::now();
+    refresh_filtered(kernels_, csr, level.keep, *level.filtered);
+    resmooth(kernels_, *level.filtered, *level.tentative, options_.prolongator_relaxation, level.smoothed);
+    end_phase(kernels_, phases, "prolongator smoothing", start);
+    start = Clock::now();
+    transpose_values(kernels_, *level.smoothed.P, *level.R);
+    end_phase(kernels_, phases, "transpose", start);
+  }
   start = Clock::now();
-  transpose_values(kernels_, *level.smoothed.P, *level.R);
-  end_phase(kernels_, phases, "transpose", start);
+  multiply_values(kernels_, csr, *level.smoothed.P, *level.AP);
+  multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A);
+  check_finite(kernels_, *levels_[l + 1].A, l + 1);
+  end_phase(kernels_, phases, "galerkin product", start);
 }
 
 }  // namespace clkr::detail::amg

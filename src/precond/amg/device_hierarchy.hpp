@@ -41,9 +41,11 @@ class DeviceHierarchy {
   const DeviceLevel& level(std::size_t l) const { return levels_[l]; }
   const DenseInverse& coarsest_inverse() const { return coarse_; }
 
-  // The update step with update_prolongator: level l's filtered matrix, P and R recomputed from the
-  // new values of its operator `A` (level 0: the caller's matrix; below: already refreshed).
-  void resmooth(std::size_t l, Matrix& A, PhaseTimes& phases);
+  // The update step, level by level: level l + 1's operator R (A P) recomputed from the new values of
+  // level l's operator `A` (level 0: the caller's matrix; below: already refreshed) by the setup's
+  // product kernels (the same bits as galerkin.cl's); with `prolongators`, first level l's filtered
+  // matrix, P and R too.
+  void refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseTimes& phases);
 
  private:
   SetupKernels kernels_;
