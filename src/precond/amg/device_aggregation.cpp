@@ -26,14 +26,18 @@ DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStren
   cl::Kernel decide = kernels.kernel("aggregation.cl", "mis_decide");
   set_args(decide, n, best2, state, counter);
   // Each round decides at least the undecided node of highest priority: at most `nodes` rounds, in
-  // practice a handful (more on graphs with long chains of decreasing priority).
+  // practice a handful (more on graphs with long chains of decreasing priority). Rounds go in pairs
+  // between reads of the count (a wait for the device each): a round with nothing left to decide
+  // changes nothing.
   for (std::int32_t undecided = g.rows; undecided > 0;) {
-    kernels.fill(counter, cl_int{0}, 1);
-    kernels.per_item(spread_state, nodes);
-    kernels.per_item(spread, nodes);
-    kernels.per_item(decide, nodes);
+    for (int round = 0; round < 2; ++round) {
+      kernels.fill(counter, cl_int{0}, 1);
+      kernels.per_item(spread_state, nodes);
+      kernels.per_item(spread, nodes);
+      kernels.per_item(decide, nodes);
+      ++result.rounds;
+    }
     undecided = kernels.read<cl_int>(counter, 0);
-    ++result.rounds;
   }
 
   cl::Buffer numbers = kernels.array<cl_int>(nodes + 1, "aggregate numbers");
