@@ -88,7 +88,7 @@ struct Amg::Impl {
     if (options.setup_on == AmgOptions::SetupOn::Host) return false;
     const std::string refusal = detail::amg::device_setup_refusal(options, blas);
     if (options.setup_on == AmgOptions::SetupOn::Device) {
-      setup_note = refusal.empty() ? "" : "the host built the hierarchy: " + refusal;
+      setup_note = refusal;
       return refusal.empty();
     }
     return refusal.empty() && blas.context()->info().type != DeviceType::Cpu;
