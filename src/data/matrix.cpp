@@ -24,6 +24,7 @@
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
+#include "device_csr_facts.hpp"
 #include "matrix_formats.hpp"
 
 namespace clkr {
@@ -79,22 +80,11 @@ std::int64_t longest_row(const HostCsrMatrix& A) {
   return longest;
 }
 
-// The HYB width from a row-length histogram: at_least[w] = the rows of exactly w entries on entry (w up
-// to the longest row, plus one 0 at the end).
-std::int32_t hyb_width_from_lengths(std::vector<std::int64_t> at_least, std::int64_t rows) {
-  // Made cumulative: at_least[w] = number of rows with >= w entries.
-  for (std::size_t w = at_least.size() - 1; w-- > 0;) at_least[w] += at_least[w + 1];
-  const std::int64_t needed = std::max<std::int64_t>(4096, (rows + 2) / 3);
-  std::int32_t width = 0;
-  while (width + 1 < static_cast<std::int64_t>(at_least.size()) - 1 && at_least[width + 1] >= needed) ++width;
-  return width;
-}
-
 // Like choose_hyb_width, on a matrix already validated.
 std::int32_t hyb_width_of(const HostCsrMatrix& A) {
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(longest_row(A)) + 2, 0);
   for (std::int32_t i = 0; i < A.rows; ++i) ++lengths[A.row_offsets[i + 1] - A.row_offsets[i]];
-  return hyb_width_from_lengths(std::move(lengths), A.rows);
+  return detail::hyb_width_from_lengths(std::move(lengths), A.rows);
 }
 
 MatrixStats stats_of(const HostCsrMatrix& A) {
@@ -437,68 +427,18 @@ Matrix Matrix::from_device_csr(std::shared_ptr<Context> context, std::int32_t ro
   m.rows = rows;
   m.cols = cols;
   translate_cl_errors("Matrix::from_device_csr", [&] {
-    Context& c = *m.context;
-    const auto n = static_cast<std::size_t>(rows);
-    std::size_t local = 256;  // a power of two (the kernel halves it), within the device's limit
-    while (local > c.info().max_work_group_size) local /= 2;
-    const std::string wg = "-DWG=" + std::to_string(local);
-    const std::size_t groups =
-        std::max<std::size_t>(1, std::min<std::size_t>((n + local - 1) / local, c.info().compute_units * 8));
-    // Per work-group: min and max row length, empty rows, the farthest reach from the diagonal.
-    m.diagonal_entry_device = c.allocate(n * sizeof(cl_int), "matrix diagonal index");
-    cl::Buffer partial = c.allocate(4 * groups * sizeof(cl_int), "matrix row facts");
-    cl::Kernel facts = c.kernel("data/csr_row_facts.cl", "csr_row_facts", wg);
-    cl_uint arg = 0;
-    for (const cl_int size : {static_cast<cl_int>(rows), static_cast<cl_int>(cols)}) facts.setArg(arg++, size);
-    for (const cl::Buffer* b : {&row_offsets, &col_indices, &m.diagonal_entry_device, &partial})
-      facts.setArg(arg++, *b);
-    c.queue().enqueueNDRangeKernel(facts, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
-    std::vector<cl_int> reduced(4 * groups);
-    cl_int nnz = 0;
-    c.queue().enqueueReadBuffer(row_offsets, CL_TRUE, n * sizeof(cl_int), sizeof(cl_int), &nnz);
-    detail::read_buffer(c, partial, reduced.data(), reduced.size());
-    MatrixStats& s = m.stats;
-    s.rows = rows;
-    s.cols = cols;
-    s.nnz = nnz;
-    s.min_row_length = rows > 0 ? INT64_MAX : 0;
-    for (std::size_t g = 0; g < groups && n > 0; ++g) {
-      s.min_row_length = std::min<std::int64_t>(s.min_row_length, reduced[4 * g]);
-      s.max_row_length = std::max<std::int64_t>(s.max_row_length, reduced[4 * g + 1]);
-      s.empty_rows += reduced[4 * g + 2];
-      s.bandwidth = std::max<std::int64_t>(s.bandwidth, reduced[4 * g + 3]);
-    }
-    s.mean_row_length = rows > 0 ? static_cast<double>(nnz) / rows : 0.0;
-    // The row-length histogram, for the HYB width.
-    const std::size_t lengths = static_cast<std::size_t>(s.max_row_length) + 2;
-    cl::Buffer counts = c.allocate(lengths * sizeof(cl_int), "matrix row-length histogram");
-    detail::fill_buffer(c, counts, cl_int{0}, lengths);
-    if (n > 0) {
-      cl::Kernel histogram = c.kernel("data/csr_row_facts.cl", "csr_length_histogram", wg);
-      histogram.setArg(0, static_cast<cl_int>(rows));
-      histogram.setArg(1, row_offsets);
-      histogram.setArg(2, counts);
-      c.queue().enqueueNDRangeKernel(histogram, cl::NullRange, cl::NDRange((n + local - 1) / local * local),
-                                     cl::NDRange(local));
-    }
-    std::vector<cl_int> histogram(lengths);
-    detail::read_buffer(c, counts, histogram.data(), lengths);
-    s.hyb_ell_width = hyb_width_from_lengths(std::vector<std::int64_t>(histogram.begin(), histogram.end()), rows);
-    // The diagonal itself comes to the host (diagonal() promises it without a transfer); where each
-    // row's entry sits stays on the device until update_values needs it.
-    const std::size_t square = std::min<std::size_t>(n, static_cast<std::size_t>(cols));
-    detail::assign_large(m.diagonal, n, 0.0);
-    cl::Buffer gathered = c.allocate(n * sizeof(double), "matrix diagonal");
-    detail::device_gather(c, values, m.diagonal_entry_device, gathered, square);
-    detail::read_buffer(c, gathered, m.diagonal.data(), square);
+    detail::DeviceCsrFacts facts = detail::device_csr_facts(*m.context, rows, cols, row_offsets, col_indices, values);
+    m.stats = std::move(facts.stats);
+    m.diagonal = std::move(facts.diagonal);
+    m.diagonal_entry_device = std::move(facts.diagonal_entry);
     DeviceFormat d;
     d.shape.format = Format::Csr;
     d.shape.has_csr = true;
-    d.shape.csr_stored = nnz;
+    d.shape.csr_stored = m.stats.nnz;
     d.csr.row_offsets = std::move(row_offsets);
     d.csr.col_indices = std::move(col_indices);
-    d.csr.stored = nnz;
-    d.csr_values.count = static_cast<std::size_t>(nnz);
+    d.csr.stored = m.stats.nnz;
+    d.csr_values.count = static_cast<std::size_t>(m.stats.nnz);
     d.csr_values.what = "matrix CSR values";
     d.csr_values.dbl = std::move(values);
     m.formats.emplace(Format::Csr, std::move(d));

@@ -23,6 +23,10 @@ struct FormatShape {
   std::int64_t ell_stored() const { return ell_width * ell_pitch; }
 };
 
+// The ELL width of HYB (choose_hyb_width's rule) from a row-length histogram: rows_of_length[w] = the
+// rows of exactly w entries, w up to the longest row, plus one 0 at the end.
+std::int32_t hyb_width_from_lengths(std::vector<std::int64_t> rows_of_length, std::int64_t rows);
+
 // The shape of `format` for A; `hyb_width` is the ELL width of HYB (ignored otherwise).
 FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width);
 
