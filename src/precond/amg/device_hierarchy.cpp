@@ -1,5 +1,5 @@
 // The level loop of the device setup, with the host setup's stopping rules and refusals
-// (hierarchy.cpp), and the re-smoothing of the update step.
+// (hierarchy.cpp), and the update step's recomputation of each level from the one above.
 #include "device_hierarchy.hpp"
 
 #include <algorithm>
