@@ -549,12 +549,13 @@ void Matrix::values_written_on_device() {
     } else if (v.head()) {
       detail::device_narrow(context, v.dbl, v.head, v.count);
     }
-    // Rows past the last column have no diagonal entry: only the square part is gathered.
-    const std::size_t n = std::min(m.diagonal.size(), static_cast<std::size_t>(m.cols));
+    const std::size_t n = m.diagonal.size();
     if (!m.diagonal_entry_device()) m.diagonal_entry_device = m.upload_array(m.diagonal_entry, "matrix diagonal index");
     cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
-    detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, n);
-    detail::read_buffer(context, gathered, m.diagonal.data(), n);
+    // Rows past the last column have no diagonal entry: only the square part is gathered.
+    const std::size_t square = std::min(n, static_cast<std::size_t>(m.cols));
+    detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, square);
+    detail::read_buffer(context, gathered, m.diagonal.data(), square);
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) detail::read_buffer(context, v.dbl, m.host_copy->values.data(), v.count);

@@ -23,10 +23,6 @@ struct FormatShape {
   std::int64_t ell_stored() const { return ell_width * ell_pitch; }
 };
 
-// The ELL width of HYB (choose_hyb_width's rule) from a row-length histogram: rows_of_length[w] = the
-// rows of exactly w entries, w up to the longest row, plus one 0 at the end.
-std::int32_t hyb_width_from_lengths(std::vector<std::int64_t> rows_of_length, std::int64_t rows);
-
 // The shape of `format` for A; `hyb_width` is the ELL width of HYB (ignored otherwise).
 FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width);
 
@@ -51,5 +47,9 @@ HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape);
 // The inverse for CSR4, ELL and HYB: the matrix in plain CSR, padding dropped (ELL rows end at the
 // first column -1, CSR4 rows at the first column that does not increase).
 HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric);
+
+// The ELL width of HYB (choose_hyb_width's rule) from a row-length histogram: rows_of_length[w] = the
+// rows of exactly w entries, w up to the longest row, plus one 0 at the end.
+std::int32_t hyb_width_from_lengths(std::vector<std::int64_t> rows_of_length, std::int64_t rows);
 
 }  // namespace clkr::detail

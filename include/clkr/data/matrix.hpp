@@ -64,6 +64,12 @@ class Matrix {
  public:
   Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format = Format::Csr,
          MatrixOptions options = {});
+  Matrix(Matrix&&) noexcept;
+  Matrix& operator=(Matrix&&) noexcept;
+  Matrix(const Matrix&) = delete;
+  Matrix& operator=(const Matrix&) = delete;
+  ~Matrix();
+
   // A CSR matrix whose arrays a device computation made (the AMG setup's products), taken as they are:
   // `row_offsets` (rows + 1), `col_indices` (ascending within each row, no repeats) and double
   // `values`. Nothing is uploaded: the row offsets, where each row's diagonal entry is and how far its
@@ -73,11 +79,6 @@ class Matrix {
   static Matrix from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
                                 cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
                                 MatrixOptions options = {});
-  Matrix(Matrix&&) noexcept;
-  Matrix& operator=(Matrix&&) noexcept;
-  Matrix(const Matrix&) = delete;
-  Matrix& operator=(const Matrix&) = delete;
-  ~Matrix();
 
   std::int32_t rows() const;
   std::int32_t cols() const;
@@ -138,9 +139,10 @@ class Matrix {
   Values ell_values(Precision p);
 
  private:
-  Matrix();
   struct Impl;
   std::unique_ptr<Impl> impl_;
+
+  Matrix();  // for from_device_csr
 };
 
 }  // namespace clkr
