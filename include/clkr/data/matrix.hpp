@@ -72,10 +72,9 @@ class Matrix {
 
   // A CSR matrix whose arrays a device computation made (the AMG setup's products), taken as they are:
   // `row_offsets` (rows + 1), `col_indices` (ascending within each row, no repeats) and double
-  // `values`. Nothing is uploaded: the row offsets, where each row's diagonal entry is and how far its
-  // entries reach (kernels/data/csr_row_facts.cl) and the diagonal are read back for stats() (its
-  // bytes_per_format left empty) and diagonal(). Needs fp64. The caller vouches for the arrays: they
-  // are not validated as a host matrix is.
+  // `values`. Nothing is uploaded, and only a few counts and the diagonal are read back: stats() (its
+  // bytes_per_format left empty) are reduced on the device (kernels/data/csr_row_facts.cl). Needs fp64.
+  // The caller vouches for the arrays: they are not validated as a host matrix is.
   static Matrix from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
                                 cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
                                 MatrixOptions options = {});
