@@ -77,13 +77,26 @@ HostCsrMatrix poisson_with_isolated_rows(int n, std::int32_t first, std::int32_t
   return A;
 }
 
+// A random nonsymmetric matrix with a row longer than a work-group and empty rows, its diagonal entries
+// 1 where a row has one (a directed strength graph with a hub; rows without one have no strong
+// connection).
+HostCsrMatrix random_graph(std::int32_t n, int long_row) {
+  HostCsrMatrix A = test::random_sparse(n, n, 8, 23, long_row);
+  for (std::int32_t i = 0; i < n; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      if (A.col_indices[k] == i) A.values[k] = 1.0;
+  return A;
+}
+
 std::vector<HostCsrMatrix> aggregation_cases() {
   HostCsrMatrix one;
   one.rows = one.cols = 1;
   one.row_offsets = {0, 1};
   one.col_indices = {0};
   one.values = {2.0};
-  return {one,
+  return {HostCsrMatrix{},
+          one,
+          random_graph(1025, 600),
           poisson2d(17),
           poisson3d(9),
           test::jumping_coefficient3d(8, 1e3),
