@@ -37,6 +37,7 @@ struct DefaultEntry {
   ReductionParams reduction;
   SpmvParams spmv;
   CgParams cg;
+  AmgSetupParams amg_setup = {};
 };
 
 // GPUs: grid-stride loops with enough groups to fill every compute unit several times over; 8
@@ -62,6 +63,10 @@ const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22};
 // patient wait, since an operating system may deschedule a work-group's thread for milliseconds.
 const CgParams kCpuCg = {0, 256, 1, 64, 0, std::size_t{1} << 28};
 
+// CPUs: few, small work-groups for the AMG setup's row-per-group kernels (PoCL runs a work-group as a
+// loop on one thread: more groups than cores only add scheduling).
+const AmgSetupParams kCpuAmgSetup = {64, 2, 32, 4096, 2048};
+
 const DefaultEntry kDefaults[] = {
     {DeviceType::Gpu,
      "nvidia",
@@ -71,7 +76,7 @@ const DefaultEntry kDefaults[] = {
      kNvidiaSpmv,
      kNvidiaCg},
     {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
-    {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, kCpuCg},
+    {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, kCpuCg, kCpuAmgSetup},
     {DeviceType::Accelerator, "", "accelerator", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
     {DeviceType::Other, "", "other", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
 };
@@ -181,6 +186,20 @@ const std::vector<Field>& fields() {
       {"spmv.rows_per_work_item",
        [](DeviceParams& p, const std::string& v) { p.spmv.rows_per_work_item = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.rows_per_work_item); }},
+      {"amg_setup.work_group_size",
+       [](DeviceParams& p, const std::string& v) { p.amg_setup.work_group_size = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.work_group_size); }},
+      {"amg_setup.groups_per_compute_unit",
+       [](DeviceParams& p, const std::string& v) { p.amg_setup.groups_per_compute_unit = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.groups_per_compute_unit); }},
+      {"amg_setup.short_row", [](DeviceParams& p, const std::string& v) { p.amg_setup.short_row = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.short_row); }},
+      {"amg_setup.hash_capacity",
+       [](DeviceParams& p, const std::string& v) { p.amg_setup.hash_capacity = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.hash_capacity); }},
+      {"amg_setup.sort_capacity",
+       [](DeviceParams& p, const std::string& v) { p.amg_setup.sort_capacity = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.sort_capacity); }},
   };
   return table;
 }
@@ -218,6 +237,7 @@ DeviceParams default_device_params(const DeviceInfo& info) {
     params.reduction = entry.reduction;
     params.spmv = entry.spmv;
     params.cg = entry.cg;
+    params.amg_setup = entry.amg_setup;
     return params;
   }
   throw Error("no default launch parameters for device type " + to_string(info.type));  // the table covers all
@@ -309,6 +329,17 @@ void validate_device_params(const DeviceParams& params) {
   if (lanes != 0 && (!power_of_two(lanes) || lanes > params.cg.persistent_work_group_size))
     throw Error("device parameter cg.persistent_lanes must be 0 or a power of two up to the work-group size, not " +
                 std::to_string(lanes));
+  positive(params.amg_setup.work_group_size, "amg_setup.work_group_size");
+  positive(params.amg_setup.groups_per_compute_unit, "amg_setup.groups_per_compute_unit");
+  if (params.amg_setup.short_row < 1 || params.amg_setup.short_row > 256)
+    throw Error("device parameter amg_setup.short_row must lie in [1, 256] (a private array of that many), not " +
+                std::to_string(params.amg_setup.short_row));
+  for (const auto& [capacity, name] : {std::pair{params.amg_setup.hash_capacity, "amg_setup.hash_capacity"},
+                                       std::pair{params.amg_setup.sort_capacity, "amg_setup.sort_capacity"}}) {
+    if (!power_of_two(capacity) || capacity < 64)
+      throw Error(std::string("device parameter ") + name + " must be a power of two of at least 64, not " +
+                  std::to_string(capacity));
+  }
   if (!(params.spmv.csr_vector_min_mean_row_length >= 0))
     throw Error("device parameter spmv.csr_vector_min_mean_row_length must be >= 0");
 }

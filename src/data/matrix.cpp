@@ -24,6 +24,7 @@
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
+#include "device_csr_facts.hpp"
 #include "matrix_formats.hpp"
 
 namespace clkr {
@@ -87,16 +88,12 @@ struct RowNumbering {
   std::int64_t row(std::int32_t k) const { return ids.empty() ? k : ids[k]; }
 };
 
-// Like choose_hyb_width, on a matrix already validated; all_rows counts the rows A does not list too.
+// Like choose_hyb_width, on a matrix already validated; all_rows counts the rows A does not list too
+// (empty rows: they only count towards the rows a width must cover).
 std::int32_t hyb_width_of(const CsrView& A, std::int64_t all_rows) {
-  // at_least[w] = number of rows with >= w entries (a cumulative row-length histogram).
-  std::vector<std::int64_t> at_least(static_cast<std::size_t>(longest_row(A)) + 2, 0);
-  for (std::int32_t i = 0; i < A.rows; ++i) ++at_least[A.row_offsets[i + 1] - A.row_offsets[i]];
-  for (std::size_t w = at_least.size() - 1; w-- > 0;) at_least[w] += at_least[w + 1];
-  const std::int64_t needed = std::max<std::int64_t>(4096, (all_rows + 2) / 3);
-  std::int32_t width = 0;
-  while (width + 1 < static_cast<std::int64_t>(at_least.size()) - 1 && at_least[width + 1] >= needed) ++width;
-  return width;
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(longest_row(A)) + 2, 0);
+  for (std::int32_t i = 0; i < A.rows; ++i) ++lengths[A.row_offsets[i + 1] - A.row_offsets[i]];
+  return detail::hyb_width_from_lengths(std::move(lengths), all_rows);
 }
 
 MatrixStats stats_of(const CsrView& A, const RowNumbering& rows) {
@@ -158,8 +155,8 @@ struct Matrix::Impl {
   // construction: preconditioners ask for the diagonal, and reading a device format back for it would
   // cost a transfer and a conversion of the whole matrix.
   std::vector<double> diagonal;
-  std::vector<std::int32_t> diagonal_entry;
-  cl::Buffer diagonal_entry_device;  // made by values_written_on_device
+  std::vector<std::int32_t> diagonal_entry;  // empty for a matrix made on the device until update_values
+  cl::Buffer diagonal_entry_device;          // made by values_written_on_device, or from_device_csr
 
   void find_diagonal(const CsrView& A) {
     detail::assign_large(diagonal, static_cast<std::size_t>(A.rows), 0.0);
@@ -473,6 +470,43 @@ void Matrix::init(std::shared_ptr<Context> context, const CsrView& A, Format for
   if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(A.to_host());
 }
 
+Matrix::Matrix() : impl_(std::make_unique<Impl>()) {}
+
+Matrix Matrix::from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
+                               cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
+                               MatrixOptions options) {
+  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+  if (!context->info().fp64)
+    throw Error("Matrix::from_device_csr needs fp64, which device " + context->info().name + " does not have");
+  if (rows < 0 || cols < 0)
+    throw Error("Matrix::from_device_csr: " + std::to_string(rows) + " x " + std::to_string(cols) + " is no size");
+  Matrix matrix;
+  Impl& m = *matrix.impl_;
+  m.context = std::move(context);
+  m.options = options;
+  m.rows = rows;
+  m.cols = cols;
+  translate_cl_errors("Matrix::from_device_csr", [&] {
+    detail::DeviceCsrFacts facts = detail::device_csr_facts(*m.context, rows, cols, row_offsets, col_indices, values);
+    m.stats = std::move(facts.stats);
+    m.diagonal = std::move(facts.diagonal);
+    m.diagonal_entry_device = std::move(facts.diagonal_entry);
+    DeviceFormat d;
+    d.shape.format = Format::Csr;
+    d.shape.has_csr = true;
+    d.shape.csr_stored = m.stats.nnz;
+    d.csr.row_offsets = std::move(row_offsets);
+    d.csr.col_indices = std::move(col_indices);
+    d.csr.stored = m.stats.nnz;
+    d.csr_values.count = static_cast<std::size_t>(m.stats.nnz);
+    d.csr_values.what = "matrix CSR values";
+    d.csr_values.dbl = std::move(values);
+    m.formats.emplace(Format::Csr, std::move(d));
+    if (options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(m.read_back(Format::Csr));
+  });
+  return matrix;
+}
+
 Matrix::Matrix(Matrix&&) noexcept = default;
 Matrix& Matrix::operator=(Matrix&&) noexcept = default;
 Matrix::~Matrix() = default;
@@ -553,6 +587,10 @@ void Matrix::update_values(const std::vector<double>& values) {
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) m.host_copy->values = values;
+    if (m.diagonal_entry.size() != m.diagonal.size()) {  // a matrix made on the device: fetched on first use
+      m.diagonal_entry.resize(m.diagonal.size());
+      detail::read_buffer(*m.context, m.diagonal_entry_device, m.diagonal_entry.data(), m.diagonal_entry.size());
+    }
     for (std::size_t i = 0; i < m.diagonal.size(); ++i)
       if (m.diagonal_entry[i] >= 0) m.diagonal[i] = values[static_cast<std::size_t>(m.diagonal_entry[i])];
   });
@@ -575,8 +613,10 @@ void Matrix::values_written_on_device() {
     if (!m.diagonal_entry_device())
       m.diagonal_entry_device = m.upload_array<std::int32_t>(m.diagonal_entry, "matrix diagonal index");
     cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
-    detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, n);
-    detail::read_buffer(context, gathered, m.diagonal.data(), n);
+    // Rows past the last column have no diagonal entry: only the square part is gathered.
+    const std::size_t square = std::min(n, static_cast<std::size_t>(m.cols));
+    detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, square);
+    detail::read_buffer(context, gathered, m.diagonal.data(), square);
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) detail::read_buffer(context, v.dbl, m.host_copy->values.data(), v.count);

@@ -101,4 +101,13 @@ HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32
   return A;
 }
 
+std::int32_t hyb_width_from_lengths(std::vector<std::int64_t> at_least, std::int64_t rows) {
+  // Made cumulative: at_least[w] = number of rows with >= w entries.
+  for (std::size_t w = at_least.size() - 1; w-- > 0;) at_least[w] += at_least[w + 1];
+  const std::int64_t needed = std::max<std::int64_t>(4096, (rows + 2) / 3);
+  std::int32_t width = 0;
+  while (width + 1 < static_cast<std::int64_t>(at_least.size()) - 1 && at_least[width + 1] >= needed) ++width;
+  return width;
+}
+
 }  // namespace clkr::detail

@@ -50,4 +50,8 @@ HostFormat build_format(const CsrView& A, const FormatShape& shape);
 // first column -1, CSR4 rows at the first column that does not increase).
 HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric);
 
+// The ELL width of HYB (choose_hyb_width's rule) from a row-length histogram: rows_of_length[w] = the
+// rows of exactly w entries, w up to the longest row, plus one 0 at the end.
+std::int32_t hyb_width_from_lengths(std::vector<std::int64_t> rows_of_length, std::int64_t rows);
+
 }  // namespace clkr::detail

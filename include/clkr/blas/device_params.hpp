@@ -67,12 +67,28 @@ struct CgParams {
   std::size_t persistent_spin_limit = std::size_t{1} << 22;
 };
 
+// The AMG setup on the device (src/precond/amg/device_*.cpp, kernels/precond/): one-work-item-per-row
+// kernels run in work-groups of `work_group_size`; the kernels that give a work-group to each long row
+// (sparse-product patterns, sorting a row) run `groups_per_compute_unit` work-groups per compute unit
+// striding over the rows. A row with at most `short_row` entries (or products) is sorted and merged by
+// one work-item in private memory; longer ones by a work-group, with a hash table of `hash_capacity`
+// slots and a bitonic sort of up to `sort_capacity` keys in local memory (both powers of two, 4 bytes
+// a slot; rows past them use global memory). Clamped to the device's local memory at launch.
+struct AmgSetupParams {
+  std::size_t work_group_size = 128;
+  std::size_t groups_per_compute_unit = 16;
+  std::size_t short_row = 32;
+  std::size_t hash_capacity = 4096;
+  std::size_t sort_capacity = 2048;
+};
+
 struct DeviceParams {
   std::string source;  // where these came from: "default:gpu", "default:cpu", "tuned:<file>", ...
   Blas1Params blas1;
   ReductionParams reduction;
   SpmvParams spmv;
   CgParams cg;
+  AmgSetupParams amg_setup;
 };
 
 // Defaults for a device by type and vendor, overridden by a tuned entry found under the cache

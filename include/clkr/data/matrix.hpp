@@ -87,6 +87,15 @@ class Matrix {
   Matrix& operator=(const Matrix&) = delete;
   ~Matrix();
 
+  // A CSR matrix whose arrays a device computation made (the AMG setup's products), taken as they are:
+  // `row_offsets` (rows + 1), `col_indices` (ascending within each row, no repeats) and double
+  // `values`. Nothing is uploaded, and only a few counts and the diagonal are read back: stats() (its
+  // bytes_per_format left empty) are reduced on the device (kernels/data/csr_row_facts.cl). Needs fp64.
+  // The caller vouches for the arrays: they are not validated as a host matrix is.
+  static Matrix from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
+                                cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
+                                MatrixOptions options = {});
+
   std::int32_t rows() const;
   std::int32_t cols() const;
   std::int64_t nnz() const;
@@ -150,6 +159,8 @@ class Matrix {
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
+
+  Matrix();  // for from_device_csr
 };
 
 }  // namespace clkr

@@ -1,5 +1,6 @@
-// clkr::Amg: option checks, the host hierarchy (hierarchy.cpp) and its device V-cycle (cycle.cpp), the
-// update step, and what the preconditioner reports about itself.
+// clkr::Amg: option checks, the hierarchy built on the host (hierarchy.cpp) or the device
+// (device_hierarchy.cpp) and its device V-cycle (cycle.cpp), the update step, and what the
+// preconditioner reports about itself.
 #include "clkr/precond/amg.hpp"
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include "../../runtime/format_number.hpp"
 #include "clkr/runtime/error.hpp"
 #include "cycle.hpp"
+#include "device_hierarchy.hpp"
 #include "hierarchy.hpp"
 
 namespace clkr {
@@ -18,6 +20,12 @@ namespace {
 const std::pair<AmgSmoother, const char*> kSmootherNames[] = {
     {AmgSmoother::Jacobi, "jacobi"},
     {AmgSmoother::Chebyshev, "chebyshev"},
+};
+
+const std::pair<AmgOptions::SetupOn, const char*> kSetupNames[] = {
+    {AmgOptions::SetupOn::Auto, "auto"},
+    {AmgOptions::SetupOn::Device, "device"},
+    {AmgOptions::SetupOn::Host, "host"},
 };
 
 void check_options(const AmgOptions& o, std::int32_t rows) {
@@ -57,12 +65,34 @@ AmgSmoother parse_amg_smoother(const std::string& text) {
   return detail::parse_enum_name(kSmootherNames, text, "AMG smoother");
 }
 
+std::string to_string(AmgOptions::SetupOn where) {
+  return detail::enum_name(kSetupNames, where, "AmgOptions::SetupOn");
+}
+
+AmgOptions::SetupOn parse_amg_setup_on(const std::string& text) {
+  return detail::parse_enum_name(kSetupNames, text, "AMG setup location");
+}
+
 struct Amg::Impl {
   AmgOptions options;
-  std::unique_ptr<detail::amg::HostHierarchy> host;
+  std::unique_ptr<detail::amg::HostHierarchy> host;  // one of these two builds the hierarchy
+  std::unique_ptr<detail::amg::DeviceHierarchy> device;
+  std::string setup_note;
   std::unique_ptr<detail::amg::VCycle> cycle;
   std::vector<AmgLevelInfo> levels;
   double operator_complexity = 0, grid_complexity = 0;
+
+  // Whether the device builds the hierarchy (setup_on, and what the device setup can take); sets
+  // setup_note when the device was asked for and cannot.
+  bool build_on_device(const Blas& blas) {
+    if (options.setup_on == AmgOptions::SetupOn::Host) return false;
+    const std::string refusal = detail::amg::device_setup_refusal(options, blas);
+    if (options.setup_on == AmgOptions::SetupOn::Device) {
+      setup_note = refusal;
+      return refusal.empty();
+    }
+    return refusal.empty() && blas.context()->info().type != DeviceType::Cpu;
+  }
 
   void describe() {
     levels = cycle->level_info();
@@ -82,11 +112,16 @@ Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precis
   impl_->options = std::move(options);
   const auto start = std::chrono::steady_clock::now();
   PhaseTimes phases;
-  const HostCsrMatrix& host = A.host_csr();
-  phases.emplace_back("matrix to the host", seconds_since(start));
-  impl_->host = std::make_unique<detail::amg::HostHierarchy>(
-      host, impl_->options, detail::amg::near_null_space(impl_->options, A.rows()), phases);
-  impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->host, impl_->options, phases);
+  if (impl_->build_on_device(blas())) {
+    impl_->device = std::make_unique<detail::amg::DeviceHierarchy>(blas(), A, impl_->options, phases);
+    impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->device, impl_->options, phases);
+  } else {
+    const HostCsrMatrix& host = A.host_csr();
+    phases.emplace_back("matrix to the host", seconds_since(start));
+    impl_->host = std::make_unique<detail::amg::HostHierarchy>(
+        host, impl_->options, detail::amg::near_null_space(impl_->options, A.rows()), phases);
+    impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->host, impl_->options, phases);
+  }
   impl_->describe();
   set_setup_time(seconds_since(start), std::move(phases));
 }
@@ -104,19 +139,30 @@ const AmgOptions& Amg::options() const { return impl_->options; }
 const std::vector<AmgLevelInfo>& Amg::levels() const { return impl_->levels; }
 double Amg::operator_complexity() const { return impl_->operator_complexity; }
 double Amg::grid_complexity() const { return impl_->grid_complexity; }
+std::string Amg::setup_location() const { return impl_->device ? "device" : "host"; }
+const std::string& Amg::setup_note() const { return impl_->setup_note; }
 
 void Amg::apply_checked(Vector& r, Vector& z) { impl_->cycle->apply(r, z); }
 
-// The update step: on a device with fp64 (and the prolongators kept) every coarse operator is recomputed
-// there; otherwise the host hierarchy is refreshed from A's host values and uploaded.
+// The update step: a device-built hierarchy, and a host-built one on a device with fp64 with the
+// prolongators kept, recompute every coarse operator there; otherwise the host hierarchy is refreshed
+// from A's host values and uploaded.
 void Amg::update_values(Matrix& A, PhaseTimes& phases) {
   const AmgOptions& o = impl_->options;
+  if (impl_->device) {  // no host copy of the hierarchy to refresh: always on the device, by its kernels
+    detail::amg::DeviceHierarchy& device = *impl_->device;
+    impl_->cycle->refresh_on_device(A, nullptr, phases, [&](std::size_t l, Matrix& A_l) {
+      device.refresh_next_level(l, A_l, o.update_prolongator, phases);
+    });
+    impl_->describe();
+    return;
+  }
   const DeviceInfo& device = context()->info();
   const bool kernels_here = o.update_on == AmgOptions::UpdateOn::Device ||
                             (o.update_on == AmgOptions::UpdateOn::Auto && device.type != DeviceType::Cpu);
   const bool on_device = !o.update_prolongator && location() == Location::Device && device.fp64 && kernels_here;
   if (on_device) {
-    impl_->cycle->refresh_on_device(A, *impl_->host, phases);
+    impl_->cycle->refresh_on_device(A, impl_->host.get(), phases);
   } else {
     const auto start = std::chrono::steady_clock::now();
     const HostCsrMatrix& host = A.host_csr();

@@ -10,21 +10,11 @@
 #include "../spectrum.hpp"
 #include "clkr/runtime/error.hpp"
 #include "device_galerkin.hpp"
+#include "phase_times.hpp"
+#include "setup_errors.hpp"
 
 namespace clkr::detail::amg {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-void add_phase(PhaseTimes& phases, const std::string& name, Clock::time_point start) {
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  for (auto& [phase, total] : phases)
-    if (phase == name) {
-      total += seconds;
-      return;
-    }
-  phases.emplace_back(name, seconds);
-}
 
 std::vector<double> inverse_of(const std::vector<double>& d) {
   std::vector<double> inv = large_vector<double>(d.size());
@@ -32,17 +22,9 @@ std::vector<double> inverse_of(const std::vector<double>& d) {
   return inv;
 }
 
-// 1 / diag of level l's operator, refused as HostHierarchy::check_diagonal refuses it.
+// 1 / diag of level l's operator, refused as the setup refuses it.
 std::vector<double> checked_inverse_diagonal(const std::vector<double>& d, std::size_t l) {
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    if (d[i] > 0 && std::isfinite(d[i])) continue;
-    const std::string row = std::to_string(i);
-    if (l == 0)
-      throw Error("amg: A(" + row + "," + row + ") = " + format_number(d[i]) +
-                  ": smoothed aggregation needs a positive diagonal (an SPD or M-matrix-like operator)");
-    throw Error("amg: the coarse operator of level " + std::to_string(l) + " has diagonal entry " +
-                format_number(d[i]) + " in row " + row + ": A is not positive definite");
-  }
+  check_diagonal(d, l);
   return inverse_of(d);
 }
 
@@ -54,32 +36,73 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
   MatrixOptions matrix_options;
   // The host backend multiplies with the host CSR: keep it rather than read the device back.
   matrix_options.keep_host_copy = blas.location() == Location::Host;
-  auto start = Clock::now();
+  const auto start = Clock::now();
   levels_.resize(h.size());
+  std::vector<double> gershgorin;
   for (std::size_t l = 0; l < h.size(); ++l) {
     const HostLevel& host = h.level(l);
     Level& level = levels_[l];
-    const std::string name = "amg level " + std::to_string(l);
     if (l == 0) {
       level.A = &A;
     } else {
-      level.owned = std::make_unique<Matrix>(context, *host.A, Format::Csr, matrix_options);
+      level.owned = std::make_shared<Matrix>(context, *host.A, Format::Csr, matrix_options);
       level.A = level.owned.get();
-      level.b = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows), name + " b");
-      level.x = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows), name + " x");
     }
     if (l + 1 < h.size()) {
-      level.P = std::make_unique<Matrix>(context, host.smoothed.P, Format::Csr, matrix_options);
-      level.R = std::make_unique<Matrix>(context, host.restriction.matrix, Format::Csr, matrix_options);
-      level.r = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows), name + " r");
-      level.inv_diag = std::make_unique<Vector>(context, inverse_of(host.diagonal), name + " inv_diag");
+      level.P = std::make_shared<Matrix>(context, host.smoothed.P, Format::Csr, matrix_options);
+      level.R = std::make_shared<Matrix>(context, host.restriction.matrix, Format::Csr, matrix_options);
+      level.inv_diag =
+          std::make_unique<Vector>(context, inverse_of(host.diagonal), "amg level " + std::to_string(l) + " inv_diag");
+      gershgorin.push_back(gershgorin_bound(*host.A));
     }
+    make_vectors(l);
   }
   inverse_ = std::make_unique<Matrix>(context, h.coarsest_inverse().inverse, Format::Csr, matrix_options);
   add_phase(phases, "upload", start);
-  start = Clock::now();
-  for (std::size_t l = 0; l + 1 < h.size(); ++l)
-    levels_[l].relaxation = make_relaxation(levels_[l], gershgorin_bound(*h.level(l).A), l);
+  make_smoothers(gershgorin, phases);
+}
+
+VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions& options, PhaseTimes& phases)
+    : blas_(blas), options_(options) {
+  const auto start = Clock::now();
+  levels_.resize(h.size());
+  std::vector<double> gershgorin;
+  for (std::size_t l = 0; l < h.size(); ++l) {
+    const DeviceLevel& built = h.level(l);
+    Level& level = levels_[l];
+    level.owned = built.A;
+    level.A = l == 0 ? &A : built.A.get();
+    if (l + 1 < h.size()) {
+      level.P = built.smoothed.P;
+      level.R = built.R;
+      level.AP = built.AP;
+      level.inv_diag = std::make_unique<Vector>(A.context(), inverse_of(level.A->diagonal()),
+                                                "amg level " + std::to_string(l) + " inv_diag");
+      gershgorin.push_back(gershgorin_bound(*level.A));
+    }
+    make_vectors(l);
+  }
+  inverse_ = std::make_unique<Matrix>(A.context(), h.coarsest_inverse().inverse, Format::Csr);
+  add_phase(phases, "upload", start);
+  make_smoothers(gershgorin, phases);
+}
+
+void VCycle::make_vectors(std::size_t l) {
+  Level& level = levels_[l];
+  const auto& context = level.A->context();
+  const auto rows = static_cast<std::size_t>(level.A->rows());
+  const std::string name = "amg level " + std::to_string(l);
+  if (l > 0) {
+    level.b = std::make_unique<Vector>(context, rows, name + " b");
+    level.x = std::make_unique<Vector>(context, rows, name + " x");
+  }
+  if (l + 1 < levels_.size()) level.r = std::make_unique<Vector>(context, rows, name + " r");
+}
+
+void VCycle::make_smoothers(const std::vector<double>& gershgorin, PhaseTimes& phases) {
+  const auto start = Clock::now();
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
+    levels_[l].relaxation = make_relaxation(levels_[l], gershgorin[l], l);
   add_phase(phases, "smoother setup", start);
 }
 
@@ -114,19 +137,24 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, PhaseTimes& phases) {
   add_phase(phases, "smoother setup", start);
 }
 
-void VCycle::refresh_on_device(Matrix& A, const HostHierarchy& h, PhaseTimes& phases) {
-  auto start = Clock::now();
+void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseTimes& phases,
+                               const std::function<void(std::size_t l, Matrix& A_l)>& next_level) {
   levels_[0].A = &A;
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
     Level& level = levels_[l];
     Level& next = levels_[l + 1];
-    if (!level.AP) level.AP = std::make_unique<Matrix>(A.context(), h.level(l + 1).galerkin.AP, Format::Csr);
+    if (next_level) {
+      next_level(l, *level.A);
+      continue;
+    }
+    const auto start = Clock::now();
+    if (!level.AP) level.AP = std::make_shared<Matrix>(A.context(), h->level(l + 1).galerkin.AP, Format::Csr);
     multiply_on_device(*level.A, *level.P, *level.AP);
     multiply_on_device(*level.R, *level.AP, *next.owned);
     next.owned->values_written_on_device();
+    add_phase(phases, "galerkin product", start);
   }
-  add_phase(phases, "galerkin product", start);
-  start = Clock::now();
+  auto start = Clock::now();
   const HostCsrMatrix coarsest = levels_.back().A->to_host();
   for (double v : coarsest.values)
     if (!std::isfinite(v))

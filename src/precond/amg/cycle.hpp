@@ -3,12 +3,14 @@
 // inverse, and the V-cycle that runs on them through the Blas alone.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "../relaxation.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/precond/amg.hpp"
+#include "device_hierarchy.hpp"
 #include "hierarchy.hpp"
 
 namespace clkr::detail::amg {
@@ -17,15 +19,21 @@ class VCycle {
  public:
   // Uploads the hierarchy (level 0's operator is A itself) and sets up the smoothers.
   VCycle(Blas& blas, Matrix& A, const HostHierarchy& hierarchy, const AmgOptions& options, PhaseTimes& phases);
+  // Takes the device-built hierarchy's matrices as they are (shared, not copied): only the coarsest
+  // inverse is uploaded.
+  VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& hierarchy, const AmgOptions& options, PhaseTimes& phases);
   ~VCycle();
 
   // After HostHierarchy::refresh: new values uploaded on the same patterns, smoothers refreshed.
   void refresh(Matrix& A, const HostHierarchy& hierarchy, PhaseTimes& phases);
   // The update step on the device, from A's new values (already there): P and R kept, every coarse
-  // operator R A P recomputed by device kernels (the A P patterns of `hierarchy` uploaded on first
-  // use), the coarsest inverse from its operator read back, the smoothers refreshed. Needs fp64. The
-  // host hierarchy's values are left as the setup made them.
-  void refresh_on_device(Matrix& A, const HostHierarchy& hierarchy, PhaseTimes& phases);
+  // operator R A P recomputed by device kernels (galerkin.cl; the A P patterns of a host-built
+  // `hierarchy` uploaded on first use), the coarsest inverse from its operator read back, the smoothers
+  // refreshed. Needs fp64. The host hierarchy's values are left as the setup made them. A device-built
+  // hierarchy passes `next_level(l, A_l)` instead, which recomputes level l + 1's operator (and what
+  // it derives from, P and R if they are re-smoothed) from level l's operator A_l with its new values.
+  void refresh_on_device(Matrix& A, const HostHierarchy* hierarchy, PhaseTimes& phases,
+                         const std::function<void(std::size_t l, Matrix& A_l)>& next_level = {});
 
   // z = one V-cycle applied to r, from z = 0.
   void apply(Vector& r, Vector& z);
@@ -35,14 +43,18 @@ class VCycle {
 
  private:
   struct Level {
-    Matrix* A = nullptr;  // level 0: the caller's matrix
-    std::unique_ptr<Matrix> owned, P, R;
-    std::unique_ptr<Matrix> AP;  // A P of this level, for the device update (made on first use)
+    Matrix* A = nullptr;                  // level 0: the caller's matrix
+    std::shared_ptr<Matrix> owned, P, R;  // shared with a device-built hierarchy
+    std::shared_ptr<Matrix> AP;           // A P of this level, for the device update (made on first use)
     std::unique_ptr<Vector> inv_diag, b, x, r;
     std::unique_ptr<Relaxation> relaxation;
   };
 
   void cycle(std::size_t l, Vector& b, Vector& x);
+  // The work vectors of level l (rows of its operator).
+  void make_vectors(std::size_t l);
+  // The smoothers of every level but the coarsest, from their Gershgorin bounds.
+  void make_smoothers(const std::vector<double>& gershgorin, PhaseTimes& phases);
   std::unique_ptr<Relaxation> make_relaxation(Level& level, double gershgorin, std::size_t l);
 
   Blas& blas_;
