@@ -10,6 +10,7 @@
 
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
+#include "csr_balanced.hpp"
 #include "quasi_double_host.hpp"
 
 namespace clkr::detail {
@@ -245,6 +246,10 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
 
   switch (A.format()) {
     case Format::Csr: {
+      if (csr_balanced_applies(params, A)) {  // very unequal rows: the load-balanced kernels
+        last = spmv_csr_balanced(context, params, p, kahan, options, alpha, A, xb, beta, yb);
+        break;
+      }
       const Matrix::CsrPart& part = A.csr_part();
       const Matrix::Values values = A.csr_values(p);
       if (A.stats().mean_row_length >= params.csr_vector_min_mean_row_length) {

@@ -25,6 +25,7 @@
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
 #include "matrix_formats.hpp"
+#include "row_blocks.hpp"
 
 namespace clkr {
 
@@ -129,6 +130,8 @@ struct DeviceFormat {
   // For update_values in a format other than CSR: where CSR entry k is stored, made on the first
   // update (slot >= 0: index in the ELL part; slot < 0: index -slot-1 in the CSR-like part).
   std::vector<std::int64_t> slots;
+  // CSR: the load-balanced kernels' row blocks by (max_cost, max_rows), made on first use.
+  std::map<std::pair<std::int64_t, std::int32_t>, Matrix::RowBlocks> row_blocks;
 };
 
 }  // namespace
@@ -561,6 +564,30 @@ Matrix::Values Matrix::csr_values(Precision p) {
   Impl& m = checked(impl_);
   csr_part();
   return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p); });
+}
+
+const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
+  Impl& m = checked(impl_);
+  if (m.format != Format::Csr)
+    throw Error("Matrix::csr_row_blocks: the load-balanced kernels' row blocks are for CSR, not " +
+                to_string(m.format));
+  DeviceFormat& d = m.current();
+  const auto key = std::make_pair(shape.max_cost, shape.max_rows);
+  if (const auto it = d.row_blocks.find(key); it != d.row_blocks.end()) return it->second;
+  return translate_cl_errors("Matrix::csr_row_blocks", [&]() -> const RowBlocks& {
+    std::vector<std::int32_t> offsets;
+    if (m.host_copy) {
+      offsets = m.host_copy->row_offsets;
+    } else {
+      offsets.resize(static_cast<std::size_t>(m.rows) + 1);
+      detail::read_buffer(*m.context, d.csr.row_offsets, offsets.data(), offsets.size());
+    }
+    const std::vector<std::int32_t> first_rows = detail::row_blocks(offsets, shape);
+    RowBlocks blocks;
+    blocks.count = static_cast<std::int32_t>(first_rows.size()) - 1;
+    blocks.first_rows = m.upload_array(first_rows, "matrix CSR row blocks");
+    return d.row_blocks.emplace(key, std::move(blocks)).first->second;
+  });
 }
 
 Matrix::Values Matrix::ell_values(Precision p) {

@@ -128,6 +128,20 @@ class Matrix {
   Values csr_values(Precision p);
   Values ell_values(Precision p);
 
+  // Row blocks of the load-balanced CSR kernels (kernels/spmv/csr_balanced.cl): how the rows are cut
+  // (src/data/row_blocks.hpp has the rules), and the blocks' first rows on the device (count + 1 ints,
+  // the last one rows()). Made from the row offsets on first use per shape and kept with the CSR format
+  // (update_values never changes the pattern). Throws clkr::Error unless the format is CSR.
+  struct RowBlockShape {
+    std::int64_t max_cost = 0;  // work-group blocks: entries; work-item blocks: entries + rows
+    std::int32_t max_rows = 0;  // work-group blocks: at most this many rows (the work-group); 0: work-item blocks
+  };
+  struct RowBlocks {
+    cl::Buffer first_rows;
+    std::int32_t count = 0;
+  };
+  const RowBlocks& csr_row_blocks(const RowBlockShape& shape);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
