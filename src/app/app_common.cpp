@@ -19,13 +19,22 @@ namespace clkr::app {
 FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg) {
   if (stats.nnz == 0) return {Format::Csr, "an empty matrix"};
   const DeviceParams params = device_params(device);  // the defaults, or the device's tuned file
+  // Rows of very unequal lengths: CSR runs its load-balanced kernels (row blocks of equal nonzeros, a
+  // long row shared by a work-group), which every format's row-per-work-item kernel lacks (HYB's
+  // overflow part too) and which read no padding.
+  const double ratio = stats.mean_row_length > 0 ? stats.max_row_length / stats.mean_row_length : 1.0;
+  const bool balanced = csr_balanced(params.spmv, stats.mean_row_length, stats.max_row_length);
+  const std::string balanced_note = balanced ? ", load-balanced kernels (longest/mean row " + number_text(ratio) +
+                                                   " >= " + number_text(params.spmv.csr_balanced_min_row_ratio) + ")"
+                                             : "";
   // CG on a matrix small enough for the persistent kernel (CSR only): its iteration costs grid barriers
   // instead of launches, 5-7x faster than any format on the fused path for 10^4 rows (docs/performance.md).
   const std::size_t persistent_rows = params.cg.persistent_max_rows;
   if (plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows) {
-    return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) +
-                             " rows <= " + std::to_string(persistent_rows) + " (CG runs as a persistent kernel)"};
+    return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) + " rows <= " +
+                             std::to_string(persistent_rows) + " (CG runs as a persistent kernel)" + balanced_note};
   }
+  if (balanced) return {Format::Csr, to_string(device.type) + ": CSR" + balanced_note};
   if (device.type != DeviceType::Gpu) {
     // CPUs: a work-item walks whole rows in order, with hardware prefetching, so ELL's padding and
     // HYB's second pass only add bytes: CSR, as long as the library runs CSR with one row per

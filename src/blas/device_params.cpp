@@ -58,6 +58,10 @@ const SpmvParams kCpuSpmv = {256, std::numeric_limits<double>::infinity(), 32, 0
 // 18x; the SuiteSparse SPD set of docs/benchmarks.md: at most 4x, which keeps its measured paths).
 const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4, 1, 8.0, 4, RowBlocking::WorkGroup};
 
+// Other GPUs: the struct's defaults, and the load-balanced CSR kernels as on NVIDIA (CSR-adaptive, whose
+// scheme they follow, was designed on AMD GPUs).
+const SpmvParams kGpuSpmv = {256, 12.0, 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkGroup};
+
 // NVIDIA: persistent CG up to 1.5 M rows, one work-group of 512 per compute unit. On an H200 it ran
 // 3.9x faster than the fused path on poisson3d:64 (262,144 rows), 1.35x on poisson3d:96 (884,736),
 // and 2% slower on poisson3d:128 (2,097,152), where memory bounds both (docs/performance.md).
@@ -74,7 +78,7 @@ const DefaultEntry kDefaults[] = {
      {256, 8},
      kNvidiaSpmv,
      kNvidiaCg},
-    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
+    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kGpuSpmv, {}},
     {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, kCpuCg},
     {DeviceType::Accelerator, "", "accelerator", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
     {DeviceType::Other, "", "other", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},

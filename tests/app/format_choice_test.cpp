@@ -16,13 +16,14 @@ DeviceInfo device(DeviceType type, const std::string& vendor) {
   return info;
 }
 
-// Rows of 20 entries but one of 200: irregular (HYB on a GPU without the persistent kernel).
-MatrixStats irregular(std::int64_t rows) {
+// Rows of 20 entries but one of `longest`: irregular (HYB on a GPU without the persistent kernel), or
+// past the load-balanced kernels' 8x the mean with 200 (CSR then).
+MatrixStats irregular(std::int64_t rows, std::int64_t longest = 100) {
   MatrixStats s;
   s.rows = s.cols = rows;
-  s.nnz = 20 * rows + 180;
+  s.nnz = 20 * (rows - 1) + longest;
   s.mean_row_length = static_cast<double>(s.nnz) / rows;
-  s.max_row_length = 200;
+  s.max_row_length = longest;
   return s;
 }
 
@@ -41,6 +42,26 @@ TEST(FormatChoice, PlainCgOnNvidiaTakesCsrUpToThePersistentRowLimit) {
   MatrixStats regular = irregular(rows + 1);
   regular.max_row_length = 21;  // over the limit, rows about equally long: ELL
   EXPECT_EQ(choose_format(regular, nvidia, true).format, Format::Ell);
+}
+
+// Rows past 8x the mean: CSR with the load-balanced kernels on GPUs and CPUs, said so in the reason;
+// below it the rules above.
+TEST(FormatChoice, VeryIrregularRowsTakeTheLoadBalancedCsr) {
+  for (const DeviceInfo& d :
+       {device(DeviceType::Gpu, "NVIDIA Corporation"), device(DeviceType::Gpu, ""), device(DeviceType::Cpu, "")}) {
+    const FormatChoice choice = choose_format(irregular(1000000000, 200), d);
+    EXPECT_EQ(choice.format, Format::Csr) << choice.reason;
+    EXPECT_NE(choice.reason.find("load-balanced"), std::string::npos) << choice.reason;
+    EXPECT_EQ(choose_format(irregular(1000000000, 100), d).reason.find("load-balanced"), std::string::npos);
+  }
+  EXPECT_EQ(choose_format(irregular(1000000000, 100), device(DeviceType::Gpu, "")).format, Format::Hyb);
+  const FormatChoice persistent =
+      choose_format(irregular(1000, 200), device(DeviceType::Gpu, "NVIDIA Corporation"), true);
+  EXPECT_NE(persistent.reason.find("persistent"), std::string::npos) << persistent.reason;
+  EXPECT_NE(persistent.reason.find("load-balanced"), std::string::npos) << persistent.reason;
+  // Devices whose parameters leave the kernels off (accelerators: not measured) never mention them.
+  EXPECT_EQ(choose_format(irregular(1000, 200), device(DeviceType::Accelerator, "")).reason.find("load-balanced"),
+            std::string::npos);
 }
 
 }  // namespace
