@@ -42,6 +42,11 @@ const std::vector<std::size_t> kSweepRowLengths = {8, 12, 16, 32};
 
 const std::vector<std::size_t> kWorkGroupSizes = {64, 128, 256, 512, 1024};
 
+// The load-balanced CSR kernels are timed on power-law matrices (rows of 15 to these many entries:
+// longest / mean row about 2.5, 4, 10 and 18), whose ratios are also the candidate thresholds
+// spmv.csr_balanced_min_row_ratio.
+const std::vector<int> kBalancedSweepMaxRows = {60, 120, 480, 1015};
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -117,6 +122,18 @@ std::string rows_label(const SpmvParams& s, bool cpu) {
   return "rows/item=" + (s.rows_per_work_item == 0 ? std::string("auto") : std::to_string(s.rows_per_work_item));
 }
 
+std::string balanced_label(const SpmvParams& s) {
+  if (s.csr_balanced_blocks == RowBlocking::WorkItem) return "balanced work_item";
+  return "balanced work_group entries/item=" + std::to_string(s.csr_balanced_entries_per_item);
+}
+
+std::string balanced_threshold_label(const SpmvParams& s) {
+  if (std::isinf(s.csr_balanced_min_row_ratio)) return "row kernels only (balanced from inf)";
+  char from[32];
+  std::snprintf(from, sizeof from, "%.3g", s.csr_balanced_min_row_ratio);
+  return balanced_label(s) + " from " + from;
+}
+
 std::string threshold_label(const SpmvParams& s) {
   if (std::isinf(s.csr_vector_min_mean_row_length)) return "scalar only (vector from inf)";
   char from[32];
@@ -185,6 +202,8 @@ class Tuner {
   SearchSpec rows_search(Matrix& A, Vector& x, Vector& y);
   SearchSpec kernel_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys);
   DeviceParams choose_threshold(const TuneSearch& kernels);
+  SearchSpec balanced_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys);
+  DeviceParams choose_balanced_threshold(const TuneSearch& kernels, const std::vector<double>& ratios);
   // Measures every candidate of `spec` and returns the chosen configuration's parameters.
   DeviceParams measure(SearchSpec spec, const std::string& default_label);
   DeviceParams choose(TuneSearch& search) const;
@@ -522,6 +541,94 @@ DeviceParams Tuner::choose_threshold(const TuneSearch& kernels) {
   return chosen;
 }
 
+// CSR on power-law matrices: the row kernels (what the scalar/vector threshold picks) against the
+// load-balanced kernels in each blocking, work-group blocks of 1 to 16 entries per work-item. None is
+// pruned: the threshold search needs every kernel on every matrix.
+SearchSpec Tuner::balanced_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys) {
+  const DeviceParams& base = result_.params;
+  SearchSpec spec;
+  spec.name = "spmv_balanced";
+  spec.metric = "spmv (CSR) on power-law rows, longest/mean";
+  for (const Matrix& A : sweep) spec.metric += " " + fixed(A.stats().max_row_length / A.stats().mean_row_length, 1);
+  spec.prune = false;
+  DeviceParams rows = base;
+  rows.spmv.csr_balanced_min_row_ratio = kInfinity;
+  add_candidate(spec, "row kernels", rows, "");
+  const std::size_t limit = kernel_limit(*context_, "spmv/csr_balanced.cl", "spmv_csr_balanced",
+                                         precision_options() + " -DALPHA_ONE -DBETA_ZERO");
+  const std::size_t group = std::min(base.spmv.work_group_size, limit);
+  const std::size_t accumulator = result_.precision == Precision::Single ? 4 : 8;
+  const std::vector<std::size_t> entries =
+      options_.quick ? std::vector<std::size_t>{4} : std::vector<std::size_t>{1, 2, 4, 8, 16};
+  for (RowBlocking blocks : {RowBlocking::WorkGroup, RowBlocking::WorkItem}) {
+    for (std::size_t per_item : blocks == RowBlocking::WorkItem ? std::vector<std::size_t>{4} : entries) {
+      DeviceParams p = base;
+      p.spmv.csr_balanced_min_row_ratio = 0;
+      p.spmv.csr_balanced_blocks = blocks;
+      p.spmv.csr_balanced_entries_per_item = per_item;
+      // A block's products and the reduction's partial sums in local memory.
+      const std::string too_big =
+          blocks == RowBlocking::WorkGroup
+              ? work_group_limit(*context_, group, limit, "spmv_csr_balanced", (per_item + 1) * accumulator)
+              : std::string();
+      add_candidate(spec, balanced_label(p.spmv), p, too_big);
+    }
+  }
+  spec.run = [this, &sweep, &xs, &ys](Blas& blas) {
+    std::vector<TuneOpTime> ops;
+    for (std::size_t i = 0; i < sweep.size(); ++i) {
+      blas.reset_counters();
+      blas.spmv(1.0, sweep[i], xs[i], 0.0, ys[i]);
+      context_->finish();
+      const OpCounters& c = blas.counters().at("spmv");
+      ops.push_back({"max=" + std::to_string(kBalancedSweepMaxRows[i]), c.seconds, c.bytes});
+    }
+    return ops;
+  };
+  return spec;
+}
+
+// spmv.csr_balanced_min_row_ratio with the blocking and block size, composed from spmv_balanced as the
+// CSR threshold is from spmv_kernels: threshold t runs the sweep matrices whose longest/mean row is t
+// or more on that balanced variant and the others on the row kernels. The candidates are the sweep's
+// ratios and the default's threshold.
+DeviceParams Tuner::choose_balanced_threshold(const TuneSearch& kernels, const std::vector<double>& ratios) {
+  TuneSearch search;
+  search.name = "spmv_balanced_threshold";
+  search.metric = "composed from spmv_balanced";
+  const auto rows = std::find_if(kernels.measured.begin(), kernels.measured.end(),
+                                 [](const TuneMeasurement& m) { return m.label == "row kernels"; });
+  const std::string default_label = balanced_threshold_label(result_.defaults.spmv);
+  auto add = [&](const TuneMeasurement& balanced, double threshold) {
+    TuneMeasurement m = *rows;
+    m.search = search.name;
+    m.params = result_.params;
+    m.params.spmv.csr_balanced_min_row_ratio = threshold;
+    m.params.spmv.csr_balanced_blocks = balanced.params.spmv.csr_balanced_blocks;
+    m.params.spmv.csr_balanced_entries_per_item = balanced.params.spmv.csr_balanced_entries_per_item;
+    m.label = balanced_threshold_label(m.params.spmv);
+    m.is_default = m.label == default_label;
+    m.pruned = false;
+    for (std::size_t i = 0; i < ratios.size(); ++i)
+      if (ratios[i] >= threshold) m.ops[i] = balanced.ops[i];
+    for (const TuneMeasurement& existing : search.measured)
+      if (existing.label == m.label) return;
+    search.measured.push_back(std::move(m));
+  };
+  std::vector<double> thresholds = ratios;
+  thresholds.push_back(result_.defaults.spmv.csr_balanced_min_row_ratio);
+  add(*rows, kInfinity);
+  for (const TuneMeasurement& balanced : kernels.measured)
+    if (balanced.label != "row kernels")
+      for (double t : thresholds)
+        if (std::isfinite(t)) add(balanced, t);
+  std::stable_sort(search.measured.begin(), search.measured.end(),
+                   [](const TuneMeasurement& a, const TuneMeasurement& b) { return a.seconds() < b.seconds(); });
+  DeviceParams chosen = choose(search);
+  result_.searches.push_back(std::move(search));
+  return chosen;
+}
+
 // A matrix of about `nnz` entries with exactly `length` per row, at random distinct columns within
 // 2*length of the diagonal (the locality of a mesh matrix in a bandwidth-reducing order).
 HostCsrMatrix banded_matrix(std::size_t length, std::size_t nnz, std::uint64_t seed) {
@@ -626,6 +733,36 @@ TuneResult Tuner::run() {
     result_.params.spmv.csr_vector_min_mean_row_length = best.spmv.csr_vector_min_mean_row_length;
     if (!std::isinf(best.spmv.csr_vector_min_mean_row_length))
       result_.params.spmv.vector_lanes = best.spmv.vector_lanes;
+  }
+  {
+    // Power-law matrices of as many entries as the sweep above (15 to 1,015 entries a row: at least
+    // 64 rows' worth of the longest), each row kernel as the threshold above just chose.
+    const auto nnz = std::clamp<std::size_t>(static_cast<std::size_t>(host.nnz()), 64 * 1015, std::size_t{1} << 24);
+    std::vector<Matrix> sweep;
+    std::vector<Vector> xs, ys;
+    std::vector<double> ratios;
+    for (int longest : kBalancedSweepMaxRows) {
+      PowerLawOptions shape;
+      shape.max_row_length = longest;
+      // About nnz entries: the mean row is some 20-60 entries, so first a matrix of 4096 rows to learn it.
+      const double mean = static_cast<double>(powerlaw(4096, shape).nnz()) / 4096;
+      const HostCsrMatrix B = powerlaw(static_cast<int>(std::max(4096.0, static_cast<double>(nnz) / mean)), shape);
+      sweep.emplace_back(context_, B, Format::Csr);
+      ratios.push_back(sweep.back().stats().max_row_length / sweep.back().stats().mean_row_length);
+      xs.emplace_back(context_, random_values(static_cast<std::size_t>(B.cols), longest), "tune.balanced.x");
+      ys.emplace_back(context_, static_cast<std::size_t>(B.rows), "tune.balanced.y");
+    }
+    measure(balanced_search(sweep, xs, ys), "");
+    TuneSearch& kernels = result_.searches.back();
+    kernels.chosen.clear();  // spmv_balanced_threshold makes the choice from these
+    kernels.note = "per kernel and matrix; spmv_balanced_threshold chooses from these";
+    const TuneSearch measured = kernels;
+    const SpmvParams best = choose_balanced_threshold(measured, ratios).spmv;
+    result_.params.spmv.csr_balanced_min_row_ratio = best.csr_balanced_min_row_ratio;
+    if (!std::isinf(best.csr_balanced_min_row_ratio)) {
+      result_.params.spmv.csr_balanced_blocks = best.csr_balanced_blocks;
+      result_.params.spmv.csr_balanced_entries_per_item = best.csr_balanced_entries_per_item;
+    }
   }
 
   result_.params.source = "tuned:" + utc_date();
