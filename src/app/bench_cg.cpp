@@ -25,7 +25,7 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 const std::vector<OptionSpec> bench_cg_specs = {
     {"--formats", "LIST",
-     "clkr storage formats to time (default csr,csr4,ell,hyb; csr-balanced and csr-rows: CSR\n"
+     "clkr storage formats to time (default csr,csr4,ell,hyb,sell; csr-balanced and csr-rows: CSR\n"
      "with the load-balanced kernels always or never)"},
     {"--precisions", "LIST", "single,qdouble,double (default: every precision the device has)"},
     {"--iterations", "N",
@@ -63,7 +63,7 @@ class ClkrCg : public CgRunner {
   ClkrCg(const std::shared_ptr<Context>& context, const HostCsrMatrix& host, const std::vector<double>& b,
          Location location, Format format, Precision precision, int iterations, CgPath path = CgPath::Auto,
          const BlasOptions& blas_options = {})
-      : A_(context, host, format),
+      : A_(context, host, format, with_sell_layout({}, device_params(context->info()).spmv)),
         blas_(context, location, precision, blas_options),
         b_(context, b, "b"),
         x_(context, host.rows, "x") {

@@ -87,7 +87,7 @@ std::vector<Precision> parse_precisions_option(const ParsedArgs& opts) {
 
 std::vector<BenchFormat> parse_formats_option(const ParsedArgs& opts) {
   std::vector<BenchFormat> formats;
-  for (const auto& name : opts.list("--formats", {"csr", "csr4", "ell", "hyb"})) {
+  for (const auto& name : opts.list("--formats", {"csr", "csr4", "ell", "hyb", "sell"})) {
     BenchFormat f;
     f.name = name;
     if (name == "csr-balanced" || name == "csr-rows") {
@@ -98,7 +98,7 @@ std::vector<BenchFormat> parse_formats_option(const ParsedArgs& opts) {
         f.name = to_string(f.format);
       } catch (const Error&) {
         throw UsageError("--formats: unknown format '" + name +
-                         "' (expected csr, csr4, ell, hyb, csr-balanced or csr-rows)");
+                         "' (expected csr, csr4, ell, hyb, sell, csr-balanced or csr-rows)");
       }
     }
     formats.push_back(std::move(f));

@@ -66,7 +66,7 @@ struct BenchFormat {
   // How a Blas runs this format on `device`.
   BlasOptions blas_options(const DeviceInfo& device) const;
 };
-// The --formats option (default csr,csr4,ell,hyb); an unknown name is a UsageError.
+// The --formats option (default csr,csr4,ell,hyb,sell); an unknown name is a UsageError.
 std::vector<BenchFormat> parse_formats_option(const ParsedArgs& opts);
 
 struct BenchSetup {

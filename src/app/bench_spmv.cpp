@@ -15,7 +15,7 @@ namespace {
 
 const std::vector<OptionSpec> bench_spmv_specs = {
     {"--formats", "LIST",
-     "storage formats (default csr,csr4,ell,hyb; csr-balanced and csr-rows: CSR with the\n"
+     "storage formats (default csr,csr4,ell,hyb,sell; csr-balanced and csr-rows: CSR with the\n"
      "load-balanced kernels always or never)"},
     {"--precisions", "LIST", "single,qdouble,double (default: every precision the device has)"},
     {"--reps", "N", "timed calls per configuration, after two warm-up calls (default 20)"},
@@ -76,7 +76,7 @@ int bench_spmv_command(const Args& args) {
           if (!load_error.empty()) throw Error(load_error);
           csv.set("n", std::to_string(host.rows));
           csv.set("nnz", std::to_string(host.nnz()));
-          Matrix A(context, host, f.format);
+          Matrix A(context, host, f.format, with_sell_layout({}, device_params(device).spmv));
           Blas blas(context, Location::Device, p, f.blas_options(device));
           Vector x(context, random_vector(static_cast<std::size_t>(host.cols), 1), "x");
           Vector y(context, static_cast<std::size_t>(host.rows), "y");

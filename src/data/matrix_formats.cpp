@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "../runtime/large_vectors.hpp"
+#include "sell_format.hpp"
 
 namespace clkr::detail {
 namespace {
@@ -14,7 +15,8 @@ std::int64_t row_length(const HostCsrMatrix& A, std::int32_t i) { return A.row_o
 
 }  // namespace
 
-FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width) {
+FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width, const SellLayout& sell) {
+  if (format == Format::Sell) return sell_shape(A, sell);
   FormatShape s;
   s.format = format;
   s.has_csr = format != Format::Ell;
@@ -38,10 +40,12 @@ std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int6
   std::int64_t bytes = 0;
   if (shape.has_csr) bytes += (rows + 1) * 4 + shape.csr_stored * (4 + value_bytes);
   if (shape.has_ell) bytes += shape.ell_stored() * (4 + value_bytes);
+  if (shape.has_sell) bytes += sell_bytes(shape, rows, value_bytes);
   return bytes;
 }
 
 HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape) {
+  if (shape.has_sell) return build_sell(A, shape);
   HostFormat h;
   h.shape = shape;
   const auto width = static_cast<std::int32_t>(shape.ell_width);
@@ -76,6 +80,7 @@ HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape) {
 }
 
 HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric) {
+  if (h.shape.has_sell) return csr_from_sell(h, rows, cols, symmetric);
   const FormatShape& s = h.shape;
   HostCsrMatrix A;
   A.rows = rows;

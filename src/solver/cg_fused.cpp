@@ -77,6 +77,9 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
   } else if (A.format() == Format::Ell) {
     step1_ = Step1::EllFused;
     spmv_dot_ = context.kernel("solver/cg.cl", "cg_spmv_ell_dot", options);
+  } else if (A.format() == Format::Sell) {
+    step1_ = Step1::SellFused;
+    spmv_dot_ = context.kernel("solver/cg_sell.cl", "cg_spmv_sell_dot", options);
   } else {
     step1_ = Step1::SpmvThenDot;
   }
@@ -151,8 +154,10 @@ void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {
     blas_.record("cg_dot_partials", 2.0 * n_, 2.0 * n_ * e, {event});
     return;
   }
-  const bool csr = step1_ != Step1::EllFused;
-  const Matrix::Values values = csr ? A_.csr_values(precision_) : A_.ell_values(precision_);
+  const bool csr = step1_ == Step1::CsrFused || step1_ == Step1::CsrBalanced;
+  const Matrix::Values values = csr                          ? A_.csr_values(precision_)
+                                : step1_ == Step1::SellFused ? A_.sell_values(precision_)
+                                                             : A_.ell_values(precision_);
   KernelArgs args(spmv_dot_, precision_);
   if (step1_ == Step1::CsrBalanced) {
     const Matrix::RowBlocks& blocks = A_.csr_row_blocks(blocks_);
@@ -162,6 +167,10 @@ void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {
   }
   if (csr) {
     args.value(A_.csr_part().row_offsets).value(A_.csr_part().col_indices);
+  } else if (step1_ == Step1::SellFused) {
+    const Matrix::SellPart& sell = A_.sell_part();
+    args.value(static_cast<cl_int>(sell.slice_height)).value(sell.slice_offsets).value(sell.rows);
+    args.value(sell.col_indices);
   } else {
     args.value(static_cast<cl_int>(A_.ell_part().width))
         .value(static_cast<cl_int>(A_.ell_part().pitch))
