@@ -51,11 +51,11 @@ TEST_P(SpmvDevice, MatchesLongDoubleReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFormats, SpmvDevice,
-                         testing::Combine(testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb),
-                                          testing::Values(Precision::Single, Precision::QuasiDouble,
-                                                          Precision::Double)),
-                         name_of);
+INSTANTIATE_TEST_SUITE_P(
+    AllFormats, SpmvDevice,
+    testing::Combine(testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell),
+                     testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double)),
+    name_of);
 
 // ---- launch variants through the detail interface (parameters Blas would take from the device) -------
 
@@ -87,7 +87,7 @@ TEST_P(SpmvPrecision, CsrVectorKernel) {
 }
 
 // Row blocks of 1 and of an awkward 7 rows per work-item (the CPU path's parameter) in the
-// one-row-per-work-item kernels: CSR scalar, CSR4, ELL and both HYB passes.
+// one-row-per-work-item kernels: CSR scalar, CSR4, ELL, both HYB passes and SELL.
 TEST_P(SpmvPrecision, RowsPerWorkItem) {
   const Precision p = GetParam();
   if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
@@ -101,7 +101,7 @@ TEST_P(SpmvPrecision, RowsPerWorkItem) {
     const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
       detail::spmv_device(*test_context(), params, p, false, alpha, A, x, beta, y);
     };
-    for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb}) {
+    for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell}) {
       Matrix A(test_context(), H, f);
       check_spmv(A, H, p, {2.5, -0.5}, to_string(f) + " rows_per_work_item=" + std::to_string(per_item), run);
     }
@@ -215,7 +215,7 @@ TEST(SpmvKahan, MoreAccurateThanPlainSingle) {
   const auto relative_error = [&](const std::vector<double>& y) {
     return static_cast<double>(std::fabs(y[0] - ref.y[0]) / std::fabs(ref.y[0]));
   };
-  for (Format f : {Format::Csr, Format::Csr4, Format::Ell}) {
+  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Sell}) {
     Matrix A(test_context(), H, f, test_matrix_options());
     Vector x(test_context(), xv, "x");
     Vector y_plain(test_context(), 3, "y_plain"), y_kahan(test_context(), 3, "y_kahan");

@@ -1,12 +1,17 @@
-// CG with the load-balanced CSR kernels (kernels/solver/cg_balanced.cl, and cg_persistent.cl built with
-// -DBALANCED) on power-law matrices, against CG with them switched off: the same solution quality and
-// the same iterations within 2, on the fused path in both blockings (work-item blocks, the CPU default;
-// work-group blocks in the GPU launch shape), PCG on it, and the persistent kernel.
+// CG on matrices with very unequal rows, with the kernels made for them, against CG on plain CSR with
+// the row kernels: the same solution quality and the same iterations within 2.
+// - The load-balanced CSR kernels (kernels/solver/cg_balanced.cl, cg_persistent.cl with -DBALANCED):
+//   the fused path in both blockings (work-item blocks, the CPU default; work-group blocks in the GPU
+//   launch shape), Jacobi-PCG on it, and the persistent kernel.
+// - SELL-C-sigma (kernels/solver/cg_sell.cl) on the fused path in both launch shapes and layouts, and
+//   on the unfused path (the Blas SpMV).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <limits>
+#include <string>
 #include <tuple>
+#include <utility>
 
 #include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
@@ -67,6 +72,11 @@ SolveResult solve(System& system, Blas& blas, CgPath path) {
   return cg(blas, system.A, system.b, system.x, options);
 }
 
+std::string precision_and_shape(const ::testing::TestParamInfo<std::tuple<Precision, Shape>>& info) {
+  return to_string(std::get<0>(info.param)) +
+         (std::get<1>(info.param) == Shape::GpuLaunch ? "_gpu_launch" : "_cpu_defaults");
+}
+
 class BalancedCg : public ::testing::TestWithParam<std::tuple<Precision, Shape>> {};
 
 TEST_P(BalancedCg, FusedMatchesTheUnbalancedIteration) {
@@ -89,10 +99,7 @@ INSTANTIATE_TEST_SUITE_P(PrecisionsAndShapes, BalancedCg,
                          ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble,
                                                               Precision::Double),
                                             ::testing::Values(Shape::CpuDefaults, Shape::GpuLaunch)),
-                         [](const auto& info) {
-                           return to_string(std::get<0>(info.param)) +
-                                  (std::get<1>(info.param) == Shape::GpuLaunch ? "_gpu_launch" : "_cpu_defaults");
-                         });
+                         precision_and_shape);
 
 // The persistent kernel always takes work-group blocks (its SpMV is a work-group per block).
 class BalancedPersistentCg : public ::testing::TestWithParam<Precision> {};
@@ -142,6 +149,42 @@ TEST(BalancedPcg, MatchesTheUnbalancedIteration) {
   }
   EXPECT_LE(std::abs(iterations[0] - iterations[1]), 2) << iterations[0] << " vs " << iterations[1];
 }
+
+class SellCg : public ::testing::TestWithParam<std::tuple<Precision, Shape>> {};
+
+TEST_P(SellCg, MatchesCsrsIteration) {
+  const auto [p, shape] = GetParam();
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
+  const DeviceParams params = params_for(shape, false);
+  System csr_system(matrix(), Format::Csr);
+  Blas csr_blas = make_blas(p, params);
+  const SolveResult csr = solve(csr_system, csr_blas, CgPath::Fused);
+  ASSERT_TRUE(csr.converged()) << csr.message;
+  // The device's layout, and slices of 4 rows sorted within windows of 16 (much padding).
+  for (const auto& [height, window] : {std::pair<std::int32_t, std::int32_t>{0, 0}, {4, 16}}) {
+    MatrixOptions options = with_sell_layout({}, params.spmv);
+    if (height > 0) {
+      options.sell_slice_height = height;
+      options.sell_sort_window = window;
+    }
+    for (CgPath path : {CgPath::Fused, CgPath::Unfused}) {
+      System system(matrix(), Format::Sell, options);
+      Blas blas = make_blas(p, params);
+      const SolveResult sell = solve(system, blas, path);
+      SCOPED_TRACE("C=" + std::to_string(options.sell_slice_height) + " sigma=" +
+                   std::to_string(options.sell_sort_window) + (path == CgPath::Fused ? " fused" : " unfused"));
+      test::expect_solved(sell, system, p, tolerance_for(p), condition_bound(matrix()));
+      EXPECT_LE(std::abs(sell.iterations - csr.iterations), 2) << sell.iterations << " vs " << csr.iterations;
+      EXPECT_EQ(blas.counters().count("cg_spmv_dot"), path == CgPath::Fused ? 1u : 0u);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(PrecisionsAndShapes, SellCg,
+                         ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble,
+                                                              Precision::Double),
+                                            ::testing::Values(Shape::CpuDefaults, Shape::GpuLaunch)),
+                         precision_and_shape);
 
 }  // namespace
 }  // namespace clkr
