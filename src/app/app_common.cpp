@@ -54,16 +54,25 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   }
   // GPUs: one work-item per row wants the column-major ELL layout for coalesced reads; it is worth
   // it when rows are about equally long, i.e. ELL's padding (longest row / mean row) stays under
-  // 1.5x the nonzeros. Irregular matrices get HYB, whose ELL width is chosen from the row-length
-  // histogram and whose long rows spill into a CSR part.
+  // 1.5x the nonzeros. Irregular matrices get SELL-C-sigma: ELL's layout per slice of rows sorted by
+  // length, so a slice pads little, in one fused CG kernel, where HYB (an ELL part plus a CSR part for
+  // the long rows) runs two SpMV passes and a separate p'q kernel. HYB remains where SELL would still
+  // store more than 1.5x CSR's bytes.
   constexpr double max_ell_fill = 1.5;
-  const double fill = stats.mean_row_length > 0 ? stats.max_row_length / stats.mean_row_length : 1.0;
-  if (fill <= max_ell_fill) {
-    return {Format::Ell,
-            "GPU: ELL, regular rows (longest/mean row " + number_text(fill) + " <= " + number_text(max_ell_fill) + ")"};
+  const std::string irregular =
+      "irregular rows (longest/mean row " + number_text(ratio) + " > " + number_text(max_ell_fill);
+  if (ratio <= max_ell_fill) {
+    return {Format::Ell, "GPU: ELL, regular rows (longest/mean row " + number_text(ratio) +
+                             " <= " + number_text(max_ell_fill) + ")"};
   }
-  return {Format::Hyb,
-          "GPU: HYB, irregular rows (longest/mean row " + number_text(fill) + " > " + number_text(max_ell_fill) + ")"};
+  const auto sell = stats.bytes_per_format.find(Format::Sell), csr = stats.bytes_per_format.find(Format::Csr);
+  if (sell != stats.bytes_per_format.end() && csr != stats.bytes_per_format.end()) {
+    const double sell_over_csr = static_cast<double>(sell->second) / static_cast<double>(csr->second);
+    if (sell_over_csr <= max_ell_fill)
+      return {Format::Sell, "GPU: SELL, " + irregular + ", SELL's bytes " + number_text(sell_over_csr) + "x CSR's)"};
+    return {Format::Hyb, "GPU: HYB, " + irregular + ", SELL's bytes " + number_text(sell_over_csr) + "x CSR's)"};
+  }
+  return {Format::Hyb, "GPU: HYB, " + irregular + ")"};
 }
 
 std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
