@@ -181,6 +181,16 @@ std::string ops_text(const std::vector<TuneOpTime>& ops) {
   return text;
 }
 
+// A threshold search composed from a kernel search (Tuner::compose_threshold).
+struct ThresholdSpec {
+  std::string name;                // the search's name
+  std::string baseline;            // the label of the kernel below every threshold
+  std::vector<double> keys;        // each sweep matrix's key, in the kernel search's order
+  std::vector<double> thresholds;  // the finite candidates
+  std::function<void(DeviceParams& params, const DeviceParams& variant, double threshold)> set;
+  std::function<std::string(const DeviceParams&)> label;
+};
+
 class Tuner {
  public:
   Tuner(std::shared_ptr<Context> context, const TuneOptions& options)
@@ -201,9 +211,8 @@ class Tuner {
   SearchSpec reduction_search(Vector& x, Vector& y);
   SearchSpec rows_search(Matrix& A, Vector& x, Vector& y);
   SearchSpec kernel_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys);
-  DeviceParams choose_threshold(const TuneSearch& kernels);
   SearchSpec balanced_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys);
-  DeviceParams choose_balanced_threshold(const TuneSearch& kernels, const std::vector<double>& ratios);
+  DeviceParams compose_threshold(const TuneSearch& kernels, const ThresholdSpec& spec);
   // Measures every candidate of `spec` and returns the chosen configuration's parameters.
   DeviceParams measure(SearchSpec spec, const std::string& default_label);
   DeviceParams choose(TuneSearch& search) const;
@@ -505,35 +514,37 @@ SearchSpec Tuner::kernel_search(std::vector<Matrix>& sweep, std::vector<Vector>&
   return spec;
 }
 
-// spmv.csr_vector_min_mean_row_length and vector_lanes, composed from the kernel search: threshold t
-// runs the sweep's matrices with rows of t entries or more on the vector kernel and the others on the
-// scalar one, so its time is the sum of those measurements. Every threshold is scored with the same
-// numbers (each kernel was measured once per matrix), so noise cannot favour one threshold over
-// another on a matrix where both run the same kernel.
-DeviceParams Tuner::choose_threshold(const TuneSearch& kernels) {
+// A threshold chosen from a kernel search without measuring anything again: candidate (variant v,
+// threshold t) runs sweep matrix i on v when its key (row length, longest/mean row) is t or more and on
+// the baseline kernel otherwise, so its time is the sum of those measurements; threshold infinity is the
+// baseline alone. Every threshold is scored with the same numbers (each kernel was measured once per
+// matrix), so noise cannot favour one threshold over another on a matrix where both run the same kernel.
+DeviceParams Tuner::compose_threshold(const TuneSearch& kernels, const ThresholdSpec& spec) {
   TuneSearch search;
-  search.name = "spmv_threshold";
-  search.metric = "composed from spmv_kernels";
-  const auto scalar = std::find_if(kernels.measured.begin(), kernels.measured.end(),
-                                   [](const TuneMeasurement& m) { return m.label == "scalar"; });
-  const std::string default_label = threshold_label(result_.defaults.spmv);
-  auto add = [&](const TuneMeasurement& vector, double threshold) {
-    TuneMeasurement m = *scalar;
+  search.name = spec.name;
+  search.metric = "composed from " + kernels.name;
+  const auto baseline = std::find_if(kernels.measured.begin(), kernels.measured.end(),
+                                     [&](const TuneMeasurement& m) { return m.label == spec.baseline; });
+  const std::string default_label = spec.label(result_.defaults);
+  auto add = [&](const TuneMeasurement& variant, double threshold) {
+    TuneMeasurement m = *baseline;
     m.search = search.name;
     m.params = result_.params;
-    m.params.spmv.csr_vector_min_mean_row_length = threshold;
-    m.params.spmv.vector_lanes = vector.params.spmv.vector_lanes;
-    m.label = threshold_label(m.params.spmv);
+    spec.set(m.params, variant.params, threshold);
+    m.label = spec.label(m.params);
+    for (const TuneMeasurement& existing : search.measured)
+      if (existing.label == m.label) return;
     m.is_default = m.label == default_label;
     m.pruned = false;
-    for (std::size_t i = 0; i < kSweepRowLengths.size(); ++i)
-      if (static_cast<double>(kSweepRowLengths[i]) >= threshold) m.ops[i] = vector.ops[i];
+    for (std::size_t i = 0; i < spec.keys.size(); ++i)
+      if (spec.keys[i] >= threshold) m.ops[i] = variant.ops[i];
     search.measured.push_back(std::move(m));
   };
-  add(*scalar, kInfinity);
-  for (const TuneMeasurement& vector : kernels.measured)
-    if (vector.label != "scalar")
-      for (std::size_t t : kSweepRowLengths) add(vector, static_cast<double>(t));
+  add(*baseline, kInfinity);
+  for (const TuneMeasurement& variant : kernels.measured)
+    if (variant.label != spec.baseline)
+      for (double t : spec.thresholds)
+        if (std::isfinite(t)) add(variant, t);
   std::stable_sort(search.measured.begin(), search.measured.end(),
                    [](const TuneMeasurement& a, const TuneMeasurement& b) { return a.seconds() < b.seconds(); });
   DeviceParams chosen = choose(search);
@@ -586,47 +597,6 @@ SearchSpec Tuner::balanced_search(std::vector<Matrix>& sweep, std::vector<Vector
     return ops;
   };
   return spec;
-}
-
-// spmv.csr_balanced_min_row_ratio with the blocking and block size, composed from spmv_balanced as the
-// CSR threshold is from spmv_kernels: threshold t runs the sweep matrices whose longest/mean row is t
-// or more on that balanced variant and the others on the row kernels. The candidates are the sweep's
-// ratios and the default's threshold.
-DeviceParams Tuner::choose_balanced_threshold(const TuneSearch& kernels, const std::vector<double>& ratios) {
-  TuneSearch search;
-  search.name = "spmv_balanced_threshold";
-  search.metric = "composed from spmv_balanced";
-  const auto rows = std::find_if(kernels.measured.begin(), kernels.measured.end(),
-                                 [](const TuneMeasurement& m) { return m.label == "row kernels"; });
-  const std::string default_label = balanced_threshold_label(result_.defaults.spmv);
-  auto add = [&](const TuneMeasurement& balanced, double threshold) {
-    TuneMeasurement m = *rows;
-    m.search = search.name;
-    m.params = result_.params;
-    m.params.spmv.csr_balanced_min_row_ratio = threshold;
-    m.params.spmv.csr_balanced_blocks = balanced.params.spmv.csr_balanced_blocks;
-    m.params.spmv.csr_balanced_entries_per_item = balanced.params.spmv.csr_balanced_entries_per_item;
-    m.label = balanced_threshold_label(m.params.spmv);
-    m.is_default = m.label == default_label;
-    m.pruned = false;
-    for (std::size_t i = 0; i < ratios.size(); ++i)
-      if (ratios[i] >= threshold) m.ops[i] = balanced.ops[i];
-    for (const TuneMeasurement& existing : search.measured)
-      if (existing.label == m.label) return;
-    search.measured.push_back(std::move(m));
-  };
-  std::vector<double> thresholds = ratios;
-  thresholds.push_back(result_.defaults.spmv.csr_balanced_min_row_ratio);
-  add(*rows, kInfinity);
-  for (const TuneMeasurement& balanced : kernels.measured)
-    if (balanced.label != "row kernels")
-      for (double t : thresholds)
-        if (std::isfinite(t)) add(balanced, t);
-  std::stable_sort(search.measured.begin(), search.measured.end(),
-                   [](const TuneMeasurement& a, const TuneMeasurement& b) { return a.seconds() < b.seconds(); });
-  DeviceParams chosen = choose(search);
-  result_.searches.push_back(std::move(search));
-  return chosen;
 }
 
 // A matrix of about `nnz` entries with exactly `length` per row, at random distinct columns within
@@ -729,7 +699,17 @@ TuneResult Tuner::run() {
     kernels.chosen.clear();  // a table of measurements; the threshold search makes the choice from it
     kernels.note = "per kernel and row length; spmv_threshold chooses from these";
     const TuneSearch measured = kernels;
-    const DeviceParams best = choose_threshold(measured);
+    ThresholdSpec spec;
+    spec.name = "spmv_threshold";
+    spec.baseline = "scalar";
+    for (std::size_t length : kSweepRowLengths) spec.keys.push_back(static_cast<double>(length));
+    spec.thresholds = spec.keys;
+    spec.set = [](DeviceParams& p, const DeviceParams& variant, double threshold) {
+      p.spmv.csr_vector_min_mean_row_length = threshold;
+      p.spmv.vector_lanes = variant.spmv.vector_lanes;
+    };
+    spec.label = [](const DeviceParams& p) { return threshold_label(p.spmv); };
+    const DeviceParams best = compose_threshold(measured, spec);
     result_.params.spmv.csr_vector_min_mean_row_length = best.spmv.csr_vector_min_mean_row_length;
     if (!std::isinf(best.spmv.csr_vector_min_mean_row_length))
       result_.params.spmv.vector_lanes = best.spmv.vector_lanes;
@@ -757,7 +737,19 @@ TuneResult Tuner::run() {
     kernels.chosen.clear();  // spmv_balanced_threshold makes the choice from these
     kernels.note = "per kernel and matrix; spmv_balanced_threshold chooses from these";
     const TuneSearch measured = kernels;
-    const SpmvParams best = choose_balanced_threshold(measured, ratios).spmv;
+    ThresholdSpec spec;
+    spec.name = "spmv_balanced_threshold";
+    spec.baseline = "row kernels";
+    spec.keys = ratios;
+    spec.thresholds = ratios;
+    spec.thresholds.push_back(result_.defaults.spmv.csr_balanced_min_row_ratio);
+    spec.set = [](DeviceParams& p, const DeviceParams& variant, double threshold) {
+      p.spmv.csr_balanced_min_row_ratio = threshold;
+      p.spmv.csr_balanced_blocks = variant.spmv.csr_balanced_blocks;
+      p.spmv.csr_balanced_entries_per_item = variant.spmv.csr_balanced_entries_per_item;
+    };
+    spec.label = [](const DeviceParams& p) { return balanced_threshold_label(p.spmv); };
+    const SpmvParams best = compose_threshold(measured, spec).spmv;
     result_.params.spmv.csr_balanced_min_row_ratio = best.csr_balanced_min_row_ratio;
     if (!std::isinf(best.csr_balanced_min_row_ratio)) {
       result_.params.spmv.csr_balanced_blocks = best.csr_balanced_blocks;
