@@ -209,6 +209,9 @@ class Tuner {
   SearchSpec rows_search(Matrix& A, Vector& x, Vector& y);
   SearchSpec kernel_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys);
   SearchSpec balanced_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys);
+  // A search's run over a sweep of matrices: one SpMV each, timed as the operation names[i].
+  std::function<std::vector<TuneOpTime>(Blas&)> spmv_sweep(std::vector<Matrix>& sweep, std::vector<Vector>& xs,
+                                                           std::vector<Vector>& ys, std::vector<std::string> names);
   DeviceParams compose_threshold(const TuneSearch& kernels, const ThresholdSpec& spec);
   // Measures every candidate of `spec` and returns the chosen configuration's parameters.
   DeviceParams measure(SearchSpec spec, const std::string& default_label);
@@ -497,18 +500,26 @@ SearchSpec Tuner::kernel_search(std::vector<Matrix>& sweep, std::vector<Vector>&
                       ? std::to_string(lanes) + " lanes > the vector kernel's work-group of " + std::to_string(group)
                       : std::string());
   }
-  spec.run = [this, &sweep, &xs, &ys](Blas& blas) {
+  std::vector<std::string> names;
+  for (std::size_t length : kSweepRowLengths) names.push_back("rows=" + std::to_string(length));
+  spec.run = spmv_sweep(sweep, xs, ys, names);
+  return spec;
+}
+
+std::function<std::vector<TuneOpTime>(Blas&)> Tuner::spmv_sweep(std::vector<Matrix>& sweep, std::vector<Vector>& xs,
+                                                                std::vector<Vector>& ys,
+                                                                std::vector<std::string> names) {
+  return [this, &sweep, &xs, &ys, names = std::move(names)](Blas& blas) {
     std::vector<TuneOpTime> ops;
     for (std::size_t i = 0; i < sweep.size(); ++i) {
       blas.reset_counters();
       blas.spmv(1.0, sweep[i], xs[i], 0.0, ys[i]);
       context_->finish();
       const OpCounters& c = blas.counters().at("spmv");
-      ops.push_back({"rows=" + std::to_string(kSweepRowLengths[i]), c.seconds, c.bytes});
+      ops.push_back({names[i], c.seconds, c.bytes});
     }
     return ops;
   };
-  return spec;
 }
 
 // A threshold chosen from a kernel search without measuring anything again: candidate (variant v,
@@ -582,17 +593,9 @@ SearchSpec Tuner::balanced_search(std::vector<Matrix>& sweep, std::vector<Vector
       add_candidate(spec, balanced_label(p.spmv), p, too_big);
     }
   }
-  spec.run = [this, &sweep, &xs, &ys](Blas& blas) {
-    std::vector<TuneOpTime> ops;
-    for (std::size_t i = 0; i < sweep.size(); ++i) {
-      blas.reset_counters();
-      blas.spmv(1.0, sweep[i], xs[i], 0.0, ys[i]);
-      context_->finish();
-      const OpCounters& c = blas.counters().at("spmv");
-      ops.push_back({"max=" + std::to_string(kBalancedSweepMaxRows[i]), c.seconds, c.bytes});
-    }
-    return ops;
-  };
+  std::vector<std::string> names;
+  for (int longest : kBalancedSweepMaxRows) names.push_back("max=" + std::to_string(longest));
+  spec.run = spmv_sweep(sweep, xs, ys, names);
   return spec;
 }
 
