@@ -10,6 +10,11 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// acc_t's size: float, or a float pair (Kahan's compensated single, quasi-double), or double.
+std::size_t accumulator_bytes(Precision p, bool kahan) {
+  return p == Precision::Double || p == Precision::QuasiDouble || kahan ? 8 : 4;
+}
+
 }  // namespace
 
 bool csr_balanced_applies(const SpmvParams& params, const Matrix& A) {
@@ -17,8 +22,10 @@ bool csr_balanced_applies(const SpmvParams& params, const Matrix& A) {
 }
 
 Matrix::RowBlockShape group_row_blocks(std::int64_t nnz, std::size_t work_group, std::size_t entries_per_item,
-                                       std::size_t groups) {
-  const auto per_block = static_cast<std::int64_t>(std::max<std::size_t>(work_group * entries_per_item, 1));
+                                       std::size_t groups, const DeviceInfo& device, std::size_t acc_bytes) {
+  const std::size_t fits = static_cast<std::size_t>(device.local_memory) / 2 / std::max<std::size_t>(acc_bytes, 1);
+  const auto per_block =
+      static_cast<std::int64_t>(std::max<std::size_t>(std::min(work_group * entries_per_item, fits), 1));
   const auto g = static_cast<std::int64_t>(std::max<std::size_t>(groups, 1));
   const std::int64_t rounds = std::max<std::int64_t>(1, ceil_div(nnz, g * per_block));
   Matrix::RowBlockShape shape;
@@ -59,16 +66,15 @@ cl::Event spmv_csr_balanced(Context& context, const SpmvParams& params, Precisio
     const std::size_t fits = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
     local = floor_power_of_two(
         std::max<std::size_t>(1, std::min({params.work_group_size, fits, info.max_work_group_size})));
-    shape = group_row_blocks(A.nnz(), local, params.csr_balanced_entries_per_item, 1);
+    shape =
+        group_row_blocks(A.nnz(), local, params.csr_balanced_entries_per_item, 1, info, accumulator_bytes(p, kahan));
   }
   const Matrix::RowBlocks& blocks = A.csr_row_blocks(shape);
   KernelArgs args(kernel, p);
   args.value(static_cast<cl_int>(blocks.count)).value(blocks.first_rows).value(part.row_offsets);
   args.value(part.col_indices).vector(values).vector(x).real(alpha).real(beta).vector(y);
   if (!per_item) {
-    // acc_t: float, or a float pair (Kahan's compensated single, quasi-double), or double.
-    const bool pair = p == Precision::QuasiDouble || (p == Precision::Single && kahan);
-    const std::size_t acc = p == Precision::Double || pair ? 8 : 4;
+    const std::size_t acc = accumulator_bytes(p, kahan);
     args.local(static_cast<std::size_t>(shape.max_cost) * acc).local(local * acc);
   }
   cl::Event event;

@@ -17,10 +17,12 @@ namespace clkr::detail {
 bool csr_balanced_applies(const SpmvParams& params, const Matrix& A);
 
 // Work-group blocks for `groups` work-groups of `work_group` work-items that take the blocks in turn
-// (block b to group b mod groups): at most work_group x entries_per_item entries each, and about a
-// multiple of `groups` blocks of equal entries, so that the groups finish together.
+// (block b to group b mod groups): at most work_group x entries_per_item entries each, and no more than
+// half the device's local memory holds as `acc_bytes` accumulators (a block's products; the other half
+// is left for the kernels' own reductions), in about a multiple of `groups` blocks of equal entries, so
+// that the groups finish together.
 Matrix::RowBlockShape group_row_blocks(std::int64_t nnz, std::size_t work_group, std::size_t entries_per_item,
-                                       std::size_t groups);
+                                       std::size_t groups, const DeviceInfo& device, std::size_t acc_bytes);
 // Work-item blocks: `parts` blocks of about equal entries + rows.
 Matrix::RowBlockShape item_row_blocks(const Matrix& A, std::size_t parts);
 

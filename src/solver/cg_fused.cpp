@@ -68,7 +68,8 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
       const auto wanted = static_cast<std::size_t>((A.nnz() + per_block - 1) / per_block);
       spmv_groups_ = std::max<std::size_t>(1, std::min(wanted, std::max<std::size_t>(context.info().compute_units, 1) *
                                                                    params.reduction.groups_per_compute_unit));
-      blocks_ = group_row_blocks(A.nnz(), local_, params.spmv.csr_balanced_entries_per_item, spmv_groups_);
+      blocks_ = group_row_blocks(A.nnz(), local_, params.spmv.csr_balanced_entries_per_item, spmv_groups_,
+                                 context.info(), bytes_per_element(precision_));
       products_bytes_ = static_cast<std::size_t>(blocks_.max_cost) * element_bytes(precision_);
     }
   } else if (A.format() == Format::Csr && short_rows) {

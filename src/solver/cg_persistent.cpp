@@ -71,7 +71,8 @@ class PersistentKernel {
     if (balanced) {  // enough groups for the entries too, each block about entries_per_item per work-item
       const std::size_t per_block = local_ * spmv_params.csr_balanced_entries_per_item;
       useful = std::max(useful, static_cast<std::size_t>((A.nnz() + per_block - 1) / per_block));
-      blocks_ = group_row_blocks(A.nnz(), local_, spmv_params.csr_balanced_entries_per_item, std::min(groups_, useful));
+      blocks_ = group_row_blocks(A.nnz(), local_, spmv_params.csr_balanced_entries_per_item, std::min(groups_, useful),
+                                 context.info(), bytes_per_element(precision_));
       products_bytes_ = static_cast<std::size_t>(blocks_.max_cost) * bytes_per_element(precision_);
     }
     groups_ = std::max<std::size_t>(1, std::min(groups_, useful));
