@@ -120,6 +120,8 @@ int info_command(const Args& args) {
         .member("ell_fill_ratio", ell_fill)
         .member("auto_format_cpu", to_string(on_cpu.format))
         .member("auto_format_gpu", to_string(on_gpu.format))
+        .member("auto_format_cpu_reason", on_cpu.reason)
+        .member("auto_format_gpu_reason", on_gpu.reason)
         .member("load_seconds", load_seconds);
     j.key("bytes_per_format").begin_object();
     for (const auto& [format, bytes] : s.bytes_per_format)

@@ -34,8 +34,8 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
         {"--solver", "NAME", "cg | pcg | gmres | fgmres | bicgstab | ir (default cg; pcg = cg --precond jacobi)"});
   const std::vector<OptionSpec> common = {
       {"--format", "NAME",
-       "csr | csr4 | ell | hyb | auto (default auto: CSR on CPUs; on GPUs ELL when\n"
-       "longest/mean row <= 1.5, else HYB; docs/cli.md has the rule)"},
+       "csr | csr4 | ell | hyb | sell | auto (default auto: CSR on CPUs; on GPUs ELL when\n"
+       "longest/mean row <= 1.5, else HYB or CSR's load-balanced kernels; docs/cli.md has the rule)"},
       {"--precision", "P",
        "single | qdouble | double | mixed (default double, qdouble without fp64);\n"
        "mixed: iterative refinement, double (or qdouble) outside, single inside"},
@@ -90,7 +90,7 @@ std::optional<Format> parse_format_option(const std::string& name) {
   try {
     return parse_format(name);
   } catch (const Error&) {
-    throw UsageError("--format: unknown format '" + name + "' (expected one of: csr, csr4, ell, hyb, auto)");
+    throw UsageError("--format: unknown format '" + name + "' (expected one of: csr, csr4, ell, hyb, sell, auto)");
   }
 }
 
@@ -180,6 +180,10 @@ Rhs make_rhs(const std::string& spec, const HostCsrMatrix& A, std::uint64_t seed
 
 // Makes the matrix values exist in precision p now, so their conversion is timed apart from the solve.
 void prepare_values(Matrix& A, Precision p) {
+  if (A.format() == Format::Sell) {
+    A.sell_values(p);
+    return;
+  }
   if (A.format() != Format::Ell) A.csr_values(p);
   if (A.format() == Format::Ell || A.format() == Format::Hyb) A.ell_values(p);
 }
@@ -324,7 +328,7 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
 
   Stopwatch upload_clock;
   // The AMG builds its hierarchy on the host: keep the host CSR there rather than read the device back.
-  MatrixOptions matrix_options;
+  MatrixOptions matrix_options = with_sell_layout({}, device_params(context->info()).spmv);
   matrix_options.keep_host_copy = precond_options.kind == PrecondKind::Amg;
   Matrix A(context, host, run.format.format, matrix_options);
   context->finish();

@@ -47,13 +47,24 @@ struct DefaultEntry {
 // Vendors without measurements of their own fall through to their type's generic row.
 // CPUs: the CSR scalar kernel over contiguous row blocks beat the CSR-vector kernel 2-10x on PoCL for
 // every mean row length measured (16 to 512): never switch to the vector kernel there.
-const SpmvParams kCpuSpmv = {256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4};
+// The load-balanced CSR kernels there with one work-item per block (a work-group's barriers cost a
+// CPU runtime more than they balance).
+// SELL in slices of 8 rows (a cache line of doubles) sorted within 1024: a work-item walks its rows in
+// turn there, so only the padding (6% on powerlaw:30000) and the locality of x and y matter.
+const SpmvParams kCpuSpmv = {
+    256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkItem, 8, 1024};
 
 // NVIDIA (clkr tune on an H200, docs/tuning.md): row kernels in work-groups of 64 are 4% faster than
 // 256; the CSR-vector kernel with 4 lanes per row beats the scalar kernel from 16 entries per row on,
 // 3.4x faster than 32 lanes from 12 on the tuner's row-length test matrices. CSR rows summed in four
 // chains in double, one in single (measured on poisson3d:192 CG, docs/performance.md).
-const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4, 1};
+// The load-balanced CSR kernels from a longest row of 8x the mean (the power-law matrices of issue 13:
+// 18x; the SuiteSparse SPD set of docs/benchmarks.md: at most 4x, which keeps its measured paths).
+const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4, 1, 8.0, 4, RowBlocking::WorkGroup};
+
+// Other GPUs: the struct's defaults, and the load-balanced CSR kernels as on NVIDIA (CSR-adaptive, whose
+// scheme they follow, was designed on AMD GPUs).
+const SpmvParams kGpuSpmv = {256, 12.0, 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkGroup};
 
 // NVIDIA: persistent CG up to 1.5 M rows, one work-group of 512 per compute unit. On an H200 it ran
 // 3.9x faster than the fused path on poisson3d:64 (262,144 rows), 1.35x on poisson3d:96 (884,736),
@@ -75,7 +86,7 @@ const DefaultEntry kDefaults[] = {
      {256, 8},
      kNvidiaSpmv,
      kNvidiaCg},
-    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
+    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kGpuSpmv, {}},
     {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, kCpuCg, kCpuAmgSetup},
     {DeviceType::Accelerator, "", "accelerator", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
     {DeviceType::Other, "", "other", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
@@ -186,6 +197,20 @@ const std::vector<Field>& fields() {
       {"spmv.rows_per_work_item",
        [](DeviceParams& p, const std::string& v) { p.spmv.rows_per_work_item = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.rows_per_work_item); }},
+      {"spmv.csr_balanced_min_row_ratio",
+       [](DeviceParams& p, const std::string& v) { p.spmv.csr_balanced_min_row_ratio = parse_real(v); },
+       [](const DeviceParams& p) { return text(p.spmv.csr_balanced_min_row_ratio); }},
+      {"spmv.csr_balanced_entries_per_item",
+       [](DeviceParams& p, const std::string& v) { p.spmv.csr_balanced_entries_per_item = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.csr_balanced_entries_per_item); }},
+      {"spmv.csr_balanced_blocks",
+       [](DeviceParams& p, const std::string& v) { p.spmv.csr_balanced_blocks = parse_row_blocking(v); },
+       [](const DeviceParams& p) { return to_string(p.spmv.csr_balanced_blocks); }},
+      {"spmv.sell_slice_height",
+       [](DeviceParams& p, const std::string& v) { p.spmv.sell_slice_height = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.sell_slice_height); }},
+      {"spmv.sell_sort_window", [](DeviceParams& p, const std::string& v) { p.spmv.sell_sort_window = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.sell_sort_window); }},
       {"amg_setup.work_group_size",
        [](DeviceParams& p, const std::string& v) { p.amg_setup.work_group_size = parse_size(v); },
        [](const DeviceParams& p) { return text(p.amg_setup.work_group_size); }},
@@ -210,6 +235,10 @@ std::size_t row_sum_chains(const SpmvParams& params, Precision p) {
   return p == Precision::Single ? params.row_sum_chains_single : params.row_sum_chains;
 }
 
+bool csr_balanced(const SpmvParams& params, double mean_row_length, std::int64_t longest_row) {
+  return mean_row_length > 0 && static_cast<double>(longest_row) >= params.csr_balanced_min_row_ratio * mean_row_length;
+}
+
 std::string to_string(Blas1Variant v) {
   switch (v) {
     case Blas1Variant::GridStride:
@@ -225,6 +254,29 @@ Blas1Variant parse_blas1_variant(const std::string& text) {
   if (t == "grid_stride" || t == "gridstride" || t == "grid-stride") return Blas1Variant::GridStride;
   if (t == "chunked") return Blas1Variant::Chunked;
   throw Error("unknown BLAS1 variant '" + text + "' (expected grid_stride or chunked)");
+}
+
+MatrixOptions with_sell_layout(MatrixOptions options, const SpmvParams& params) {
+  options.sell_slice_height = static_cast<std::int32_t>(params.sell_slice_height);
+  options.sell_sort_window = static_cast<std::int32_t>(params.sell_sort_window);
+  return options;
+}
+
+std::string to_string(RowBlocking b) {
+  switch (b) {
+    case RowBlocking::WorkGroup:
+      return "work_group";
+    case RowBlocking::WorkItem:
+      return "work_item";
+  }
+  throw Error("invalid RowBlocking value " + std::to_string(static_cast<int>(b)));
+}
+
+RowBlocking parse_row_blocking(const std::string& text) {
+  const std::string t = lower(text);
+  if (t == "work_group") return RowBlocking::WorkGroup;
+  if (t == "work_item") return RowBlocking::WorkItem;
+  throw Error("unknown row blocking '" + text + "' (expected work_group or work_item)");
 }
 
 DeviceParams default_device_params(const DeviceInfo& info) {
@@ -342,6 +394,15 @@ void validate_device_params(const DeviceParams& params) {
   }
   if (!(params.spmv.csr_vector_min_mean_row_length >= 0))
     throw Error("device parameter spmv.csr_vector_min_mean_row_length must be >= 0");
+  if (!(params.spmv.csr_balanced_min_row_ratio >= 0))
+    throw Error("device parameter spmv.csr_balanced_min_row_ratio must be >= 0");
+  positive(params.spmv.csr_balanced_entries_per_item, "spmv.csr_balanced_entries_per_item");
+  positive(params.spmv.sell_slice_height, "spmv.sell_slice_height");
+  positive(params.spmv.sell_sort_window, "spmv.sell_sort_window");
+  for (const auto& [value, name] : {std::pair{params.spmv.sell_slice_height, "spmv.sell_slice_height"},
+                                    std::pair{params.spmv.sell_sort_window, "spmv.sell_sort_window"}}) {
+    if (value > 1u << 20) throw Error(std::string("device parameter ") + name + " must be at most 2^20");
+  }
 }
 
 }  // namespace clkr

@@ -1,4 +1,4 @@
-// clkr::Matrix: a sparse matrix on the device in one of the CSR, CSR4, ELL and HYB formats, its values
+// clkr::Matrix: a sparse matrix on the device in one of the CSR, CSR4, ELL, HYB and SELL formats, its values
 // made in each precision on demand, and the statistics `clkr info` prints.
 //
 // Values: on a device with fp64 the double values are uploaded and the single (= quasi-double head)
@@ -26,6 +26,8 @@
 #include "convert.hpp"
 #include "device_csr_facts.hpp"
 #include "matrix_formats.hpp"
+#include "row_blocks.hpp"
+#include "sell_format.hpp"
 
 namespace clkr {
 
@@ -39,6 +41,8 @@ std::string to_string(Format f) {
       return "ell";
     case Format::Hyb:
       return "hyb";
+    case Format::Sell:
+      return "sell";
   }
   throw Error("invalid Format value " + std::to_string(static_cast<int>(f)));
 }
@@ -46,9 +50,9 @@ std::string to_string(Format f) {
 Format parse_format(const std::string& text) {
   std::string t = text;
   std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
+  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell})
     if (t == to_string(f)) return f;
-  throw Error("unknown matrix format '" + text + "' (expected csr, csr4, ell or hyb)");
+  throw Error("unknown matrix format '" + text + "' (expected csr, csr4, ell, hyb or sell)");
 }
 
 namespace {
@@ -117,8 +121,14 @@ MatrixStats stats_of(const CsrView& A, const RowNumbering& rows) {
   }
   s.mean_row_length = rows.all > 0 ? static_cast<double>(s.nnz) / static_cast<double>(rows.all) : 0.0;
   s.hyb_ell_width = hyb_width_of(A, rows.all);
+  const MatrixOptions defaults;
+  const detail::SellLayout sell{defaults.sell_slice_height, defaults.sell_sort_window};
   for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
-    s.bytes_per_format[f] = detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width, rows.all), rows.all, 8);
+    s.bytes_per_format[f] =
+        detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width, sell, rows.all), rows.all, 8);
+  const detail::FormatShape sell_shape = rows.ids.empty() ? detail::format_shape(A, Format::Sell, s.hyb_ell_width, sell)
+                                                          : detail::sell_shape(A, sell, rows.ids, rows.all);
+  s.bytes_per_format[Format::Sell] = detail::format_bytes(sell_shape, rows.all, 8);
   return s;
 }
 
@@ -134,10 +144,13 @@ struct DeviceFormat {
   detail::FormatShape shape;
   Matrix::CsrPart csr;
   Matrix::EllPart ell;
-  PartValues csr_values, ell_values;
+  Matrix::SellPart sell;
+  PartValues csr_values, ell_values;  // ell_values: ELL's or SELL's (the column-major part)
   // For update_values in a format other than CSR: where CSR entry k is stored, made on the first
   // update (slot >= 0: index in the ELL part; slot < 0: index -slot-1 in the CSR-like part).
   std::vector<std::int64_t> slots;
+  // CSR: the load-balanced kernels' row blocks by (max_cost, max_rows), made on first use.
+  std::map<std::pair<std::int64_t, std::int32_t>, Matrix::RowBlocks> row_blocks;
 };
 
 }  // namespace
@@ -186,7 +199,8 @@ struct Matrix::Impl {
       // A width past the longest row would only add padding.
       hyb_width = std::min<std::int64_t>(*options.hyb_ell_width, stats.max_row_length);
     }
-    const detail::FormatShape s = detail::format_shape(A, f, hyb_width);
+    const detail::FormatShape s =
+        detail::format_shape(A, f, hyb_width, {options.sell_slice_height, options.sell_sort_window});
     const std::string name = upper(f) + " for a " + matrix_name();
     if (stats.nnz > kIndexLimit) throw Error(name + ": nnz is past the 32-bit index range clkr's kernels use");
     if (f == Format::Ell) {
@@ -198,6 +212,7 @@ struct Matrix::Impl {
                     number(options.max_ell_fill_ratio) +
                     ") times nnz; use HYB (or raise MatrixOptions::max_ell_fill_ratio)");
     }
+    if (s.has_sell) check_sell_shape(s, name);
     if (s.has_csr && s.csr_stored > kIndexLimit)
       throw Error(name + ": the padded size of its CSR part (" + std::to_string(s.csr_stored) +
                   " entries) is past the 32-bit index range");
@@ -223,7 +238,25 @@ struct Matrix::Impl {
       fits("ELL column indices", s.ell_stored() * 4);
       fits("ELL values", s.ell_stored() * value_bytes);
     }
+    if (s.has_sell) {
+      fits("SELL column indices", s.sell_stored * 4);
+      fits("SELL values", s.sell_stored * value_bytes);
+    }
     return s;
+  }
+
+  // SELL: its padding within max_ell_fill_ratio (a row far longer than its window's others pads its
+  // whole slice to its length), its entries within the kernels' 32-bit indices.
+  void check_sell_shape(const detail::FormatShape& s, const std::string& name) const {
+    if (static_cast<double>(s.sell_stored) > options.max_ell_fill_ratio * static_cast<double>(stats.nnz) &&
+        s.sell_stored > 0)
+      throw Error("SELL refused for a " + matrix_name() + ": its slices of " + std::to_string(s.sell_slice_height) +
+                  " rows (sorted within windows of " + std::to_string(s.sell_sort_window) + ") would store " +
+                  std::to_string(s.sell_stored) + " entries, more than max_ell_fill_ratio (" +
+                  number(options.max_ell_fill_ratio) +
+                  ") times nnz; use CSR or HYB (or a larger MatrixOptions::sell_sort_window)");
+    if (s.sell_stored + s.sell_slice_height > kIndexLimit)
+      throw Error(name + ": its " + std::to_string(s.sell_stored) + " padded entries are past the 32-bit index range");
   }
 
   template <class T>
@@ -272,6 +305,15 @@ struct Matrix::Impl {
       d.ell.width = static_cast<std::int32_t>(d.shape.ell_width);
       d.ell.pitch = static_cast<std::int32_t>(d.shape.ell_pitch);
       d.ell_values = upload_values(h.ell_values, part + "values");
+    }
+    if (d.shape.has_sell) {
+      d.sell.slice_offsets = upload_array<std::int32_t>(h.sell_slice_offsets, prefix + "slice offsets");
+      d.sell.rows = upload_array<std::int32_t>(h.sell_rows, prefix + "row order");
+      d.sell.col_indices = upload_array<std::int32_t>(h.ell_cols, prefix + "column indices");
+      d.sell.slice_height = static_cast<std::int32_t>(d.shape.sell_slice_height);
+      d.sell.slices = static_cast<std::int32_t>(h.sell_slice_offsets.size()) - 1;
+      d.sell.stored = d.shape.sell_stored;
+      d.ell_values = upload_values(h.ell_values, prefix + "values");
     }
     return d;
   }
@@ -378,6 +420,15 @@ struct Matrix::Impl {
       detail::read_buffer(*context, d.ell.col_indices, h.ell_cols.data(), h.ell_cols.size());
       h.ell_values = read_values(d.ell_values);
     }
+    if (d.shape.has_sell) {
+      h.sell_slice_offsets.resize(static_cast<std::size_t>(d.sell.slices) + 1);
+      h.sell_rows.resize(static_cast<std::size_t>(rows));
+      h.ell_cols.resize(static_cast<std::size_t>(d.shape.sell_stored));
+      detail::read_buffer(*context, d.sell.slice_offsets, h.sell_slice_offsets.data(), h.sell_slice_offsets.size());
+      detail::read_buffer(*context, d.sell.rows, h.sell_rows.data(), h.sell_rows.size());
+      detail::read_buffer(*context, d.sell.col_indices, h.ell_cols.data(), h.ell_cols.size());
+      h.ell_values = read_values(d.ell_values);
+    }
     return detail::csr_from_format(h, rows, cols, symmetric);
   }
 };
@@ -402,7 +453,9 @@ MatrixStats compute_stats(const HostCsrMatrix& listed_rows, const std::vector<st
 
 std::int64_t matrix_device_bytes(const CsrView& A, Format format, const std::vector<Precision>& precisions, bool fp64) {
   A.validate();
-  const detail::FormatShape shape = detail::format_shape(A, format, hyb_width_of(A, A.rows));
+  const MatrixOptions defaults;  // the layout a Matrix made with default options has
+  const detail::FormatShape shape =
+      detail::format_shape(A, format, hyb_width_of(A, A.rows), {defaults.sell_slice_height, defaults.sell_sort_window});
   auto has = [&](Precision p) { return std::find(precisions.begin(), precisions.end(), p) != precisions.end(); };
   auto context_buffer_bytes = [](std::int64_t bytes) {
     return static_cast<std::int64_t>(Context::buffer_bytes(static_cast<std::size_t>(bytes)));
@@ -419,6 +472,12 @@ std::int64_t matrix_device_bytes(const CsrView& A, Format format, const std::vec
     bytes += context_buffer_bytes(4 * (static_cast<std::int64_t>(A.rows) + 1)) +
              context_buffer_bytes(4 * shape.csr_stored) + values(shape.csr_stored);
   if (shape.has_ell) bytes += context_buffer_bytes(4 * shape.ell_stored()) + values(shape.ell_stored());
+  if (shape.has_sell) {  // slice offsets, the row order, column indices and values (Impl::upload)
+    const std::int64_t slices =
+        (static_cast<std::int64_t>(A.rows) + shape.sell_slice_height - 1) / shape.sell_slice_height;
+    bytes += context_buffer_bytes(4 * (slices + 1)) + context_buffer_bytes(4 * static_cast<std::int64_t>(A.rows)) +
+             context_buffer_bytes(4 * shape.sell_stored) + values(shape.sell_stored);
+  }
   return bytes;
 }
 
@@ -569,8 +628,7 @@ void Matrix::update_values(const std::vector<double>& values) {
       if (d.slots.empty() && !values.empty()) d.slots = m.storage_slots(m.csr_now());
       std::vector<double> csr =
           detail::large_vector(d.shape.has_csr ? static_cast<std::size_t>(d.shape.csr_stored) : 0, 0.0);
-      std::vector<double> ell =
-          detail::large_vector(d.shape.has_ell ? static_cast<std::size_t>(d.shape.ell_stored()) : 0, 0.0);
+      std::vector<double> ell = detail::large_vector(static_cast<std::size_t>(d.shape.padded_stored()), 0.0);
       // Every entry has its own slot: the scatter runs in parallel.
 #pragma omp parallel for schedule(static)
       for (std::size_t k = 0; k < values.size(); ++k) {
@@ -581,7 +639,7 @@ void Matrix::update_values(const std::vector<double>& values) {
           csr[static_cast<std::size_t>(-slot - 1)] = values[k];
       }
       if (d.shape.has_csr) m.rewrite_values(d.csr_values, csr);
-      if (d.shape.has_ell) m.rewrite_values(d.ell_values, ell);
+      if (d.shape.has_ell || d.shape.has_sell) m.rewrite_values(d.ell_values, ell);
     }
     // Formats kept by convert() would now hold the old values.
     for (auto it = m.formats.begin(); it != m.formats.end();)
@@ -657,10 +715,46 @@ const Matrix::EllPart& Matrix::ell_part() const {
   return m.current().ell;
 }
 
+const Matrix::SellPart& Matrix::sell_part() const {
+  Impl& m = checked(impl_);
+  if (!m.current().shape.has_sell) throw Error("a matrix in format " + to_string(m.format) + " has no SELL part");
+  return m.current().sell;
+}
+
+Matrix::Values Matrix::sell_values(Precision p) {
+  Impl& m = checked(impl_);
+  sell_part();
+  return translate_cl_errors("Matrix::sell_values", [&] { return m.values(m.current().ell_values, p); });
+}
+
 Matrix::Values Matrix::csr_values(Precision p) {
   Impl& m = checked(impl_);
   csr_part();
   return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p); });
+}
+
+const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
+  Impl& m = checked(impl_);
+  if (m.format != Format::Csr)
+    throw Error("Matrix::csr_row_blocks: the load-balanced kernels' row blocks are for CSR, not " +
+                to_string(m.format));
+  DeviceFormat& d = m.current();
+  const auto key = std::make_pair(shape.max_cost, shape.max_rows);
+  if (const auto it = d.row_blocks.find(key); it != d.row_blocks.end()) return it->second;
+  return translate_cl_errors("Matrix::csr_row_blocks", [&]() -> const RowBlocks& {
+    std::vector<std::int32_t> offsets;
+    if (m.host_copy) {
+      offsets = m.host_copy->row_offsets;
+    } else {
+      offsets.resize(static_cast<std::size_t>(m.rows) + 1);
+      detail::read_buffer(*m.context, d.csr.row_offsets, offsets.data(), offsets.size());
+    }
+    const std::vector<std::int32_t> first_rows = detail::row_blocks(offsets, shape);
+    RowBlocks blocks;
+    blocks.count = static_cast<std::int32_t>(first_rows.size()) - 1;
+    blocks.first_rows = m.upload_array<std::int32_t>(first_rows, "matrix CSR row blocks");
+    return d.row_blocks.emplace(key, std::move(blocks)).first->second;
+  });
 }
 
 Matrix::Values Matrix::ell_values(Precision p) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "../runtime/large_vectors.hpp"
+#include "clkr/runtime/error.hpp"
+#include "sell_format.hpp"
 
 namespace clkr::detail {
 namespace {
@@ -14,7 +16,14 @@ std::int64_t row_length(const CsrView& A, std::int32_t i) { return A.row_offsets
 
 }  // namespace
 
-FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width, std::int64_t all_rows) {
+FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width, const SellLayout& sell,
+                         std::int64_t all_rows) {
+  if (format == Format::Sell) {
+    // SELL's places depend on where the unlisted rows lie, which all_rows alone does not say.
+    if (all_rows >= 0 && all_rows != A.rows)
+      throw Error("format_shape: SELL of a matrix's listed rows needs their row ids (sell_shape)");
+    return sell_shape(A, sell);
+  }
   FormatShape s;
   s.format = format;
   s.has_csr = format != Format::Ell;
@@ -38,10 +47,12 @@ std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int6
   std::int64_t bytes = 0;
   if (shape.has_csr) bytes += (rows + 1) * 4 + shape.csr_stored * (4 + value_bytes);
   if (shape.has_ell) bytes += shape.ell_stored() * (4 + value_bytes);
+  if (shape.has_sell) bytes += sell_bytes(shape, rows, value_bytes);
   return bytes;
 }
 
 HostFormat build_format(const CsrView& A, const FormatShape& shape) {
+  if (shape.has_sell) return build_sell(A, shape);
   HostFormat h;
   h.shape = shape;
   const auto width = static_cast<std::int32_t>(shape.ell_width);
@@ -76,6 +87,7 @@ HostFormat build_format(const CsrView& A, const FormatShape& shape) {
 }
 
 HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric) {
+  if (h.shape.has_sell) return csr_from_sell(h, rows, cols, symmetric);
   const FormatShape& s = h.shape;
   HostCsrMatrix A;
   A.rows = rows;

@@ -76,6 +76,8 @@ double gershgorin_bound(const HostCsrMatrix& A) {
 double gershgorin_bound(Matrix& A) {
   Context& context = *A.context();
   if (!context.info().fp64) return gershgorin_bound(A.host_csr());
+  // The kernel reads CSR-like and ELL parts; SELL's slices (a layout of its own) are summed on the host.
+  if (A.format() == Format::Sell) return gershgorin_bound(A.host_csr());
   const std::size_t local = 256;
   if (context.info().max_work_group_size < local) return gershgorin_bound(A.host_csr());
   const std::size_t rows = static_cast<std::size_t>(A.rows());

@@ -205,5 +205,14 @@ TEST(GeneratorMemory, ASizeBeyondTheLimitIsRefusedBeforeAllocating) {
   EXPECT_NE(int32.find("int32 limit"), std::string::npos) << int32;
 }
 
+TEST(GeneratorMemory, APowerLawMatrixBeyondTheLimitIsRefusedBeforeAllocating) {
+  const ScopedEnv env("CLKR_HOST_MEMORY_LIMIT", "1G");
+  // 2e7 rows of 57 entries on average: some 1.1e9 nonzeros, 32 GB while generating.
+  const auto [message, seconds] = refusal([] { load_matrix("powerlaw:20000000"); });
+  EXPECT_LT(seconds, 1.0);
+  EXPECT_NE(message.find("powerlaw: n = 20000000 (20000000 rows, about 11"), std::string::npos) << message;
+  EXPECT_NE(message.find("1.0 GB (1000000000 bytes) available (CLKR_HOST_MEMORY_LIMIT)"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace clkr
