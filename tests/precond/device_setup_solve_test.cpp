@@ -114,6 +114,46 @@ TEST(DeviceSetupSolve, UpdateAfterScalingByTwoGivesTheIterationsOfAFreshSetup) {
   }
 }
 
+// The finest operator in any storage format (the setup reads a CSR copy of ELL, HYB and SELL arrays,
+// SELL's rows back in their order): the hierarchy, its update and the iterations of CSR's.
+TEST(DeviceSetupSolve, EveryStorageFormatGivesTheHierarchyOfCsr) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
+  auto context = test::amg_context();
+  const HostCsrMatrix host = test::jumping_coefficient3d(12, 1e3);
+  HostCsrMatrix doubled = host;
+  for (double& v : doubled.values) v *= 2;
+  Blas blas(context, Location::Device, Precision::Double);
+  MatrixOptions options;
+  options.max_ell_fill_ratio = 1e9;
+  options.sell_slice_height = 4;  // several slices and windows on 1,728 rows
+  options.sell_sort_window = 64;
+  std::vector<AmgLevelInfo> csr_levels;
+  int csr_iterations = 0;
+  for (Format format : {Format::Csr, Format::Ell, Format::Hyb, Format::Sell}) {
+    Matrix A(context, host, format, options);
+    Amg M(blas, A, on(AmgOptions::SetupOn::Device));
+    A.update_values(doubled.values);
+    M.update(A);
+    Vector b(context, std::vector<double>(host.rows, 1.0), "b"), x(context, host.rows, "x");
+    SolveOptions solve;
+    solve.relative_tolerance = 1e-10;
+    const SolveResult r = cg(blas, A, M, b, x, solve);
+    ASSERT_TRUE(r.converged()) << to_string(format) << ": " << r.message;
+    if (format == Format::Csr) {
+      csr_levels = M.levels();
+      csr_iterations = r.iterations;
+      continue;
+    }
+    ASSERT_EQ(M.levels().size(), csr_levels.size()) << to_string(format);
+    for (std::size_t l = 0; l < csr_levels.size(); ++l) {
+      EXPECT_EQ(M.levels()[l].nnz, csr_levels[l].nnz) << to_string(format) << ", level " << l;
+      EXPECT_NEAR(M.levels()[l].lambda_max, csr_levels[l].lambda_max, 1e-12 * csr_levels[l].lambda_max)
+          << to_string(format) << ", level " << l;
+    }
+    EXPECT_EQ(r.iterations, csr_iterations) << to_string(format);
+  }
+}
+
 TEST(DeviceSetupSolve, AutoBuildsOnGpusAndTheHostWhereTheDeviceSetupCannot) {
   CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   auto context = test::amg_context();

@@ -6,16 +6,22 @@
 namespace clkr::detail::amg {
 namespace {
 
-// Sets `kernel`'s first arguments: the row count and A's ELL and CSR parts (absent ones as width 0 or
-// null buffers, as galerkin.cl takes them).
+// Sets `kernel`'s first arguments: the row count, A's column-major part (ELL's or SELL's) and CSR part
+// (absent ones as width 0 or null buffers), and SELL's slices and row order (null unless SELL).
 void set_format_args(cl::Kernel& kernel, Matrix& A) {
+  const bool sell = A.format() == Format::Sell;
   const bool ell = A.format() == Format::Ell || A.format() == Format::Hyb;
-  const bool csr = A.format() != Format::Ell;
+  const bool csr = A.format() != Format::Ell && !sell;
   const cl_int width = ell ? A.ell_part().width : 0, pitch = ell ? A.ell_part().pitch : 0;
   const cl::Buffer none;
-  set_args(kernel, static_cast<cl_int>(A.rows()), width, pitch, ell ? A.ell_part().col_indices : none,
-           ell ? A.ell_values(Precision::Double).primary : none, csr ? A.csr_part().row_offsets : none,
-           csr ? A.csr_part().col_indices : none, csr ? A.csr_values(Precision::Double).primary : none);
+  const cl::Buffer columns = ell ? A.ell_part().col_indices : sell ? A.sell_part().col_indices : none;
+  const cl::Buffer values = ell    ? A.ell_values(Precision::Double).primary
+                            : sell ? A.sell_values(Precision::Double).primary
+                                   : none;
+  set_args(kernel, static_cast<cl_int>(A.rows()), width, pitch, columns, values, csr ? A.csr_part().row_offsets : none,
+           csr ? A.csr_part().col_indices : none, csr ? A.csr_values(Precision::Double).primary : none,
+           sell ? A.sell_part().slice_offsets : none, sell ? A.sell_part().rows : none,
+           static_cast<cl_int>(sell ? A.sell_part().slice_height : 1));
 }
 
 // Writes A's entries into the copy's arrays at `offsets`.
@@ -23,9 +29,9 @@ void fill(const SetupKernels& kernels, Matrix& A, const cl::Buffer& offsets, con
           const cl::Buffer& values) {
   cl::Kernel kernel = kernels.kernel("csr_view.cl", "csr_view_fill");
   set_format_args(kernel, A);
-  kernel.setArg(8, offsets);
-  kernel.setArg(9, cols);
-  kernel.setArg(10, values);
+  kernel.setArg(11, offsets);
+  kernel.setArg(12, cols);
+  kernel.setArg(13, values);
   kernels.per_item(kernel, static_cast<std::size_t>(A.rows()));
 }
 
@@ -36,7 +42,7 @@ std::shared_ptr<Matrix> csr_copy(const SetupKernels& kernels, Matrix& A) {
   cl::Buffer offsets = kernels.array<cl_int>(rows + 1, "CSR copy row offsets");
   cl::Kernel lengths = kernels.kernel("csr_view.cl", "csr_view_lengths");
   set_format_args(lengths, A);
-  lengths.setArg(8, offsets);
+  lengths.setArg(11, offsets);
   kernels.per_item(lengths, rows);
   const std::int32_t nnz = exclusive_scan(kernels, offsets, A.rows(), "the CSR copy of A");
   cl::Buffer cols = kernels.array<cl_int>(static_cast<std::size_t>(nnz), "CSR copy columns");
