@@ -6,33 +6,39 @@
 # rewritten after every step).
 #   usage: benchmarks/run_gpu_amg_setup.sh [SECTIONS]   (any of tests,compare,report,solve,hard; default
 #          tests,compare,solve,hard)
+#   BUILD_DIR=build-gpu-test: reuse that build (e.g. .ci/gpu-test's) instead of building into build-gpu
 set -uo pipefail
 sections=${1:-tests,compare,solve,hard}
 out=gpu-amg-setup-results
 source "$(dirname "$0")/gpu_run_steps.sh"
 
-step "build"
-targets=(clkr_app)
-tests=OFF
-want tests && tests=ON && targets+=(clkr_precond_tests clkr_data_tests)
-configure() { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_BENCHMARKS=OFF -DCLKR_BUILD_TESTS=$1; }
-if ! configure $tests >"$out/build.log" 2>&1; then
-  echo "configuring with the tests failed (no GoogleTest?): tests left out" | tee -a "$out/gpu.txt"
-  sections=${sections//tests/}
+build=${BUILD_DIR:-build-gpu}
+if [ -x "$build/clkr" ] && [ -n "${BUILD_DIR:-}" ]; then
+  step "reusing the build in $build"
+else
+  step "build"
   targets=(clkr_app)
-  rm -rf build-gpu
-  configure OFF >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+  tests=OFF
+  want tests && tests=ON && targets+=(clkr_precond_tests clkr_data_tests)
+  configure() { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_BENCHMARKS=OFF -DCLKR_BUILD_TESTS=$1; }
+  if ! configure $tests >"$out/build.log" 2>&1; then
+    echo "configuring with the tests failed (no GoogleTest?): tests left out" | tee -a "$out/gpu.txt"
+    sections=${sections//tests/}
+    targets=(clkr_app)
+    rm -rf build-gpu
+    configure OFF >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+  fi
+  cmake --build build-gpu -j"$(nproc)" --target "${targets[@]}" >>"$out/build.log" 2>&1 ||
+    { tail -40 "$out/build.log"; exit 1; }
 fi
-cmake --build build-gpu -j"$(nproc)" --target "${targets[@]}" >>"$out/build.log" 2>&1 ||
-  { tail -40 "$out/build.log"; exit 1; }
-export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=$PWD/build-gpu/kernel-cache
-bin=build-gpu/clkr
+export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=$PWD/$build/kernel-cache
+bin=$build/clkr
 $bin devices --no-check 2>/dev/null | grep -E '^ \*' | tee -a "$out/gpu.txt"
 
 if want tests; then
   step "tests of the device setup on the GPU (every kernel against its host reference, the AMG tests)"
-  build-gpu/tests/clkr_data_tests --gtest_filter='MatrixFromDevice*' 2>&1 | tail -3 | tee "$out/tests.txt"
-  build-gpu/tests/clkr_precond_tests --gtest_filter='Device*:Amg*' 2>&1 | tee -a "$out/tests_full.txt" |
+  $build/tests/clkr_data_tests --gtest_filter='MatrixFromDevice*' 2>&1 | tail -3 | tee "$out/tests.txt"
+  $build/tests/clkr_precond_tests --gtest_filter='Device*:Amg*' 2>&1 | tee -a "$out/tests_full.txt" |
     grep -E '^\[  (FAILED|PASSED) |tests ran|Failure' | tee -a "$out/tests.txt"
 fi
 
