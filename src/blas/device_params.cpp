@@ -181,6 +181,11 @@ const std::vector<Field>& fields() {
       {"spmv.rows_per_work_item",
        [](DeviceParams& p, const std::string& v) { p.spmv.rows_per_work_item = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.rows_per_work_item); }},
+      {"galerkin.work_group_size",
+       [](DeviceParams& p, const std::string& v) { p.galerkin.work_group_size = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.galerkin.work_group_size); }},
+      {"galerkin.max_lanes", [](DeviceParams& p, const std::string& v) { p.galerkin.max_lanes = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.galerkin.max_lanes); }},
   };
   return table;
 }
@@ -218,6 +223,7 @@ DeviceParams default_device_params(const DeviceInfo& info) {
     params.reduction = entry.reduction;
     params.spmv = entry.spmv;
     params.cg = entry.cg;
+    if (info.type == DeviceType::Cpu) params.galerkin.max_lanes = 1;
     return params;
   }
   throw Error("no default launch parameters for device type " + to_string(info.type));  // the table covers all
@@ -309,6 +315,12 @@ void validate_device_params(const DeviceParams& params) {
   if (lanes != 0 && (!power_of_two(lanes) || lanes > params.cg.persistent_work_group_size))
     throw Error("device parameter cg.persistent_lanes must be 0 or a power of two up to the work-group size, not " +
                 std::to_string(lanes));
+  if (!power_of_two(params.galerkin.work_group_size))
+    throw Error("device parameter galerkin.work_group_size must be a power of two, not " +
+                std::to_string(params.galerkin.work_group_size));
+  if (!power_of_two(params.galerkin.max_lanes) || params.galerkin.max_lanes > params.galerkin.work_group_size)
+    throw Error("device parameter galerkin.max_lanes must be a power of two up to galerkin.work_group_size, not " +
+                std::to_string(params.galerkin.max_lanes));
   if (!(params.spmv.csr_vector_min_mean_row_length >= 0))
     throw Error("device parameter spmv.csr_vector_min_mean_row_length must be >= 0");
 }

@@ -67,12 +67,22 @@ struct CgParams {
   std::size_t persistent_spin_limit = std::size_t{1} << 22;
 };
 
+// The AMG update's Galerkin products on the device (kernels/precond/galerkin.cl): work-items per
+// group, and the most work-items that share one row of the product (a power of two; the launch takes
+// the power of two at or above the mean length of the rows they split, up to this). CPUs: 1, one
+// work-item per row (a work-group runs on one thread there; barriers only cost).
+struct GalerkinParams {
+  std::size_t work_group_size = 128;
+  std::size_t max_lanes = 32;
+};
+
 struct DeviceParams {
   std::string source;  // where these came from: "default:gpu", "default:cpu", "tuned:<file>", ...
   Blas1Params blas1;
   ReductionParams reduction;
   SpmvParams spmv;
   CgParams cg;
+  GalerkinParams galerkin;
 };
 
 // Defaults for a device by type and vendor, overridden by a tuned entry found under the cache

@@ -62,6 +62,11 @@ struct AmgOptions {
   // interpolation; true: also re-smooth P from the new values on the host (the hierarchy a fresh setup
   // on the kept aggregates would build; slower).
   bool update_prolongator = false;
+  // Lanczos steps per level for the smoothers' bound in update(), from the setup's start vector: the
+  // setup's bound is scaled by the ratio of their largest Ritz value to the one the setup's run had
+  // after as many steps (exact when the values are scaled; docs/preconditioners.md says how close
+  // otherwise). eigen_iterations or more: a fresh estimate, as the setup makes; 0: Gershgorin's bound.
+  int update_eigen_iterations = 4;
   // Where update() recomputes R (A P) when the prolongators are kept. Auto: on the device when it is
   // not a CPU and has fp64 (the galerkin.cl kernels, no transfer of A), else on the host, whose
   // sparse products beat the kernels on CPU devices (poisson3d:64 on PoCL, 2 cores: an update takes

@@ -43,6 +43,8 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
     fail("jacobi_weight = " + detail::format_number(o.jacobi_weight) + " must be >= 0 (0: 4 / (3 lambda_max))");
   if (o.eigen_iterations != 0 && o.eigen_iterations < 2)
     fail("eigen_iterations = " + std::to_string(o.eigen_iterations) + " must be 0 (Gershgorin) or >= 2");
+  if (o.update_eigen_iterations != 0 && o.update_eigen_iterations < 2)
+    fail("update_eigen_iterations = " + std::to_string(o.update_eigen_iterations) + " must be 0 (Gershgorin) or >= 2");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

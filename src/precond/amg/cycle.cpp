@@ -6,8 +6,7 @@
 #include <cmath>
 
 #include "../../runtime/format_number.hpp"
-#include "../../runtime/large_vectors.hpp"
-#include "../spectrum.hpp"
+#include "../diagonal_scan.hpp"
 #include "clkr/runtime/error.hpp"
 #include "device_galerkin.hpp"
 
@@ -24,26 +23,6 @@ void add_phase(PhaseTimes& phases, const std::string& name, Clock::time_point st
       return;
     }
   phases.emplace_back(name, seconds);
-}
-
-std::vector<double> inverse_of(const std::vector<double>& d) {
-  std::vector<double> inv = large_vector<double>(d.size());
-  for (std::size_t i = 0; i < d.size(); ++i) inv[i] = 1.0 / d[i];
-  return inv;
-}
-
-// 1 / diag of level l's operator, refused as HostHierarchy::check_diagonal refuses it.
-std::vector<double> checked_inverse_diagonal(const std::vector<double>& d, std::size_t l) {
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    if (d[i] > 0 && std::isfinite(d[i])) continue;
-    const std::string row = std::to_string(i);
-    if (l == 0)
-      throw Error("amg: A(" + row + "," + row + ") = " + format_number(d[i]) +
-                  ": smoothed aggregation needs a positive diagonal (an SPD or M-matrix-like operator)");
-    throw Error("amg: the coarse operator of level " + std::to_string(l) + " has diagonal entry " +
-                format_number(d[i]) + " in row " + row + ": A is not positive definite");
-  }
-  return inverse_of(d);
 }
 
 }  // namespace
@@ -72,21 +51,22 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
       level.P = std::make_unique<Matrix>(context, host.smoothed.P, Format::Csr, matrix_options);
       level.R = std::make_unique<Matrix>(context, host.restriction.matrix, Format::Csr, matrix_options);
       level.r = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows), name + " r");
-      level.inv_diag = std::make_unique<Vector>(context, inverse_of(host.diagonal), name + " inv_diag");
+      level.inv_diag = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows), name + " inv_diag");
     }
   }
   inverse_ = std::make_unique<Matrix>(context, h.coarsest_inverse().inverse, Format::Csr, matrix_options);
   add_phase(phases, "upload", start);
   start = Clock::now();
   for (std::size_t l = 0; l + 1 < h.size(); ++l)
-    levels_[l].relaxation = make_relaxation(levels_[l], gershgorin_bound(*h.level(l).A), l);
+    levels_[l].relaxation = make_relaxation(levels_[l], refresh_diagonal(l, h.level(l).A), l);
   add_phase(phases, "smoother setup", start);
 }
 
 VCycle::~VCycle() = default;
 
 std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, double gershgorin, std::size_t l) {
-  const SpectrumPolicy policy{options_.eigen_iterations, 1.1, static_cast<std::uint64_t>(l) + 1};
+  const SpectrumPolicy policy{options_.eigen_iterations, 1.1, static_cast<std::uint64_t>(l) + 1,
+                              options_.update_eigen_iterations};
   if (options_.smoother == AmgSmoother::Jacobi)
     return std::make_unique<DampedJacobi>(blas_, *level.A, gershgorin, *level.inv_diag, options_.jacobi_weight, policy);
   return std::make_unique<ChebyshevRelaxation>(blas_, *level.A, gershgorin, *level.inv_diag, options_.chebyshev_degree,
@@ -103,14 +83,13 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, PhaseTimes& phases) {
     if (level.P) {
       level.P->update_values(host.smoothed.P.values);
       level.R->update_values(host.restriction.matrix.values);
-      level.inv_diag->assign(inverse_of(host.diagonal));
     }
   }
   inverse_->update_values(h.coarsest_inverse().inverse.values);
   add_phase(phases, "upload", start);
   start = Clock::now();
   for (std::size_t l = 0; l + 1 < h.size(); ++l)
-    levels_[l].relaxation->refresh(*levels_[l].A, gershgorin_bound(*h.level(l).A));
+    levels_[l].relaxation->refresh(*levels_[l].A, refresh_diagonal(l, h.level(l).A));
   add_phase(phases, "smoother setup", start);
 }
 
@@ -121,8 +100,8 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy& h, PhaseTimes& ph
     Level& level = levels_[l];
     Level& next = levels_[l + 1];
     if (!level.AP) level.AP = std::make_unique<Matrix>(A.context(), h.level(l + 1).galerkin.AP, Format::Csr);
-    multiply_on_device(*level.A, *level.P, *level.AP);
-    multiply_on_device(*level.R, *level.AP, *next.owned);
+    multiply_on_device(*level.A, *level.P, *level.AP, blas_.params().galerkin);
+    multiply_on_device(*level.R, *level.AP, *next.owned, blas_.params().galerkin);
     next.owned->values_written_on_device();
   }
   add_phase(phases, "galerkin product", start);
@@ -135,11 +114,21 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy& h, PhaseTimes& ph
   inverse_->update_values(dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1).inverse.values);
   add_phase(phases, "coarse inverse", start);
   start = Clock::now();
-  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
-    levels_[l].inv_diag->assign(checked_inverse_diagonal(levels_[l].A->diagonal(), l));
-    levels_[l].relaxation->refresh(*levels_[l].A, gershgorin_bound(*levels_[l].A));
-  }
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
+    levels_[l].relaxation->refresh(*levels_[l].A, refresh_diagonal(l, nullptr));
   add_phase(phases, "smoother setup", start);
+}
+
+double VCycle::refresh_diagonal(std::size_t l, const HostCsrMatrix* host) {
+  Level& level = levels_[l];
+  const DiagonalScan scan = scan_diagonal(*level.A, level.inv_diag.get(), blas_.location(), host);
+  if (scan.first_bad_row < 0) return scan.gershgorin;
+  const std::string row = std::to_string(scan.first_bad_row), value = format_number(scan.bad_value);
+  if (l == 0)
+    throw Error("amg: A(" + row + "," + row + ") = " + value +
+                ": smoothed aggregation needs a positive diagonal (an SPD or M-matrix-like operator)");
+  throw Error("amg: the coarse operator of level " + std::to_string(l) + " has diagonal entry " + value + " in row " +
+              row + ": A is not positive definite");
 }
 
 void VCycle::apply(Vector& r, Vector& z) { cycle(0, r, z); }

@@ -44,6 +44,10 @@ class VCycle {
 
   void cycle(std::size_t l, Vector& b, Vector& x);
   std::unique_ptr<Relaxation> make_relaxation(Level& level, double gershgorin, std::size_t l);
+  // 1 / diag of level l's operator into its inv_diag (on the device where the Blas is and the device
+  // has fp64; else on the host, from `host` when given: the level's operator with its current values),
+  // and Gershgorin's bound, which it returns. Refuses a diagonal entry that is not positive and finite.
+  double refresh_diagonal(std::size_t l, const HostCsrMatrix* host);
 
   Blas& blas_;
   AmgOptions options_;
