@@ -46,6 +46,7 @@ void parse_amg(const py::dict& given, AmgOptions& o) {
          {"max_levels", set(o.max_levels)},
          {"prolongator_relaxation", set(o.prolongator_relaxation)},
          {"block_size", set(o.block_size)},
+         {"aggressive_levels", set(o.aggressive_levels)},
          {"smoother", [&o](const py::handle& v) { o.smoother = parse_amg_smoother(v.cast<std::string>()); }},
          {"pre_sweeps", set(o.pre_sweeps)},
          {"post_sweeps", set(o.post_sweeps)},
@@ -53,6 +54,7 @@ void parse_amg(const py::dict& given, AmgOptions& o) {
          {"jacobi_weight", set(o.jacobi_weight)},
          {"eigen_iterations", set(o.eigen_iterations)},
          {"update_prolongator", set(o.update_prolongator)},
+         {"update_eigen_iterations", set(o.update_eigen_iterations)},
          // An (n, m) array: m near-null-space vectors of n elements (the rigid-body modes, ...).
          {"near_null_space", [&o](const py::handle& v) {
             const auto a = v.cast<py::array_t<double, py::array::c_style | py::array::forcecast>>();

@@ -8,6 +8,7 @@
 
 #include "../../runtime/enum_names.hpp"
 #include "../../runtime/format_number.hpp"
+#include "block_size.hpp"
 #include "clkr/runtime/error.hpp"
 #include "cycle.hpp"
 #include "hierarchy.hpp"
@@ -30,9 +31,10 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
   if (o.max_levels < 1) fail("max_levels = " + std::to_string(o.max_levels) + " must be >= 1");
   if (!(o.prolongator_relaxation >= 0 && o.prolongator_relaxation <= 2))
     fail("prolongator_relaxation = " + detail::format_number(o.prolongator_relaxation) + " must lie in [0, 2]");
-  if (o.block_size < 1 || rows % o.block_size != 0)
-    fail("block_size = " + std::to_string(o.block_size) + " must be >= 1 and divide the " + std::to_string(rows) +
+  if (o.block_size < 0 || (o.block_size > 0 && rows % o.block_size != 0))
+    fail("block_size = " + std::to_string(o.block_size) + " must be 0 (auto) or divide the " + std::to_string(rows) +
          " rows");
+  if (o.aggressive_levels < 0) fail("aggressive_levels = " + std::to_string(o.aggressive_levels) + " must be >= 0");
   if (o.pre_sweeps < 0 || o.post_sweeps < 0)
     fail("pre_sweeps and post_sweeps must be >= 0 (got " + std::to_string(o.pre_sweeps) + " and " +
          std::to_string(o.post_sweeps) + ")");
@@ -86,6 +88,7 @@ Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precis
   PhaseTimes phases;
   const HostCsrMatrix& host = A.host_csr();
   phases.emplace_back("matrix to the host", seconds_since(start));
+  if (impl_->options.block_size == 0) impl_->options.block_size = detail::amg::detect_block_size(host);
   impl_->host = std::make_unique<detail::amg::HostHierarchy>(
       host, impl_->options, detail::amg::near_null_space(impl_->options, A.rows()), phases);
   impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->host, impl_->options, phases);
@@ -97,9 +100,11 @@ Amg::~Amg() = default;
 
 std::string Amg::description() const {
   const std::size_t n = impl_->levels.size();
+  const int b = impl_->options.block_size;
   return "amg (smoothed aggregation, " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
-         impl_->cycle->smoother_description() + " smoothing, operator complexity " +
-         detail::format_number(impl_->operator_complexity) + ", " + to_string(precision()) + ")";
+         (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + impl_->cycle->smoother_description() +
+         " smoothing, operator complexity " + detail::format_number(impl_->operator_complexity) + ", " +
+         to_string(precision()) + ")";
 }
 
 const AmgOptions& Amg::options() const { return impl_->options; }

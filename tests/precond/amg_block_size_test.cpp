@@ -1,0 +1,99 @@
+// AmgOptions::block_size = 0 (auto, detail::amg::detect_block_size): the unknowns per node read from the
+// sparsity pattern. Node-structured matrices with structural zeros inside their couplings give their
+// block size, stencils and matrices whose rows no candidate divides give 1, ties go to the larger size;
+// Amg reports the size it used, and block sizes that do not divide the rows are refused.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "../precision_support.hpp"
+#include "amg_test_support.hpp"
+#include "clkr/blas/blas.hpp"
+#include "clkr/precond/amg.hpp"
+#include "clkr/runtime/error.hpp"
+#include "precond/amg/block_size.hpp"
+
+namespace clkr {
+namespace {
+
+using detail::amg::detect_block_size;
+
+// b unknowns on every node of a 2D grid (n x n), all unknowns of neighbouring nodes coupled except
+// the pairs (c, d) with c + d == b - 1 off the node (structural zeros, as shell elements leave some
+// rotation-translation couplings out); SPD by diagonal dominance.
+HostCsrMatrix grid_with_blocks(int n, int b) {
+  const HostCsrMatrix S = poisson2d(n);
+  HostCsrMatrix A;
+  A.rows = A.cols = S.rows * b;
+  for (std::int32_t i = 0; i < S.rows; ++i)
+    for (int c = 0; c < b; ++c) {
+      for (std::int32_t k = S.row_offsets[i]; k < S.row_offsets[i + 1]; ++k) {
+        const std::int32_t j = S.col_indices[k];
+        for (int d = 0; d < b; ++d) {
+          if (j != i && c + d == b - 1 && c != d) continue;
+          A.col_indices.push_back(j * b + d);
+          A.values.push_back(j == i ? (c == d ? 4.0 * (1 + 0.2 * b) + 1 : 0.1) : (c == d ? -1.0 : -0.2));
+        }
+      }
+      A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    }
+  A.validate();
+  return A;
+}
+
+TEST(AmgBlockSize, ReadFromThePattern) {
+  EXPECT_EQ(detect_block_size(test::vector_laplacian2d(8)), 2);
+  for (int b : {3, 4, 6}) EXPECT_EQ(detect_block_size(grid_with_blocks(7, b)), b) << b;
+  // Stencils: every row's neighbours straddle node boundaries differently from its node-mates'.
+  EXPECT_EQ(detect_block_size(poisson3d(12)), 1);  // 1728 rows: 2, 3, 4, 6 and 8 divide them
+  EXPECT_EQ(detect_block_size(poisson2d(12)), 1);
+  EXPECT_EQ(detect_block_size(test::jumping_coefficient3d(6, 100.0)), 1);
+  // No candidate divides 3 * 49 + 1 rows: 1.
+  HostCsrMatrix odd = grid_with_blocks(7, 3);
+  odd.rows = odd.cols = odd.rows + 1;
+  odd.row_offsets.push_back(odd.row_offsets.back() + 1);
+  odd.col_indices.push_back(odd.rows - 1);
+  odd.values.push_back(1.0);
+  odd.validate();
+  EXPECT_EQ(detect_block_size(odd), 1);
+  // Whole lines of a small grid: each row of an x-line reaches the same lines, but the line's block is
+  // tridiagonal (34% full for 8 rows): not a node.
+  EXPECT_EQ(detect_block_size(poisson3d(8)), 1);
+  EXPECT_EQ(detect_block_size(poisson2d(6)), 1);
+  // A diagonal matrix: each row reaches its own node only, but a node's block is 1/b full: 1.
+  HostCsrMatrix diagonal;
+  diagonal.rows = diagonal.cols = 30;
+  for (std::int32_t i = 0; i < 30; ++i) {
+    diagonal.col_indices.push_back(i);
+    diagonal.values.push_back(1.0);
+    diagonal.row_offsets.push_back(i + 1);
+  }
+  EXPECT_EQ(detect_block_size(diagonal), 1);
+  // Nodes of 4: groups of 2 pass as well (a node's pairs reach the same pairs); the larger size wins.
+  EXPECT_EQ(detect_block_size(grid_with_blocks(5, 4)), 4);
+  HostCsrMatrix empty;
+  EXPECT_EQ(detect_block_size(empty), 1);
+}
+
+TEST(AmgBlockSize, AmgReportsTheDetectedSizeAndRefusesBadOnes) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
+  auto context = test::amg_context();
+  Blas blas(context, Location::Device, Precision::Double);
+  const HostCsrMatrix blocks = grid_with_blocks(12, 3);
+  Matrix A(context, blocks);
+  AmgOptions options;
+  options.coarse_size = 30;
+  const Amg detected(blas, A, options);
+  EXPECT_EQ(detected.options().block_size, 3);
+  options.block_size = 3;
+  const Amg given(blas, A, options);
+  EXPECT_EQ(detected.levels().size(), given.levels().size());
+  for (std::size_t l = 0; l < given.levels().size(); ++l) EXPECT_EQ(detected.levels()[l].nnz, given.levels()[l].nnz);
+  for (int bad : {-1, 5}) {  // 432 rows: 5 does not divide them
+    options.block_size = bad;
+    EXPECT_THROW(Amg M(blas, A, options), Error) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace clkr
