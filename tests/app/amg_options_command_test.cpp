@@ -55,3 +55,24 @@ TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
 }
 
 }  // namespace
+
+namespace {
+
+// `clkr bench solve` times the update step with a double and a single-precision hierarchy: every row
+// converges, the update rows' notes hold the update's phases, and an unknown method exits 2.
+TEST(AmgOptionsCommand, BenchSolveTimesUpdatesInBothPrecisions) {
+  const fs::path csv = scratch_dir() / "bench_solve_update.csv";
+  const Result r = run_clkr({"bench", "solve", "poisson3d:12", "--methods", "amg,amg-update,amg-update-single",
+                             "--peers", "none", "--reps", "1", "--csv", csv.string()});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const std::string text = read_text(csv);
+  for (const char* method : {",amg,", ",amg-update,", ",amg-update-single,"})
+    EXPECT_NE(text.find(method), std::string::npos) << method << " missing from\n" << text;
+  EXPECT_EQ(text.find("error"), std::string::npos) << text;
+  EXPECT_NE(text.find("update: "), std::string::npos) << text;
+  const Result bad = run_clkr({"bench", "solve", "poisson3d:8", "--methods", "amg-updated", "--peers", "none"});
+  EXPECT_EQ(bad.code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("amg-update-single"), std::string::npos) << bad.err;
+}
+
+}  // namespace
