@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "../runtime/large_vectors.hpp"
+#include "any_format_args.hpp"
 #include "clkr/blas/kernel_args.hpp"
 
 namespace clkr::detail {
@@ -52,25 +52,11 @@ DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCs
       std::min<std::size_t>(std::max<std::size_t>(context.info().compute_units, 1) * 8, (rows + local - 1) / local);
   cl::Kernel kernel = context.kernel("precond/gershgorin.cl", "gershgorin_partial_max",
                                      precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local));
-  const bool ell = A.format() == Format::Ell || A.format() == Format::Hyb;
-  const bool csr = A.format() != Format::Ell;
   cl::Buffer partial = context.allocate(groups * sizeof(double), "gershgorin partial maxima");
   cl::Buffer partial_bad = context.allocate(groups * sizeof(cl_int), "gershgorin partial bad rows");
   KernelArgs args(kernel, Precision::Double);
   args.value(static_cast<cl_int>(rows));
-  if (ell) {
-    args.value(static_cast<cl_int>(A.ell_part().width))
-        .value(static_cast<cl_int>(A.ell_part().pitch))
-        .value(A.ell_part().col_indices)
-        .value(A.ell_values(Precision::Double).primary);
-  } else {
-    args.value(cl_int{0}).value(cl_int{0}).value(cl::Buffer()).value(cl::Buffer());
-  }
-  if (csr) {
-    args.value(A.csr_part().row_offsets).value(A.csr_part().col_indices).value(A.csr_values(Precision::Double).primary);
-  } else {
-    args.value(cl::Buffer()).value(cl::Buffer()).value(cl::Buffer());
-  }
+  add_any_format_args(args, A);
   args.value(dinv ? dinv->device(Precision::Double, Access::Write).primary : cl::Buffer());
   args.value(partial).value(partial_bad);
   context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));

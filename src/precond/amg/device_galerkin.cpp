@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "../any_format_args.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 
@@ -27,24 +28,9 @@ void multiply_on_device(Matrix& A, Matrix& B, Matrix& C, const GalerkinParams& p
   cl::Kernel kernel = context.kernel("precond/galerkin.cl", "galerkin_multiply",
                                      precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local) +
                                          " -DLANES=" + std::to_string(lanes));
-  const bool ell = A.format() == Format::Ell || A.format() == Format::Hyb;
-  const bool csr = A.format() != Format::Ell;
   KernelArgs args(kernel, Precision::Double);
   args.value(static_cast<cl_int>(C.rows()));
-  if (ell) {
-    args.value(static_cast<cl_int>(A.ell_part().width))
-        .value(static_cast<cl_int>(A.ell_part().pitch))
-        .value(A.ell_part().col_indices)
-        .value(A.ell_values(Precision::Double).primary);
-  } else {
-    args.value(cl_int{0}).value(cl_int{0}).value(cl::Buffer()).value(cl::Buffer());
-  }
-  // HYB with no overflow entries still has a (small) CSR part: its loops just find empty rows.
-  if (csr) {
-    args.value(A.csr_part().row_offsets).value(A.csr_part().col_indices).value(A.csr_values(Precision::Double).primary);
-  } else {
-    args.value(cl::Buffer()).value(cl::Buffer()).value(cl::Buffer());
-  }
+  add_any_format_args(args, A);
   args.value(B.csr_part().row_offsets).value(B.csr_part().col_indices).value(B.csr_values(Precision::Double).primary);
   args.value(C.csr_part().row_offsets).value(C.csr_part().col_indices).value(C.csr_values(Precision::Double).primary);
   const std::size_t rows = static_cast<std::size_t>(C.rows());
