@@ -129,7 +129,7 @@ void Amg::update_values(Matrix& A, PhaseTimes& phases) {
     const HostCsrMatrix& host = A.host_csr();
     phases.emplace_back("matrix to the host", seconds_since(start));
     impl_->host->refresh(host, impl_->options.update_prolongator, phases);
-    impl_->cycle->refresh(A, *impl_->host, phases);
+    impl_->cycle->refresh(A, *impl_->host, impl_->options.update_prolongator, phases);
   }
   impl_->describe();
 }

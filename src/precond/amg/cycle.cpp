@@ -73,14 +73,14 @@ std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, double gershgo
                                                options_.chebyshev_lower_ratio, policy);
 }
 
-void VCycle::refresh(Matrix& A, const HostHierarchy& h, PhaseTimes& phases) {
+void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, PhaseTimes& phases) {
   auto start = Clock::now();
   for (std::size_t l = 0; l < h.size(); ++l) {
     const HostLevel& host = h.level(l);
     Level& level = levels_[l];
     if (l == 0) level.A = &A;
     if (level.owned) level.owned->update_values(host.A->values);
-    if (level.P) {
+    if (level.P && prolongators) {
       level.P->update_values(host.smoothed.P.values);
       level.R->update_values(host.restriction.matrix.values);
     }

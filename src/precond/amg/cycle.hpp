@@ -19,8 +19,9 @@ class VCycle {
   VCycle(Blas& blas, Matrix& A, const HostHierarchy& hierarchy, const AmgOptions& options, PhaseTimes& phases);
   ~VCycle();
 
-  // After HostHierarchy::refresh: new values uploaded on the same patterns, smoothers refreshed.
-  void refresh(Matrix& A, const HostHierarchy& hierarchy, PhaseTimes& phases);
+  // After HostHierarchy::refresh: new values uploaded on the same patterns (P's and R's only when
+  // `prolongators` changed too), smoothers refreshed.
+  void refresh(Matrix& A, const HostHierarchy& hierarchy, bool prolongators, PhaseTimes& phases);
   // The update step on the device, from A's new values (already there): P and R kept, every coarse
   // operator R A P recomputed by device kernels (the A P patterns of `hierarchy` uploaded on first
   // use), the coarsest inverse from its operator read back, the smoothers refreshed. Needs fp64. The
