@@ -92,12 +92,14 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
   if (!cg_device_started(monitor, M != nullptr, rr0, rz0)) return;
 
   // At most FusedCgSteps::kReadSlots iterations in flight; iteration k reads into slot k % kReadSlots.
-  // With an AMG preconditioner one: its V-cycle costs far more than the host round trip that running
-  // ahead hides (poisson3d:192 on an H200: a 3.3 ms cycle against a read of tens of microseconds), and
-  // the iteration launched past the one that converged would cost a whole cycle (PoCL, poisson3d:64:
-  // 13 iterations instead of 12).
+  // With an AMG preconditioner on a CPU device one: there the host's round trip and the enqueueing of
+  // the next iteration cost microseconds against a V-cycle of milliseconds, and the iteration launched
+  // past the one that converged would cost a whole cycle (PoCL, poisson3d:64: 13 iterations instead of
+  // 12). A GPU keeps two: it would idle while the host enqueues the next iteration's ~45 kernels
+  // (~0.2 ms, 5-15% of a cycle on poisson3d:128-256), about what the extra iteration costs in all.
   constexpr int slots = FusedCgSteps::kReadSlots;
-  const int in_flight = M && M->kind() == PrecondKind::Amg ? 1 : slots;
+  const bool amg_on_cpu = M && M->kind() == PrecondKind::Amg && blas.context()->info().type == DeviceType::Cpu;
+  const int in_flight = amg_on_cpu ? 1 : slots;
   int launched = 0, examined = 0;
   auto launch = [&] {
     ++launched;
