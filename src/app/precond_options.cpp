@@ -102,10 +102,11 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   amg.coarse_size = static_cast<std::int32_t>(opts.integer("--amg-coarse-size", amg.coarse_size, 1, 4000));
   amg.strength_threshold = opts.number("--amg-strength", amg.strength_threshold, 0);
   if (amg.strength_threshold >= 1) throw UsageError("--amg-strength " + opts.text("--amg-strength") + ": must be < 1");
-  if (opts.has("--amg-block-size") && opts.text("--amg-block-size") == "auto") {
+  // The program reads the block size from the pattern unless told (the library's default is 1).
+  if (!opts.has("--amg-block-size") || opts.text("--amg-block-size") == "auto") {
     amg.block_size = 0;
   } else {
-    amg.block_size = static_cast<int>(opts.integer("--amg-block-size", amg.block_size, 1, 64));
+    amg.block_size = static_cast<int>(opts.integer("--amg-block-size", 1, 1, 64));
   }
   amg.max_levels = static_cast<int>(opts.integer("--amg-max-levels", amg.max_levels, 1, 100));
   amg.aggressive_levels = static_cast<int>(opts.integer("--amg-aggressive", amg.aggressive_levels, 0, 100));

@@ -83,6 +83,8 @@ TEST(AmgBlockSize, AmgReportsTheDetectedSizeAndRefusesBadOnes) {
   Matrix A(context, blocks);
   AmgOptions options;
   options.coarse_size = 30;
+  EXPECT_EQ(options.block_size, 1);  // the library's default; 0 asks for the detection
+  options.block_size = 0;
   const Amg detected(blas, A, options);
   EXPECT_EQ(detected.options().block_size, 3);
   options.block_size = 3;

@@ -222,7 +222,6 @@ TEST(AmgHierarchy, RefreshRecomputesEveryLevelOnTheKeptPatterns) {
   // each level consistent with the new values: A_F, omega, P and R A P recomputed.
   const HostCsrMatrix A = test::jumping_coefficient3d(10, 50.0);
   AmgOptions options;
-  options.block_size = 1;  // HostHierarchy takes a resolved block size (Amg detects it)
   options.coarse_size = 30;
   PhaseTimes phases;
   HostHierarchy h(A, options, detail::amg::near_null_space(options, A.rows), phases);
@@ -246,7 +245,6 @@ TEST(AmgHierarchy, RefreshRecomputesEveryLevelOnTheKeptPatterns) {
 TEST(AmgHierarchy, ScalingByTwoScalesEveryCoarseOperatorExactly) {
   const HostCsrMatrix A = poisson3d(11);
   AmgOptions options;
-  options.block_size = 1;  // HostHierarchy takes a resolved block size (Amg detects it)
   options.coarse_size = 40;
   PhaseTimes phases;
   HostHierarchy h(A, options, detail::amg::near_null_space(options, A.rows), phases);
@@ -270,7 +268,6 @@ TEST(AmgHierarchy, RefusesWhatCannotBeBuilt) {
     }
   };
   AmgOptions options;
-  options.block_size = 1;  // HostHierarchy takes a resolved block size (Amg detects it)
   options.coarse_size = 10;
   HostCsrMatrix negative = poisson2d(12);
   for (std::int32_t k = negative.row_offsets[17]; k < negative.row_offsets[18]; ++k)
@@ -316,7 +313,6 @@ TEST(AmgHierarchy, RefusesWhatCannotBeBuilt) {
 TEST(AmgAggressiveAggregation, HierarchyInvariantsAndLowerComplexity) {
   const HostCsrMatrix A = poisson3d(14);
   AmgOptions options;
-  options.block_size = 1;  // HostHierarchy takes a resolved block size (Amg detects it)
   options.coarse_size = 20;
   PhaseTimes phases;
   const HostHierarchy plain(A, options, detail::amg::near_null_space(options, A.rows), phases);

@@ -88,7 +88,6 @@ TEST_P(AmgUpdateSpectrum, BoundsCoverTheRefreshedSpectrumAfterLargeChanges) {
     SCOPED_TRACE(change.name);
     const HostCsrMatrix changed = change.apply(base);
     AmgOptions options;
-    options.block_size = 1;  // HostHierarchy takes a resolved block size (Amg detects it)
     options.coarse_size = 40;
     options.update_on = GetParam();
     Matrix A(context, base);

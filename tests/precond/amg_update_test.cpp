@@ -44,7 +44,6 @@ TEST_P(AmgUpdate, MatchesAHostHierarchyRefreshedTheSameWay) {
   if (location == Location::Device) CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   const HostCsrMatrix host = test::jumping_coefficient3d(12, 100.0);
   AmgOptions options;
-  options.block_size = 1;  // HostHierarchy takes a resolved block size (Amg detects it)
   options.coarse_size = 40;
   options.update_prolongator = prolongators;
   // The device's galerkin.cl kernels whenever the prolongators are kept (Auto would take the host's

@@ -33,10 +33,10 @@ struct AmgOptions {
   // rho bounded by Gershgorin's theorem (A_F: A with its weak connections lumped onto the diagonal).
   double prolongator_relaxation = 1.0;
   // Unknowns per node (numbered node by node: rows k*b .. k*b+b-1 belong to node k); aggregates are
-  // built from whole nodes. A.rows() must be a multiple. 0 (the default): read from the sparsity
-  // pattern, 1 unless groups of b consecutive rows couple to the same nodes (bcsstk17: 6, bcsstk16: 3;
-  // stencils: 1); Amg::options() reports the size used.
-  int block_size = 0;
+  // built from whole nodes. A.rows() must be a multiple. 0: read from the sparsity pattern (of the
+  // host CSR: A.host_csr()), 1 unless groups of b consecutive rows couple to the same nodes (bcsstk17:
+  // 6, bcsstk16: 3; stencils: 1); Amg::options() reports the size used. The `clkr` program's default.
+  int block_size = 1;
   // Levels (from the finest) that aggregate aggressively: on the distance-two strength graph, a node's
   // strong neighbours and theirs. 1 on 3D Poisson: operator complexity 1.61 -> 1.11, 12 -> 15 PCG
   // iterations (docs/preconditioners.md); 0 by default.
