@@ -79,9 +79,10 @@ Method parse_method(const std::string& text) {
   try {
     m.kind = parse_precond(name);
   } catch (const Error&) {
-    throw UsageError("--methods: unknown method '" + text +
-                     "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-update, amg-update-single, each optionally "
-                     "host:)");
+    throw UsageError(
+        "--methods: unknown method '" + text +
+        "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-update, amg-update-single, each optionally "
+        "host:)");
   }
   if (m.kind == PrecondKind::None) m.name = m.location == Location::Host ? "host:cg" : "cg";
   return m;
