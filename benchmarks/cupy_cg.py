@@ -4,10 +4,15 @@ in double precision, b = A*1, a fixed number of iterations, on the same matrices
 
 Prints one CSV row per matrix: matrix,n,nnz,iterations,seconds_per_iteration,copy_gbs
 (copy_gbs: a device-to-device copy measured in the same run, bytes read plus written).
-Usage: cupy_cg.py [--iterations 500] [--reps 3] SPEC...   (SPEC: poisson3d:N or a .mtx/.mtx.gz path)
+Usage: cupy_cg.py [--iterations 500] [--reps 3] [--dump-csr PATH] SPEC...
+  SPEC: poisson3d:N, a .mtx/.mtx.gz path, or any other clkr generator spec (powerlaw:N), which
+  PATH (build/benchmarks/clkr_dump_csr) writes as raw CSR arrays for this script to read.
 """
 import argparse
+import os
+import subprocess
 import sys
+import tempfile
 import time
 
 import cupy as cp
@@ -26,10 +31,21 @@ def poisson3d(n):
     return a.tocsr()
 
 
-def load(spec):
+def load(spec, dump_csr):
     if spec.startswith("poisson3d:"):
         return poisson3d(int(spec.split(":")[1]))
-    return sp.csr_matrix(scipy.io.mmread(spec))
+    if os.path.exists(spec):
+        return sp.csr_matrix(scipy.io.mmread(spec))
+    # Another generator: clkr's own arrays, so both run the very same matrix.
+    if not dump_csr:
+        sys.exit(f"cupy_cg.py: {spec} is neither poisson3d:N nor a file; give --dump-csr build/benchmarks/clkr_dump_csr")
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = os.path.join(tmp, "a")
+        rows, cols, _ = (int(v) for v in subprocess.check_output([dump_csr, spec, prefix], text=True).split())
+        indptr = np.fromfile(prefix + ".indptr", dtype=np.int32)
+        indices = np.fromfile(prefix + ".indices", dtype=np.int32)
+        data = np.fromfile(prefix + ".data", dtype=np.float64)
+    return sp.csr_matrix((data, indices, indptr), shape=(rows, cols))
 
 
 def copy_bandwidth():
@@ -49,12 +65,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--iterations", type=int, default=500)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--dump-csr", default="", help="clkr_dump_csr, for generator specs other than poisson3d:N")
     ap.add_argument("specs", nargs="+")
     args = ap.parse_args()
     bw = copy_bandwidth()
     print("matrix,n,nnz,iterations,seconds_per_iteration,copy_gbs")
     for spec in args.specs:
-        a_host = load(spec)
+        a_host = load(spec, args.dump_csr)
         a = cpsp.csr_matrix(a_host)
         b = a @ cp.ones(a.shape[0])
         best = []

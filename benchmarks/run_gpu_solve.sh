@@ -12,18 +12,7 @@ set -uo pipefail
 carry=${1:-.carry}
 sections=${2:-report,poisson,hard,suitesparse,cupy}
 out=gpu-solve-results
-rm -rf "$out"
-mkdir -p "$out"
-step() {
-  [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-solve-results.tgz" "$out"
-  echo
-  echo "=== $* ($(date +%T))"
-}
-want() { [[ ",$sections," == *",$1,"* ]]; }
-
-step "enable NVIDIA OpenCL"
-[ -e /usr/lib/libnvidia-opencl.so.1 ] && echo /usr/lib/libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.txt"
+source "$(dirname "$0")/gpu_run_steps.sh"
 nproc | sed 's/^/host cores: /' | tee -a "$out/gpu.txt"
 
 step "build"

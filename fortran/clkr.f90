@@ -1,6 +1,6 @@
 ! The Fortran 2008 interface of clkr: module clkr over the C API (include/clkr/clkr.h) through
 ! iso_c_binding. Matrices are given as 1-based CSR arrays (row_offsets(n_rows + 1), col_indices(nnz),
-! values(nnz)) with 32- or 64-bit integers, as Fortran codes hold them. Every procedure takes optional
+! values(nnz)) or COO triplets, with 32- or 64-bit integers, as Fortran codes hold them. Every procedure takes optional
 ! stat and errmsg arguments, as ALLOCATE does: with stat present an error sets stat (a CLKR_ERROR_...
 ! code; 0 on success) and errmsg (when present) to clkr's message; without stat an error prints the
 ! message and stops the program.
@@ -30,11 +30,15 @@ module clkr
   type, public :: clkr_options
     character(len=16) :: solver = 'cg'              ! cg, pcg, gmres, fgmres, bicgstab
     character(len=16) :: preconditioner = 'none'    ! none, jacobi, chebyshev, amg
-    character(len=16) :: precision = 'double'       ! double, single, qdouble
+    character(len=16) :: precision = 'double'       ! double, single, qdouble, mixed
     real(c_double) :: relative_tolerance = 1.0e-8_c_double
     integer :: max_iterations = 10000
     integer :: restart = 30
     logical :: use_initial_guess = .false.
+    ! "key=value" pairs for the preconditioners and iterative refinement, e.g. 'amg.smoother=jacobi, amg.sweeps=2'
+    character(len=512) :: settings = ''
+    ! AMG's near-null space, near_null_space(n_rows, m) (e.g. the rigid-body modes); unallocated: the default
+    real(c_double), allocatable :: near_null_space(:, :)
   end type
 
   ! clkr_result of clkr.h; status_name and message are NUL-terminated (see clkr_text).
@@ -47,10 +51,12 @@ module clkr
     real(c_double) :: setup_seconds
     real(c_double) :: solve_seconds
     character(kind=c_char) :: message(256)
+    integer(c_int) :: inner_iterations
   end type
 
   public :: clkr_context_create, clkr_context_destroy
-  public :: clkr_matrix_create, clkr_matrix_update_values, clkr_matrix_destroy
+  public :: clkr_matrix_create, clkr_matrix_create_coo, clkr_matrix_update_values, clkr_matrix_destroy
+  public :: clkr_matrix_convert, clkr_matrix_format
   public :: clkr_solve, clkr_solver_create, clkr_solver_update, clkr_solver_solve, clkr_solver_solve_many
   public :: clkr_solver_destroy
   public :: clkr_last_error, clkr_text
@@ -58,15 +64,21 @@ module clkr
   interface clkr_matrix_create
     module procedure matrix_create_32, matrix_create_64
   end interface
+  interface clkr_matrix_create_coo
+    module procedure matrix_create_coo_32, matrix_create_coo_64
+  end interface
 
   ! clkr_solve_options of clkr.h, and its strings kept alive beside it for the duration of a call.
   type, bind(c) :: c_options
     type(c_ptr) :: solver, preconditioner, precision
     real(c_double) :: relative_tolerance
     integer(c_int) :: max_iterations, restart, use_initial_guess
+    type(c_ptr) :: settings, near_null_space
+    integer(c_int) :: near_null_space_vectors
   end type
   type :: options_holder
-    character(kind=c_char) :: solver(17), preconditioner(17), precision(17)
+    character(kind=c_char) :: solver(17), preconditioner(17), precision(17), settings(513)
+    real(c_double), allocatable :: near_null_space(:, :)
     type(c_options) :: c
   end type
 
@@ -111,6 +123,41 @@ module clkr
       real(c_double), intent(in) :: values(*)
       integer(c_int), value :: base
       type(c_ptr), intent(out) :: out
+      integer(c_int) :: s
+    end function
+    function c_matrix_create_coo32(ctx, rows, cols, nnz, row_indices, col_indices, values, base, out) &
+        bind(c, name='clkr_matrix_create_coo32') result(s)
+      import :: c_ptr, c_int, c_int32_t, c_int64_t, c_double
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: rows, cols, nnz
+      integer(c_int32_t), intent(in) :: row_indices(*), col_indices(*)
+      real(c_double), intent(in) :: values(*)
+      integer(c_int), value :: base
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: s
+    end function
+    function c_matrix_create_coo64(ctx, rows, cols, nnz, row_indices, col_indices, values, base, out) &
+        bind(c, name='clkr_matrix_create_coo64') result(s)
+      import :: c_ptr, c_int, c_int64_t, c_double
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), value :: rows, cols, nnz
+      integer(c_int64_t), intent(in) :: row_indices(*), col_indices(*)
+      real(c_double), intent(in) :: values(*)
+      integer(c_int), value :: base
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: s
+    end function
+    function c_matrix_convert(m, format) bind(c, name='clkr_matrix_convert') result(s)
+      import :: c_ptr, c_int, c_char
+      type(c_ptr), value :: m
+      character(kind=c_char), intent(in) :: format(*)
+      integer(c_int) :: s
+    end function
+    function c_matrix_format(m, name, size) bind(c, name='clkr_matrix_format') result(s)
+      import :: c_ptr, c_int, c_char
+      type(c_ptr), value :: m
+      character(kind=c_char), intent(out) :: name(*)
+      integer(c_int), value :: size
       integer(c_int) :: s
     end function
     function c_matrix_update_values(m, values, nnz) bind(c, name='clkr_matrix_update_values') result(s)
@@ -266,7 +313,33 @@ contains
     h%c%max_iterations = int(options%max_iterations, c_int)
     h%c%restart = int(options%restart, c_int)
     h%c%use_initial_guess = merge(1_c_int, 0_c_int, options%use_initial_guess)
+    call copy_name(options%settings, h%settings)
+    h%c%settings = c_loc(h%settings)
+    h%c%near_null_space = c_null_ptr
+    h%c%near_null_space_vectors = 0_c_int
+    if (allocated(options%near_null_space)) then
+      h%near_null_space = options%near_null_space
+      h%c%near_null_space_vectors = int(size(h%near_null_space, 2), c_int)
+      if (size(h%near_null_space) > 0) h%c%near_null_space = c_loc(h%near_null_space)
+    end if
   end subroutine
+
+  ! The near-null space of `options` must have the matrix's row count (C cannot see the array's shape).
+  logical function near_null_space_fits(options, rows, caller, stat, errmsg)
+    type(clkr_options), intent(in) :: options
+    integer(c_int64_t), intent(in) :: rows
+    character(len=*), intent(in) :: caller
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    character(len=200) :: message
+    near_null_space_fits = .true.
+    if (.not. allocated(options%near_null_space)) return
+    near_null_space_fits = size(options%near_null_space, 1, kind=c_int64_t) == rows
+    if (near_null_space_fits) return
+    write (message, '(a,i0,a,i0,a)') caller//': options%near_null_space has ', size(options%near_null_space, 1), &
+      ' rows, the matrix ', rows
+    call report(CLKR_ERROR_INVALID_ARGUMENT, trim(message), stat, errmsg)
+  end function
 
   ! device: "P:D", "gpu", "cpu" or a substring of the device's name; absent or blank: the default.
   subroutine clkr_context_create(ctx, device, stat, errmsg)
@@ -335,6 +408,71 @@ contains
                 stat, errmsg)
   end subroutine
 
+  ! From COO triplets (1-based, any order; entries at the same position are summed).
+  subroutine matrix_create_coo_32(ctx, n_rows, n_cols, row_indices, col_indices, values, m, stat, errmsg)
+    type(clkr_context), intent(in) :: ctx
+    integer, intent(in) :: n_rows, n_cols
+    integer(c_int32_t), intent(in) :: row_indices(:), col_indices(:)
+    real(c_double), intent(in) :: values(:)
+    type(clkr_matrix), intent(out) :: m
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    if (.not. triplets_agree(size(row_indices), size(col_indices), size(values), stat, errmsg)) return
+    call finish(c_matrix_create_coo32(ctx%ptr, int(n_rows, c_int64_t), int(n_cols, c_int64_t), &
+                                      size(values, kind=c_int64_t), row_indices, col_indices, values, 1_c_int, m%ptr), &
+                stat, errmsg)
+  end subroutine
+
+  subroutine matrix_create_coo_64(ctx, n_rows, n_cols, row_indices, col_indices, values, m, stat, errmsg)
+    type(clkr_context), intent(in) :: ctx
+    integer, intent(in) :: n_rows, n_cols
+    integer(c_int64_t), intent(in) :: row_indices(:), col_indices(:)
+    real(c_double), intent(in) :: values(:)
+    type(clkr_matrix), intent(out) :: m
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    if (.not. triplets_agree(size(row_indices), size(col_indices), size(values), stat, errmsg)) return
+    call finish(c_matrix_create_coo64(ctx%ptr, int(n_rows, c_int64_t), int(n_cols, c_int64_t), &
+                                      size(values, kind=c_int64_t), row_indices, col_indices, values, 1_c_int, m%ptr), &
+                stat, errmsg)
+  end subroutine
+
+  ! The three triplet arrays must have one entry per triplet.
+  logical function triplets_agree(n_row_indices, n_col_indices, n_values, stat, errmsg)
+    integer, intent(in) :: n_row_indices, n_col_indices, n_values
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    character(len=200) :: message
+    triplets_agree = n_row_indices == n_values .and. n_col_indices == n_values
+    if (triplets_agree) return
+    write (message, '(a,i0,a,i0,a,i0,a)') 'clkr_matrix_create_coo: row_indices has ', n_row_indices, &
+      ' entries, col_indices ', n_col_indices, ' and values ', n_values, ' (one of each per triplet)'
+    call report(CLKR_ERROR_INVALID_ARGUMENT, trim(message), stat, errmsg)
+  end function
+
+  ! format: csr, csr4, ell, hyb (clkr's formats) or auto (clkr's choice for the device).
+  subroutine clkr_matrix_convert(m, format, stat, errmsg)
+    type(clkr_matrix), intent(in) :: m
+    character(len=*), intent(in) :: format
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call finish(c_matrix_convert(m%ptr, trim(format)//c_null_char), stat, errmsg)
+  end subroutine
+
+  ! The name of the matrix's current storage format.
+  subroutine clkr_matrix_format(m, name, stat, errmsg)
+    type(clkr_matrix), intent(in) :: m
+    character(len=*), intent(out) :: name
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    character(kind=c_char) :: chars(33)
+    integer(c_int) :: s
+    name = ''
+    s = c_matrix_format(m%ptr, chars, 33_c_int)
+    if (s == CLKR_OK) name = clkr_text(chars)
+    call finish(s, stat, errmsg)
+  end subroutine
+
   ! New values on the same pattern, in the order of the arrays the matrix was made from.
   subroutine clkr_matrix_update_values(m, values, stat, errmsg)
     type(clkr_matrix), intent(in) :: m
@@ -398,6 +536,7 @@ contains
     if (.not. matrix_rows(a%ptr, rows, stat, errmsg)) return
     if (.not. vectors_fit(rows, b, x, 'clkr_solve', stat, errmsg)) return
     if (present(options)) then
+      if (.not. near_null_space_fits(options, rows, 'clkr_solve', stat, errmsg)) return
       call to_c_options(options, h)
     else
       call to_c_options(defaults, h)
@@ -414,6 +553,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     type(options_holder), target :: h
     if (.not. matrix_rows(a%ptr, solver%rows, stat, errmsg)) return
+    if (.not. near_null_space_fits(options, solver%rows, 'clkr_solver_create', stat, errmsg)) return
     call to_c_options(options, h)
     call finish(c_solver_create(a%ptr, h%c, solver%ptr), stat, errmsg)
   end subroutine

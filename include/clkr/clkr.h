@@ -51,21 +51,41 @@ clkr_status clkr_context_destroy(clkr_context ctx);
 
 /* ---- Matrix: a sparse matrix uploaded to the context's device ------------------------------------- */
 typedef struct clkr_matrix_s* clkr_matrix;
-/* From CSR arrays, copied: row_offsets[rows + 1], col_indices[nnz], values[nnz], with indices counted from
+/* From CSR arrays: row_offsets[rows + 1], col_indices[nnz], values[nnz], with indices counted from
  * index_base (0 for C, 1 for Fortran) and the columns of each row strictly increasing. Refused with a
  * message naming the first bad row: offsets not starting at the base or decreasing, row_offsets[rows] -
- * base != nnz, a column out of range, unsorted or duplicate columns, NaN or Inf. */
+ * base != nnz, a column out of range, unsorted or duplicate columns, NaN or Inf. 0-based 32-bit arrays
+ * are uploaded from the caller's arrays directly; other layouts are converted through one host copy.
+ * The matrix is stored in CSR on the device (clkr_matrix_convert changes that). */
 clkr_status clkr_matrix_create_csr32(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
                                      const int32_t* row_offsets, const int32_t* col_indices, const double* values,
                                      int index_base, clkr_matrix* out);
 clkr_status clkr_matrix_create_csr64(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
                                      const int64_t* row_offsets, const int64_t* col_indices, const double* values,
                                      int index_base, clkr_matrix* out);
-/* New values on the same pattern (the next time step): nnz values in the order of the CSR arrays the
- * matrix was made from. A wrong count or a NaN/Inf value is refused and leaves the matrix unchanged.
+/* From COO triplets (row_indices[k], col_indices[k], values[k]), k < nnz, in any order, counted from
+ * index_base; entries at the same position are summed (what element-by-element assembly produces).
+ * Refused, naming the triplet: an index out of range, NaN or Inf. clkr_matrix_update_values on such a
+ * matrix takes nnz new values of the same triplets, in the same order, and sums them the same way. */
+clkr_status clkr_matrix_create_coo32(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int32_t* row_indices, const int32_t* col_indices, const double* values,
+                                     int index_base, clkr_matrix* out);
+clkr_status clkr_matrix_create_coo64(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int64_t* row_indices, const int64_t* col_indices, const double* values,
+                                     int index_base, clkr_matrix* out);
+/* New values on the same pattern (the next time step): nnz values in the order of the arrays the matrix
+ * was made from (CSR entries, or COO triplets). A wrong count or a NaN/Inf value is refused and leaves the matrix unchanged.
  * Solvers made on the matrix see the new values; their preconditioner follows after clkr_solver_update. */
 clkr_status clkr_matrix_update_values(clkr_matrix m, const double* values, int64_t nnz);
+/* rows, cols and the stored entries (after a COO matrix's duplicates were summed); NULL outputs are skipped. */
 clkr_status clkr_matrix_size(clkr_matrix m, int64_t* rows, int64_t* cols, int64_t* nnz);
+/* The device storage format: "csr", "csr4", "ell", "hyb" (and whatever formats clkr adds), or "auto":
+ * the format clkr picks for the matrix on its device (CSR on CPUs; ELL or HYB on GPUs, from the row
+ * lengths). Converting reads the matrix back and uploads the new layout; solvers made on the matrix
+ * keep working (their next solve multiplies in the new format). */
+clkr_status clkr_matrix_convert(clkr_matrix m, const char* format);
+/* The current format's name, NUL-terminated and truncated to size bytes. */
+clkr_status clkr_matrix_format(clkr_matrix m, char* name, int size);
 /* Destroying NULL does nothing; solvers made on the matrix keep it alive until they are destroyed. */
 clkr_status clkr_matrix_destroy(clkr_matrix m);
 
@@ -73,11 +93,31 @@ clkr_status clkr_matrix_destroy(clkr_matrix m);
 typedef struct clkr_solve_options {
   const char* solver;         /* "cg" (default), "pcg" (CG with Jacobi), "gmres", "fgmres", "bicgstab" */
   const char* preconditioner; /* "none" (default), "jacobi", "chebyshev", "amg" */
-  const char* precision;      /* "double" (default), "single", "qdouble" (float pairs, for devices without fp64) */
-  double relative_tolerance;  /* stop when ||b - A x|| <= relative_tolerance * ||b||; default 1e-8 */
-  int max_iterations;         /* default 10000 */
-  int restart;                /* GMRES and FGMRES basis size; default 30 */
-  int use_initial_guess;      /* non-zero: start from the x passed in; default 0: start from zero */
+  /* "double" (default), "single", "qdouble" (float pairs, for devices without fp64), or "mixed":
+   * iterative refinement, double outside (qdouble without fp64) and the solver above in single inside,
+   * unpreconditioned ("pcg": CG with Jacobi inside). */
+  const char* precision;
+  double relative_tolerance; /* stop when ||b - A x|| <= relative_tolerance * ||b||; default 1e-8 */
+  int max_iterations;        /* default 10000 (mixed: outer steps) */
+  int restart;               /* GMRES and FGMRES basis size; default 30 */
+  int use_initial_guess;     /* non-zero: start from the x passed in; default 0: start from zero */
+  /* The preconditioners' and the refinement's own options as "key=value" pairs separated by commas,
+   * semicolons or spaces; NULL or "" for none. Keys: amg.strength_threshold, amg.coarse_size,
+   * amg.max_levels, amg.prolongator_relaxation, amg.block_size (0: from the pattern),
+   * amg.aggressive_levels, amg.smoother (chebyshev|jacobi), amg.sweeps, amg.pre_sweeps, amg.post_sweeps,
+   * amg.chebyshev_degree, amg.chebyshev_lower_ratio, amg.jacobi_weight, amg.eigen_iterations,
+   * amg.update_eigen_iterations, amg.update_prolongator (true|false); chebyshev.degree,
+   * chebyshev.eigen_iterations, chebyshev.upper_safety, chebyshev.lower_ratio; precond.precision;
+   * refinement.scheme (auto|restarted|reliable), refinement.inner_tolerance,
+   * refinement.inner_max_iterations, refinement.reliable_update_delta; cg.path. A key for another
+   * preconditioner, or a refinement key without "mixed", is refused. Example: "amg.smoother=jacobi,
+   * amg.sweeps=2". docs/preconditioners.md explains each option. */
+  const char* settings;
+  /* AMG's near-null space: near_null_space_vectors vectors of rows(A) doubles, one after another
+   * (column-major, as Fortran holds B(rows, m)), e.g. the six rigid-body modes of 3D elasticity;
+   * NULL/0 (default): the constant vector. */
+  const double* near_null_space;
+  int near_null_space_vectors;
 } clkr_solve_options;
 clkr_solve_options clkr_solve_options_default(void);
 
@@ -90,6 +130,7 @@ typedef struct clkr_result {
   double setup_seconds;               /* making the solver: the preconditioner's setup */
   double solve_seconds;
   char message[256]; /* why the solve stopped, in words (truncated) */
+  int inner_iterations; /* mixed: the inner solver's iterations over all outer steps; else 0 */
 } clkr_result;
 
 /* Solves A x = b once: b and x hold rows(A) doubles each (x is read only with use_initial_guess). Returns

@@ -18,8 +18,19 @@
 // falls back to the fused path (src/solver/cg_persistent.cpp).
 //
 // Build options besides the precision: -DWG (work-group size, a power of two), -DLANES (work-items per
-// row, a power of two dividing WG), -DSPIN_LIMIT.
+// row, a power of two dividing WG), -DSPIN_LIMIT, and -DBALANCED for matrices with very unequal rows:
+// the SpMV then takes row blocks of about equal nonzeros in turn (kernels/spmv/csr_balanced.cl: a long
+// row shared by the whole work-group) instead of WG / LANES rows at a time, so one long row no longer
+// holds up its group. A block's rows are not the rows the group owns in the vector updates then, so q
+// and p[row] are read through VEC_LOAD_SHARED as well.
 #include "solver/group_reduce.cl"
+#if defined(BALANCED)
+#define BALANCED_X_LOAD VEC_LOAD_SHARED
+#include "spmv/csr_balanced.cl"
+#define LOAD_Q VEC_LOAD_SHARED
+#else
+#define LOAD_Q VEC_LOAD
+#endif
 
 #ifndef LANES
 #define LANES 1
@@ -75,7 +86,11 @@ inline int owned_row(const int j, const int group, const int groups) {
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent_csr(
     const int rows, __global const int* row_offsets, __global const int* cols, CVEC_ARG(val), VEC_ARG(x),
     VEC_ARG(r), VEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), VEC_ARG(s), volatile __global int* state,
-    const int max_iterations, REAL_ARG(stop_rr)) {
+    const int max_iterations, REAL_ARG(stop_rr)
+#if defined(BALANCED)
+    , const int blocks, __global const int* first_rows, __local acc_t* products
+#endif
+) {
   __local real scratch[WG];
   __local int verdict;
   const int lid = (int)get_local_id(0);
@@ -88,6 +103,17 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent_csr(
   while (done < max_iterations) {
     // q = A p over the group's blocks; lane 0 of each row keeps p'q's share.
     real pq_part = R_ZERO;
+#if defined(BALANCED)
+    for (int b = group; b < blocks; b += groups) {
+      acc_t sum;
+      const int row = balanced_block_sums(first_rows[b], first_rows[b + 1], row_offsets, cols, VEC_PASS(val),
+                                          VEC_PASS(p), products, scratch, &sum);
+      if (row >= 0) {
+        VEC_STORE(q, row, sum);
+        pq_part = R_MAD(VEC_LOAD_SHARED(p, row), sum, pq_part);
+      }
+    }
+#else
     for (int block = group; block * ROWS_PER_BLOCK < rows; block += groups) {
       const int row = block * ROWS_PER_BLOCK + lid / LANES;
       real sum = R_ZERO;
@@ -111,6 +137,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent_csr(
         pq_part = R_MAD(VEC_LOAD(p, row), sum, pq_part);
       }
     }
+#endif
     pq_part = group_sum(pq_part, scratch);
     if (lid == 0) VEC_STORE(partials, group, pq_part);
     arrivals += groups;
@@ -128,7 +155,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent_csr(
       const int i = owned_row(j, group, groups);
       if (i >= rows) break;
       VEC_STORE(x, i, R_MAD(alpha, VEC_LOAD(p, i), VEC_LOAD(x, i)));
-      const real ri = R_SUB(VEC_LOAD(r, i), R_MUL(alpha, VEC_LOAD(q, i)));
+      const real ri = R_SUB(VEC_LOAD(r, i), R_MUL(alpha, LOAD_Q(q, i)));
       VEC_STORE(r, i, ri);
       rr_part = R_MAD(ri, ri, rr_part);
     }

@@ -18,9 +18,15 @@ from . import _clkr
 from ._clkr import Context, Error
 
 __all__ = ["Context", "Error", "Matrix", "Result", "Solver", "coo_matrix", "csr_matrix", "devices", "matrix",
-           "solve"]
+           "setting_keys", "solve"]
 
 Matrix = _clkr.Matrix
+
+
+def setting_keys():
+    """Every key of the settings= dictionary, with what it sets ("amg.coarse_size: coarsen until ...");
+    amg=, chebyshev= and refinement= take the keys after their prefix."""
+    return _clkr.setting_keys()
 
 
 def devices():
@@ -32,7 +38,8 @@ def devices():
 class Result:
     """How one solve ended: status is 'converged', 'max-iterations', 'not-spd', 'breakdown',
     'non-finite' or 'stagnated'; true_relative_residual is ||b - A x|| / ||b|| recomputed in double;
-    scaling says how a single or qdouble solve was kept inside float's range ('' when it needed nothing)."""
+    scaling says how a single or qdouble solve was kept inside float's range ('' when it needed nothing);
+    inner_iterations counts the inner solver's iterations of precision='mixed' (0 otherwise)."""
     status: str
     converged: bool
     iterations: int
@@ -42,6 +49,7 @@ class Result:
     solve_seconds: float
     message: str
     scaling: str
+    inner_iterations: int = 0
 
 
 def _context(device):
@@ -139,14 +147,14 @@ class Solver:
     follows new values of the matrix (time stepping) through update()."""
 
     def __init__(self, A, solver="cg", precond="none", precision="double", device=None, tol=1e-8, maxiter=10000,
-                 restart=30, format="csr", amg=None, chebyshev=None):
+                 restart=30, format="csr", amg=None, chebyshev=None, refinement=None, settings=None):
         self._pattern = None
         if _is_scipy_sparse(A):
             A = _canonical_csr(A)
             self._pattern = (A.indptr, A.indices)  # to check that update() keeps it
         self.matrix = matrix(A, device, format)
         self._solver = _clkr.Solver(self.matrix, solver, precond, precision, float(tol), int(maxiter), int(restart),
-                                    amg or {}, chebyshev or {})
+                                    amg or {}, chebyshev or {}, refinement or {}, settings or {})
 
     @property
     def setup_seconds(self):
@@ -199,14 +207,18 @@ class Solver:
 
     def _result(self, r):
         return Result(r.status, r.converged, r.iterations, r.recursive_relative_residual, r.true_relative_residual,
-                      self.setup_seconds, r.solve_seconds, r.message, r.scaling)
+                      self.setup_seconds, r.solve_seconds, r.message, r.scaling, r.inner_iterations)
 
 
 def solve(A, b, solver="cg", precond="none", precision="double", device=None, tol=1e-8, maxiter=10000, restart=30,
-          x0=None, format="csr", amg=None, chebyshev=None):
+          x0=None, format="csr", amg=None, chebyshev=None, refinement=None, settings=None):
     """Solves A x = b. A: a scipy.sparse matrix, (data, indices, indptr) or a clkr.Matrix; b: 1-D, or
     2-D (rows, k) for k right-hand sides. solver: cg, pcg (CG with Jacobi), gmres, fgmres, bicgstab;
-    precond: none, jacobi, chebyshev, amg; precision: double, single, qdouble; device: a clkr.Context,
-    a selector ('gpu', 'cpu', 'nvidia', '0:1') or None for the default. Returns (x, Result) for a 1-D b
-    and (X, [Result]) for a 2-D one; a solve that stops unconverged returns normally with its status."""
-    return Solver(A, solver, precond, precision, device, tol, maxiter, restart, format, amg, chebyshev).solve(b, x0)
+    precond: none, jacobi, chebyshev, amg; precision: double, single, qdouble, or mixed (iterative
+    refinement: double outside, the solver in single inside); device: a clkr.Context, a selector
+    ('gpu', 'cpu', 'nvidia', '0:1') or None for the default; format: csr, csr4, ell, hyb or auto.
+    amg, chebyshev, refinement: dictionaries of those options; settings: any setting by its whole key
+    (clkr.setting_keys() lists them). Returns (x, Result) for a 1-D b and (X, [Result]) for a 2-D one;
+    a solve that stops unconverged returns normally with its status."""
+    return Solver(A, solver, precond, precision, device, tol, maxiter, restart, format, amg, chebyshev, refinement,
+                  settings).solve(b, x0)

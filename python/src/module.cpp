@@ -6,14 +6,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "clkr/clkr.hpp"
-#include "clkr/precond/make_preconditioner.hpp"
+#include "clkr/solver/format_choice.hpp"
+#include "clkr/solver/solver_setup.hpp"
 #include "options.hpp"
 
 namespace py = pybind11;
@@ -37,19 +38,34 @@ void require_length(const char* name, py::ssize_t length, std::int64_t expected)
                 std::to_string(expected));
 }
 
+// The matrix in `format` (a Format's name, or "auto": clkr's choice for the device), uploaded from A.
+std::shared_ptr<Matrix> on_device(const std::shared_ptr<Context>& context, const CsrView& A,
+                                  const std::string& format) {
+  const bool automatic = format == "auto";
+  auto matrix = std::make_shared<Matrix>(context, A, automatic ? Format::Csr : parse_format(format));
+  if (automatic) matrix->convert(format_named(format, matrix->stats(), context->info()));
+  return matrix;
+}
+
 template <class I>
 std::shared_ptr<Matrix> matrix_from_csr(const std::shared_ptr<Context>& context, std::int64_t rows, std::int64_t cols,
                                         const Array<I>& indptr, const Array<I>& indices, const Array<double>& data,
                                         int index_base, const std::string& format) {
   require_length("indptr", indptr.size(), rows + 1);
   require_length("data", data.size(), indices.size());
-  HostCsrMatrix host;
-  {
-    py::gil_scoped_release release;
-    host = csr_from_arrays(rows, cols, indices.size(), indptr.data(), data_or_null(indices), data_or_null(data),
-                           index_base);
+  py::gil_scoped_release release;
+  // 0-based int32 arrays (what SciPy holds) are uploaded from NumPy's memory; others are converted once.
+  if constexpr (std::is_same_v<I, std::int32_t>) {
+    if (index_base == 0)
+      return on_device(
+          context,
+          csr_view_of_arrays(rows, cols, indices.size(), indptr.data(), data_or_null(indices), data_or_null(data)),
+          format);
   }
-  return std::make_shared<Matrix>(context, host, parse_format(format));
+  return on_device(
+      context,
+      csr_from_arrays(rows, cols, indices.size(), indptr.data(), data_or_null(indices), data_or_null(data), index_base),
+      format);
 }
 
 template <class I>
@@ -58,62 +74,50 @@ std::shared_ptr<Matrix> matrix_from_coo(const std::shared_ptr<Context>& context,
                                         int index_base, const std::string& format) {
   require_length("col", col.size(), row.size());
   require_length("data", data.size(), row.size());
-  HostCsrMatrix host;
-  {
-    py::gil_scoped_release release;
-    host = coo_to_csr(rows, cols, row.size(), data_or_null(row), data_or_null(col), data_or_null(data), index_base);
-  }
-  return std::make_shared<Matrix>(context, host, parse_format(format));
+  py::gil_scoped_release release;
+  return on_device(
+      context, coo_to_csr(rows, cols, row.size(), data_or_null(row), data_or_null(col), data_or_null(data), index_base),
+      format);
 }
 
 // A solver with its setup (the Blas and the preconditioner) kept across solves, like clkr_solver in C.
 class Solver {
  public:
-  Solver(std::shared_ptr<Matrix> matrix, const std::string& solver, const std::string& precond,
-         const std::string& precision, double tol, int maxiter, int restart, const py::dict& amg,
-         const py::dict& chebyshev)
-      : matrix_(std::move(matrix)) {
-    const Plan plan = make_plan(solver, precond, precision, tol, maxiter, restart, amg, chebyshev);
-    kind_ = plan.kind;
-    options_ = plan.options;
+  Solver(std::shared_ptr<Matrix> matrix, const SolverChoice& choice) {
+    const SolverPlan plan = plan_solver(choice, matrix->context()->info());
     py::gil_scoped_release release;
-    const auto start = std::chrono::steady_clock::now();
-    blas_ = std::make_unique<Blas>(matrix_->context(), Location::Device, plan.precision);
-    if (plan.precond.kind != PrecondKind::None) preconditioner_ = make_preconditioner(*blas_, *matrix_, plan.precond);
-    matrix_->context()->finish();
-    setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    setup_ = std::make_unique<SolverSetup>(std::move(matrix), plan);
   }
 
   // The preconditioner follows the matrix's new values (Matrix.update_values before).
   void update() {
     py::gil_scoped_release release;
-    if (preconditioner_) preconditioner_->update(*matrix_);
+    setup_->update();
   }
 
   // Solves for the columns of B (n x k, C order: one right-hand side per column); X0 the same shape
   // or None. Returns X and one result per column.
   std::pair<py::array_t<double>, std::vector<SolveResult>> solve(const Array<double>& B, const py::object& X0) {
-    const auto n = static_cast<py::ssize_t>(matrix_->rows());
+    const auto n = static_cast<py::ssize_t>(setup_->matrix()->rows());
     if (B.ndim() != 2 || B.shape(0) != n)
       throw Error("b has " + std::to_string(B.ndim() == 0 ? 0 : B.shape(0)) + " rows, expected " + std::to_string(n) +
                   " (the rows of A)");
     const py::ssize_t k = B.shape(1);
     std::vector<Vector> b_columns, x_columns;
-    SolveOptions options = options_;
-    options.use_initial_guess = !X0.is_none();
+    const bool use_initial_guess = !X0.is_none();
     Array<double> x0_array;
-    if (options.use_initial_guess) {
+    if (use_initial_guess) {
       x0_array = X0.cast<Array<double>>();
       if (x0_array.ndim() != 2 || x0_array.shape(0) != n || x0_array.shape(1) != k)
         throw Error("x0 must have the shape of b");
     }
-    const auto& context = matrix_->context();
+    const auto& context = setup_->matrix()->context();
     for (py::ssize_t j = 0; j < k; ++j) {
       std::vector<double> column(static_cast<std::size_t>(n));
       for (py::ssize_t i = 0; i < n; ++i) column[i] = B.at(i, j);
       b_columns.emplace_back(context, column, "b");
       x_columns.emplace_back(context, static_cast<std::size_t>(n), "x");
-      if (options.use_initial_guess) {
+      if (use_initial_guess) {
         for (py::ssize_t i = 0; i < n; ++i) column[i] = x0_array.at(i, j);
         x_columns.back().assign(column);
       }
@@ -121,8 +125,7 @@ class Solver {
     std::vector<SolveResult> results;
     {
       py::gil_scoped_release release;
-      results = preconditioner_ ? solve_many(kind_, *blas_, *matrix_, *preconditioner_, b_columns, x_columns, options)
-                                : solve_many(kind_, *blas_, *matrix_, b_columns, x_columns, options);
+      results = setup_->solve(b_columns, x_columns, use_initial_guess);
     }
     py::array_t<double> X({n, k});
     auto out = X.mutable_unchecked<2>();
@@ -133,19 +136,11 @@ class Solver {
     return {X, results};
   }
 
-  double setup_seconds() const { return setup_seconds_; }
-  std::string description() const {
-    return to_string(kind_) + (preconditioner_ ? " with " + preconditioner_->description() : "") + " in " +
-           to_string(blas_->precision()) + " on " + matrix_->context()->info().summary();
-  }
+  double setup_seconds() const { return setup_->setup_seconds(); }
+  std::string description() const { return setup_->description(); }
 
  private:
-  std::shared_ptr<Matrix> matrix_;
-  SolverKind kind_ = SolverKind::Cg;
-  SolveOptions options_;
-  std::unique_ptr<Blas> blas_;
-  std::unique_ptr<Preconditioner> preconditioner_;
-  double setup_seconds_ = 0;
+  std::unique_ptr<SolverSetup> setup_;
 };
 
 py::dict device_dict(const DeviceInfo& d, bool is_default) {
@@ -209,6 +204,7 @@ PYBIND11_MODULE(_clkr, m) {
             a.update_values(values);
           },
           py::arg("data"));
+  m.def("setting_keys", &solver_setting_keys);
   m.def("_csr32", &matrix_from_csr<std::int32_t>);
   m.def("_csr64", &matrix_from_csr<std::int64_t>);
   m.def("_coo32", &matrix_from_coo<std::int32_t>);
@@ -223,16 +219,23 @@ PYBIND11_MODULE(_clkr, m) {
       .def_readonly("solve_seconds", &SolveResult::seconds)
       .def_readonly("message", &SolveResult::message)
       .def_readonly("scaling", &SolveResult::scaling)
+      .def_readonly("inner_iterations", &SolveResult::inner_iterations)
       .def("__repr__", [](const SolveResult& r) {
         return "clkr.Result(status='" + to_string(r.status) + "', iterations=" + std::to_string(r.iterations) +
                ", true_relative_residual=" + std::to_string(r.true_relative_residual) + ")";
       });
 
   py::class_<Solver>(m, "Solver")
-      .def(py::init<std::shared_ptr<Matrix>, const std::string&, const std::string&, const std::string&, double, int,
-                    int, const py::dict&, const py::dict&>(),
+      .def(py::init([](std::shared_ptr<Matrix> matrix, const std::string& solver, const std::string& precond,
+                       const std::string& precision, double tol, int maxiter, int restart, const py::dict& amg,
+                       const py::dict& chebyshev, const py::dict& refinement, const py::dict& settings) {
+             return std::make_unique<Solver>(
+                 std::move(matrix), solver_choice(solver, precond, precision, tol, maxiter, restart, amg, chebyshev,
+                                                  refinement, settings));
+           }),
            py::arg("matrix"), py::arg("solver"), py::arg("precond"), py::arg("precision"), py::arg("tol"),
-           py::arg("maxiter"), py::arg("restart"), py::arg("amg"), py::arg("chebyshev"))
+           py::arg("maxiter"), py::arg("restart"), py::arg("amg"), py::arg("chebyshev"), py::arg("refinement"),
+           py::arg("settings"))
       .def("update", &Solver::update)
       .def("solve", &Solver::solve, py::arg("b"), py::arg("x0"))
       .def_property_readonly("setup_seconds", &Solver::setup_seconds)

@@ -1,26 +1,22 @@
-// The Python module's solve options (solver, preconditioner, precision, tolerances, the amg= and
-// chebyshev= dictionaries) parsed into the C++ API's, refusing an unknown name or key with the list of
-// the known ones, as the `clkr` program and the C API do.
+// The Python module's solve options (solver, preconditioner, precision, tolerances, and the amg=,
+// chebyshev=, refinement= and settings= dictionaries) as the library's SolverChoice, whose plan_solver
+// checks them with the same table of settings as the C API and the Fortran module.
 #pragma once
 
 #include <pybind11/pybind11.h>
 
 #include <string>
 
-#include "clkr/data/precision.hpp"
-#include "clkr/precond/make_preconditioner.hpp"
-#include "clkr/solver/options.hpp"
+#include "clkr/solver/solver_setup.hpp"
 
 namespace clkr::python {
 
-struct Plan {
-  SolverKind kind = SolverKind::Cg;  // never Pcg: that is Cg with Jacobi here
-  PrecondOptions precond;
-  Precision precision = Precision::Double;
-  SolveOptions options;
-};
-
-Plan make_plan(const std::string& solver, const std::string& precond, const std::string& precision, double tol,
-               int maxiter, int restart, const pybind11::dict& amg, const pybind11::dict& chebyshev);
+// amg={"coarse_size": 100} becomes the setting amg.coarse_size=100 (near_null_space, an array, the
+// choice's near-null space); settings= takes whole keys ({"precond.precision": "single"}). A dictionary
+// for a preconditioner not chosen is a clkr::Error saying so.
+SolverChoice solver_choice(const std::string& solver, const std::string& precond, const std::string& precision,
+                           double tol, int maxiter, int restart, const pybind11::dict& amg,
+                           const pybind11::dict& chebyshev, const pybind11::dict& refinement,
+                           const pybind11::dict& settings);
 
 }  // namespace clkr::python

@@ -16,47 +16,6 @@
 
 namespace clkr::app {
 
-FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg) {
-  if (stats.nnz == 0) return {Format::Csr, "an empty matrix"};
-  const DeviceParams params = device_params(device);  // the defaults, or the device's tuned file
-  // CG on a matrix small enough for the persistent kernel (CSR only): its iteration costs grid barriers
-  // instead of launches, 5-7x faster than any format on the fused path for 10^4 rows (docs/performance.md).
-  const std::size_t persistent_rows = params.cg.persistent_max_rows;
-  if (plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows) {
-    return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) +
-                             " rows <= " + std::to_string(persistent_rows) + " (CG runs as a persistent kernel)"};
-  }
-  if (device.type != DeviceType::Gpu) {
-    // CPUs: a work-item walks whole rows in order, with hardware prefetching, so ELL's padding and
-    // HYB's second pass only add bytes: CSR, as long as the library runs CSR with one row per
-    // work-item, i.e. below spmv.csr_vector_min_mean_row_length (infinite in the CPU defaults; a tuned
-    // parameter file may set one). Above it CSR runs its GPU-style vector kernel (a group of lanes per
-    // row), which PoCL ran 5-13x slower than CSR4 on the SuiteSparse SPD set; CSR4's scalar kernel reads
-    // 4 entries at a time and never switches.
-    const double vector_threshold = params.spmv.csr_vector_min_mean_row_length;
-    const std::string type = to_string(device.type);
-    if (std::isinf(vector_threshold)) return {Format::Csr, type + ": CSR (one row per work-item)"};
-    if (stats.mean_row_length < vector_threshold) {
-      return {Format::Csr, type + ": CSR, mean row length " + number_text(stats.mean_row_length) + " < " +
-                               number_text(vector_threshold) + " (one row per work-item)"};
-    }
-    return {Format::Csr4, type + ": CSR4, mean row length " + number_text(stats.mean_row_length) +
-                              " >= " + number_text(vector_threshold) + " (CSR would use its vector kernel)"};
-  }
-  // GPUs: one work-item per row wants the column-major ELL layout for coalesced reads; it is worth
-  // it when rows are about equally long, i.e. ELL's padding (longest row / mean row) stays under
-  // 1.5x the nonzeros. Irregular matrices get HYB, whose ELL width is chosen from the row-length
-  // histogram and whose long rows spill into a CSR part.
-  constexpr double max_ell_fill = 1.5;
-  const double fill = stats.mean_row_length > 0 ? stats.max_row_length / stats.mean_row_length : 1.0;
-  if (fill <= max_ell_fill) {
-    return {Format::Ell,
-            "GPU: ELL, regular rows (longest/mean row " + number_text(fill) + " <= " + number_text(max_ell_fill) + ")"};
-  }
-  return {Format::Hyb,
-          "GPU: HYB, irregular rows (longest/mean row " + number_text(fill) + " > " + number_text(max_ell_fill) + ")"};
-}
-
 std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 engine(seed);
   std::vector<double> v(n);
@@ -103,12 +62,21 @@ double relative_residual(const HostCsrMatrix& A, const std::vector<double>& b, c
   return static_cast<double>(b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2));
 }
 
-bool numerically_symmetric(const HostCsrMatrix& A) {
-  if (A.rows != A.cols) return false;
+bool numerically_symmetric(const HostCsrMatrix& A) { return A.rows == A.cols && numerically_symmetric(A, {}); }
+
+bool numerically_symmetric(const HostCsrMatrix& A, const std::vector<std::int32_t>& row_ids) {
+  // The listed row of matrix row `row`, or -1 when it has no entries.
+  auto listed = [&](std::int32_t row) -> std::int64_t {
+    if (row_ids.empty()) return row;
+    const auto it = std::lower_bound(row_ids.begin(), row_ids.end(), row);
+    return it != row_ids.end() && *it == row ? it - row_ids.begin() : -1;
+  };
   // Rows are sorted, so each transpose look-up is a binary search.
-  for (std::int32_t i = 0; i < A.rows; ++i) {
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
-      const std::int32_t j = A.col_indices[k];
+  for (std::int32_t r = 0; r < A.rows; ++r) {
+    const std::int32_t i = row_ids.empty() ? r : row_ids[r];
+    for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
+      const std::int64_t j = listed(A.col_indices[k]);
+      if (j < 0) return false;
       const auto first = A.col_indices.begin() + A.row_offsets[j];
       const auto last = A.col_indices.begin() + A.row_offsets[j + 1];
       const auto it = std::lower_bound(first, last, i);

@@ -1,5 +1,5 @@
-// Pieces the `clkr` subcommands share: the automatic storage-format choice, right-hand sides,
-// number/time/byte formatting for people, a wall clock, and the terminal progress line.
+// Pieces the `clkr` subcommands share: right-hand sides, number/time/byte formatting for people, a
+// wall clock, and the terminal progress line (the automatic format is clkr/solver/format_choice.hpp).
 #pragma once
 
 #include <chrono>
@@ -10,17 +10,10 @@
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/runtime/device_info.hpp"
+#include "clkr/solver/format_choice.hpp"  // choose_format, which `--format auto` runs
 #include "clkr/solver/options.hpp"
 
 namespace clkr::app {
-
-struct FormatChoice {
-  Format format;
-  std::string reason;  // one line: why this format, for the report
-};
-
-// The storage format `--format auto` picks for a matrix on a device (the one place this is decided).
-FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg = false);
 
 // Uniform values in [-1, 1) from a fixed-seed generator: the same seed gives the same vector on every
 // platform (std::mt19937_64 is specified bit for bit; the distribution is done by hand for that reason).
@@ -37,6 +30,9 @@ double relative_residual(const HostCsrMatrix& A, const std::vector<double>& b, c
 
 // Whether every stored a_ij has a stored a_ji of exactly the same value.
 bool numerically_symmetric(const HostCsrMatrix& A);
+// The same for a square matrix of which A lists the nonempty rows: A's row k is row row_ids[k] (all of
+// them, in order, when row_ids is empty).
+bool numerically_symmetric(const HostCsrMatrix& A, const std::vector<std::int32_t>& row_ids);
 
 // The value of --cg-path (auto, persistent, fused, unfused); throws UsageError on anything else.
 CgPath cg_path_option(const std::string& value);

@@ -17,6 +17,9 @@
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/cg.hpp"
 #include "json_writer.hpp"
+#ifdef CLKR_WITH_MPI
+#include "dist/dist_commands.hpp"
+#endif
 
 namespace clkr::app {
 namespace {
@@ -24,7 +27,9 @@ namespace {
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 const std::vector<OptionSpec> bench_cg_specs = {
-    {"--formats", "LIST", "clkr storage formats to time (default csr,csr4,ell,hyb)"},
+    {"--formats", "LIST",
+     "clkr storage formats to time (default csr,csr4,ell,hyb,sell; csr-balanced and csr-rows: CSR\n"
+     "with the load-balanced kernels always or never)"},
     {"--precisions", "LIST", "single,qdouble,double (default: every precision the device has)"},
     {"--iterations", "N",
      "CG iterations per solve; the tolerance is 0 so every solver runs exactly N\n"
@@ -59,9 +64,10 @@ struct Row {
 class ClkrCg : public CgRunner {
  public:
   ClkrCg(const std::shared_ptr<Context>& context, const HostCsrMatrix& host, const std::vector<double>& b,
-         Location location, Format format, Precision precision, int iterations, CgPath path = CgPath::Auto)
-      : A_(context, host, format),
-        blas_(context, location, precision),
+         Location location, Format format, Precision precision, int iterations, CgPath path = CgPath::Auto,
+         const BlasOptions& blas_options = {})
+      : A_(context, host, format, with_sell_layout({}, device_params(context->info()).spmv)),
+        blas_(context, location, precision, blas_options),
         b_(context, b, "b"),
         x_(context, host.rows, "x") {
     options_.relative_tolerance = 0;  // a fixed iteration count, as the CUKr thesis timed
@@ -175,7 +181,7 @@ double ratio(const Row& mine, const std::vector<Config>& configs, const std::str
 
 void print_header(std::ostream& out) {
   char line[256];
-  std::snprintf(line, sizeof line, "%-16s %-10s %-5s %-8s %5s %22s %7s %6s %-16s %8s %8s %8s\n", "matrix", "impl",
+  std::snprintf(line, sizeof line, "%-16s %-10s %-12s %-8s %5s %22s %7s %6s %-16s %8s %8s %8s\n", "matrix", "impl",
                 "fmt", "prec", "iters", "ms/iter median [range]", "GB/s", "%copy", "top kernel", "vs eigen", "vs vcl",
                 "vs host");
   out << line;
@@ -190,7 +196,7 @@ void print_row(std::ostream& out, const Row& r, double copy_gbs) {
     return std::string(buffer);
   };
   if (r.status != "ok") {
-    std::snprintf(line, sizeof line, "%-16s %-10s %-5s %-8s %s: %s\n", r.matrix.c_str(), r.implementation.c_str(),
+    std::snprintf(line, sizeof line, "%-16s %-10s %-12s %-8s %s: %s\n", r.matrix.c_str(), r.implementation.c_str(),
                   r.format.c_str(), r.precision.c_str(), r.status.c_str(), r.note.c_str());
     out << line;
     return;
@@ -199,7 +205,7 @@ void print_row(std::ostream& out, const Row& r, double copy_gbs) {
   std::snprintf(timing, sizeof timing, "%.3f [%.3f, %.3f]", r.wall.median * 1e3, r.wall.min * 1e3, r.wall.max * 1e3);
   const double gbs = r.bytes / r.wall.median * 1e-9;
   const std::string top = r.top.name.empty() ? "-" : r.top.name + " " + cell(100 * r.top.share, "%.0f%%");
-  std::snprintf(line, sizeof line, "%-16s %-10s %-5s %-8s %5d %22s %7s %6s %-16s %8s %8s %8s\n", r.matrix.c_str(),
+  std::snprintf(line, sizeof line, "%-16s %-10s %-12s %-8s %5d %22s %7s %6s %-16s %8s %8s %8s\n", r.matrix.c_str(),
                 r.implementation.c_str(), r.format.c_str(), r.precision.c_str(), r.iterations, timing,
                 cell(gbs, "%.2f").c_str(), cell(100 * gbs / copy_gbs, "%.0f%%").c_str(), top.c_str(),
                 cell(r.vs_eigen, "%.2f").c_str(),
@@ -339,6 +345,9 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 }  // namespace
 
 int bench_cg_command(const Args& args) {
+#ifdef CLKR_WITH_MPI
+  if (started_by_mpi_launcher()) return dist_bench_cg_command(args);
+#endif
   const ParsedArgs opts("bench cg", bench_cg_specs, args);
   if (opts.has("--help")) {
     print_usage(std::cout, "bench cg [MATRIX...] [options]",
@@ -349,7 +358,7 @@ int bench_cg_command(const Args& args) {
                 bench_cg_specs);
     return 0;
   }
-  const std::vector<Format> formats = parse_formats_option(opts);
+  const std::vector<BenchFormat> formats = parse_formats_option(opts);
   std::vector<Precision> requested_precisions = parse_precisions_option(opts);
   const std::vector<std::string> peers = opts.list("--peers", {"host", "eigen", "viennacl"});
   for (const auto& p : peers) {
@@ -439,11 +448,14 @@ int bench_cg_command(const Args& args) {
                                             iterations);
           }));
     }
-    for (Format f : formats) {
+    for (const BenchFormat& f : formats) {
       for (Precision p : precisions) {
-        configs.push_back(configure(
-            row_of("clkr", f, p), where + ": clkr " + to_string(f) + " " + to_string(p), progress,
-            [&] { return std::make_unique<ClkrCg>(context, host, b, Location::Device, f, p, iterations, cg_path); }));
+        Row row = row_of("clkr", f.format, p);
+        row.format = f.name;
+        configs.push_back(configure(row, where + ": clkr " + f.name + " " + to_string(p), progress, [&] {
+          return std::make_unique<ClkrCg>(context, host, b, Location::Device, f.format, p, iterations, cg_path,
+                                          f.blas_options(device));
+        }));
       }
     }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "clkr/runtime/error.hpp"
 
@@ -84,16 +85,36 @@ std::vector<Precision> parse_precisions_option(const ParsedArgs& opts) {
   return precisions;
 }
 
-std::vector<Format> parse_formats_option(const ParsedArgs& opts) {
-  std::vector<Format> formats;
-  for (const auto& f : opts.list("--formats", {"csr", "csr4", "ell", "hyb"})) {
-    try {
-      formats.push_back(parse_format(f));
-    } catch (const Error&) {
-      throw UsageError("--formats: unknown format '" + f + "' (expected csr, csr4, ell, hyb)");
+std::vector<BenchFormat> parse_formats_option(const ParsedArgs& opts) {
+  std::vector<BenchFormat> formats;
+  for (const auto& name : opts.list("--formats", {"csr", "csr4", "ell", "hyb", "sell"})) {
+    BenchFormat f;
+    f.name = name;
+    if (name == "csr-balanced" || name == "csr-rows") {
+      f.csr_balanced_min_row_ratio = name == "csr-balanced" ? 0 : std::numeric_limits<double>::infinity();
+    } else {
+      try {
+        f.format = parse_format(name);
+        f.name = to_string(f.format);
+      } catch (const Error&) {
+        throw UsageError("--formats: unknown format '" + name +
+                         "' (expected csr, csr4, ell, hyb, sell, csr-balanced or csr-rows)");
+      }
     }
+    formats.push_back(std::move(f));
   }
   return formats;
+}
+
+BlasOptions BenchFormat::blas_options(const DeviceInfo& device) const {
+  BlasOptions options;
+  if (csr_balanced_min_row_ratio) {
+    DeviceParams params = device_params(device);
+    params.spmv.csr_balanced_min_row_ratio = *csr_balanced_min_row_ratio;
+    params.source += " with " + name;
+    options.params = params;
+  }
+  return options;
 }
 
 BenchSetup open_bench_setup(const ParsedArgs& opts, std::vector<Precision> precisions, BenchProgress& progress) {

@@ -6,12 +6,14 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "app_common.hpp"
 #include "cli_options.hpp"
+#include "clkr/blas/blas.hpp"
 #include "clkr/blas/op_counters.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/data/precision.hpp"
@@ -54,8 +56,18 @@ class BenchProgress {
 // apart from open_bench_setup so each suite checks its options in its own order before any device
 // is opened.
 std::vector<Precision> parse_precisions_option(const ParsedArgs& opts);
-// The --formats option (default: all four formats); an unknown name is a UsageError.
-std::vector<Format> parse_formats_option(const ParsedArgs& opts);
+// A storage format as the benchmarks name it: one of the Formats, or CSR with its kernels pinned
+// whatever the row lengths ("csr-balanced": the load-balanced kernels, "csr-rows": never them), so
+// that one run compares them.
+struct BenchFormat {
+  std::string name;
+  Format format = Format::Csr;
+  std::optional<double> csr_balanced_min_row_ratio;  // replaces the device's spmv parameter when set
+  // How a Blas runs this format on `device`.
+  BlasOptions blas_options(const DeviceInfo& device) const;
+};
+// The --formats option (default csr,csr4,ell,hyb,sell); an unknown name is a UsageError.
+std::vector<BenchFormat> parse_formats_option(const ParsedArgs& opts);
 
 struct BenchSetup {
   std::shared_ptr<Context> context;

@@ -325,7 +325,7 @@ int bench_solve_command(const Args& args) {
                                   ? Format::Csr
                                   : choose_format(stats, device, m.kind == PrecondKind::None).format;
         // The AMG builds its hierarchy on the host: keep the host CSR rather than read the device back.
-        MatrixOptions matrix_options;
+        MatrixOptions matrix_options = with_sell_layout({}, device_params(device).spmv);
         matrix_options.keep_host_copy = m.kind == PrecondKind::Amg;
         Matrix A(context, host, format, matrix_options);
         Vector b(context, ones, "b");

@@ -14,7 +14,9 @@ namespace clkr::app {
 namespace {
 
 const std::vector<OptionSpec> bench_spmv_specs = {
-    {"--formats", "LIST", "storage formats (default csr,csr4,ell,hyb)"},
+    {"--formats", "LIST",
+     "storage formats (default csr,csr4,ell,hyb,sell; csr-balanced and csr-rows: CSR with the\n"
+     "load-balanced kernels always or never)"},
     {"--precisions", "LIST", "single,qdouble,double (default: every precision the device has)"},
     {"--reps", "N", "timed calls per configuration, after two warm-up calls (default 20)"},
     {"--csv", "FILE", "write one CSV row per matrix x format x precision"},
@@ -32,7 +34,7 @@ int bench_spmv_command(const Args& args) {
                 bench_spmv_specs);
     return 0;
   }
-  const std::vector<Format> formats = parse_formats_option(opts);
+  const std::vector<BenchFormat> formats = parse_formats_option(opts);
   std::vector<Precision> requested_precisions = parse_precisions_option(opts);
   const int reps = static_cast<int>(opts.integer("--reps", 20, 1, 100000));
   std::vector<std::string> matrices = opts.positional();
@@ -46,7 +48,7 @@ int bench_spmv_command(const Args& args) {
   const CopyBandwidth& copy = setup.copy;
   std::cout << "\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-20s %-5s %-8s %12s %12s %9s %9s %7s\n", "matrix", "fmt", "prec", "kernel us",
+  std::snprintf(line, sizeof line, "%-20s %-12s %-8s %12s %12s %9s %9s %7s\n", "matrix", "fmt", "prec", "kernel us",
                 "wall us", "GFLOP/s", "GB/s", "%copy");
   std::cout << line;
 
@@ -62,20 +64,20 @@ int bench_spmv_command(const Args& args) {
     } catch (const std::exception& e) {
       load_error = one_line(e.what());
     }
-    for (Format f : formats) {
+    for (const BenchFormat& f : formats) {
       for (Precision p : precisions) {
-        progress.step("spmv " + spec + " " + to_string(f) + " " + to_string(p));
+        progress.step("spmv " + spec + " " + f.name + " " + to_string(p));
         csv.add_row();
         csv.set("matrix", display_name(spec));
-        csv.set("format", to_string(f));
+        csv.set("format", f.name);
         csv.set("precision", to_string(p));
         csv.set("device", device.name);
         try {
           if (!load_error.empty()) throw Error(load_error);
           csv.set("n", std::to_string(host.rows));
           csv.set("nnz", std::to_string(host.nnz()));
-          Matrix A(context, host, f);
-          Blas blas(context, Location::Device, p);
+          Matrix A(context, host, f.format, with_sell_layout({}, device_params(device).spmv));
+          Blas blas(context, Location::Device, p, f.blas_options(device));
           Vector x(context, random_vector(static_cast<std::size_t>(host.cols), 1), "x");
           Vector y(context, static_cast<std::size_t>(host.rows), "y");
           for (int w = 0; w < 2; ++w) blas.spmv(1.0, A, x, 0.0, y);  // kernels built, values converted
@@ -106,16 +108,16 @@ int bench_spmv_command(const Args& args) {
           csv.set("copy_gbytes_per_s", copy.gbytes_per_second);
           csv.set("fraction_of_copy", gbs / copy.gbytes_per_second);
           progress.clear();
-          std::snprintf(line, sizeof line, "%-20s %-5s %-8s %12.2f %12.2f %9.3f %9.2f %6.0f%%\n",
-                        display_name(spec).c_str(), to_string(f).c_str(), to_string(p).c_str(), k.median * 1e6,
-                        wall * 1e6, gflops, gbs, 100 * gbs / copy.gbytes_per_second);
+          std::snprintf(line, sizeof line, "%-20s %-12s %-8s %12.2f %12.2f %9.3f %9.2f %6.0f%%\n",
+                        display_name(spec).c_str(), f.name.c_str(), to_string(p).c_str(), k.median * 1e6, wall * 1e6,
+                        gflops, gbs, 100 * gbs / copy.gbytes_per_second);
           std::cout << line << std::flush;
         } catch (const std::exception& e) {
           csv.set("status", "error");
           csv.set("note", one_line(e.what()));
           progress.clear();
-          std::cout << display_name(spec) << " " << to_string(f) << " " << to_string(p)
-                    << ": error: " << one_line(e.what()) << "\n";
+          std::cout << display_name(spec) << " " << f.name << " " << to_string(p) << ": error: " << one_line(e.what())
+                    << "\n";
         }
       }
     }

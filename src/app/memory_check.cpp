@@ -40,4 +40,20 @@ void check_solve_memory(const std::string& spec, const DeclaredSize& size, Preci
   check_host_memory(saturated(static_cast<long double>(rows) * 24), what);
 }
 
+void check_device_memory(const std::string& what, Format format, const DeviceMemoryNeed& need, const Context& context) {
+  const DeviceInfo& device = context.info();
+  std::int64_t limit = static_cast<std::int64_t>(device.global_memory);
+  std::string source = "of global memory of " + device.name;
+  if (const auto cap = static_cast<std::int64_t>(context.device_memory_limit());
+      cap > 0 && (limit == 0 || cap < limit)) {
+    limit = cap;
+    source = "the context may hold (CLKR_DEVICE_MEMORY_LIMIT)";
+  }
+  if (limit <= 0 || need.total() <= limit) return;
+  throw Error(what + " needs " + bytes_for_message(need.total()) + " of device memory (the matrix in " +
+              to_string(format) + " " + bytes_for_message(need.matrix) + ", the vectors " +
+              bytes_for_message(need.vectors) + "; a preconditioner adds its own), more than the " +
+              bytes_for_message(limit) + " " + source);
+}
+
 }  // namespace clkr::app

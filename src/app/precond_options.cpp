@@ -15,11 +15,12 @@ struct KindOption {
   PrecondKind kind;
 };
 const KindOption kKindOptions[] = {
-    {"--amg-smoother", PrecondKind::Amg},     {"--amg-sweeps", PrecondKind::Amg},
-    {"--amg-degree", PrecondKind::Amg},       {"--amg-coarse-size", PrecondKind::Amg},
-    {"--amg-strength", PrecondKind::Amg},     {"--amg-block-size", PrecondKind::Amg},
-    {"--amg-max-levels", PrecondKind::Amg},   {"--amg-aggressive", PrecondKind::Amg},
-    {"--amg-update-eigen", PrecondKind::Amg}, {"--cheb-degree", PrecondKind::Chebyshev},
+    {"--amg-smoother", PrecondKind::Amg},      {"--amg-sweeps", PrecondKind::Amg},
+    {"--amg-degree", PrecondKind::Amg},        {"--amg-coarse-size", PrecondKind::Amg},
+    {"--amg-strength", PrecondKind::Amg},      {"--amg-block-size", PrecondKind::Amg},
+    {"--amg-max-levels", PrecondKind::Amg},    {"--amg-aggressive", PrecondKind::Amg},
+    {"--amg-update-eigen", PrecondKind::Amg},  {"--amg-setup", PrecondKind::Amg},
+    {"--cheb-degree", PrecondKind::Chebyshev},
 };
 
 }  // namespace
@@ -47,6 +48,9 @@ const std::vector<OptionSpec>& precond_option_specs() {
       {"--amg-update-eigen", "N",
        "Lanczos steps per level for the smoother bounds of an update\n"
        "(default 4; 0: Gershgorin's bound; 10 or more: a fresh estimate)"},
+      {"--amg-setup", "W",
+       "auto | device | host: where the hierarchy is built (default auto:\n"
+       "the device on GPUs, the host on CPU devices)"},
       {"--cheb-degree", "K", "Chebyshev preconditioner degree: SpMVs per application (default 4)"},
   };
   return specs;
@@ -113,6 +117,13 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   const int update_eigen = static_cast<int>(opts.integer("--amg-update-eigen", amg.update_eigen_iterations, 0, 1000));
   if (update_eigen == 1) throw UsageError("--amg-update-eigen 1: must be 0 (Gershgorin) or at least 2");
   amg.update_eigen_iterations = update_eigen;
+  if (opts.has("--amg-setup")) {
+    try {
+      amg.setup_on = parse_amg_setup_on(opts.text("--amg-setup"));
+    } catch (const Error& e) {
+      throw UsageError(std::string("--amg-setup: ") + e.what());
+    }
+  }
   o.chebyshev.degree = static_cast<int>(opts.integer("--cheb-degree", o.chebyshev.degree, 1, 100));
 }
 
@@ -129,6 +140,9 @@ void print_precond(std::ostream& out, const Preconditioner& M) {
   out << "\n";
   const auto* amg = dynamic_cast<const Amg*>(&M);
   if (!amg) return;
+  out << "built on    the " << amg->setup_location();
+  if (!amg->setup_note().empty()) out << " (" << amg->setup_note() << ")";
+  out << "\n";
   char line[160];
   std::snprintf(line, sizeof line, "levels      %5s %12s %14s %12s %10s  %s\n", "level", "rows", "nnz", "P nnz",
                 "lambda_max", "format");
@@ -156,6 +170,7 @@ void write_precond_json(JsonWriter& json, const Preconditioner& M) {
   json.end_object();
   if (const auto* amg = dynamic_cast<const Amg*>(&M)) {
     json.member("operator_complexity", amg->operator_complexity()).member("grid_complexity", amg->grid_complexity());
+    json.member("setup_on", amg->setup_location()).member("setup_note", amg->setup_note());
     json.key("levels").begin_array();
     for (const AmgLevelInfo& level : amg->levels()) {
       json.begin_object()

@@ -20,6 +20,9 @@
 #include "memory_check.hpp"
 #include "precond_options.hpp"
 #include "solve_report.hpp"
+#ifdef CLKR_WITH_MPI
+#include "dist/dist_commands.hpp"
+#endif
 
 namespace clkr::app {
 namespace {
@@ -31,8 +34,8 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
         {"--solver", "NAME", "cg | pcg | gmres | fgmres | bicgstab | ir (default cg; pcg = cg --precond jacobi)"});
   const std::vector<OptionSpec> common = {
       {"--format", "NAME",
-       "csr | csr4 | ell | hyb | auto (default auto: CSR on CPUs; on GPUs ELL when\n"
-       "longest/mean row <= 1.5, else HYB; docs/cli.md has the rule)"},
+       "csr | csr4 | ell | hyb | sell | auto (default auto: CSR on CPUs; on GPUs ELL when\n"
+       "longest/mean row <= 1.5, else HYB or CSR's load-balanced kernels; docs/cli.md has the rule)"},
       {"--precision", "P",
        "single | qdouble | double | mixed (default double, qdouble without fp64);\n"
        "mixed: iterative refinement, double (or qdouble) outside, single inside"},
@@ -87,7 +90,7 @@ std::optional<Format> parse_format_option(const std::string& name) {
   try {
     return parse_format(name);
   } catch (const Error&) {
-    throw UsageError("--format: unknown format '" + name + "' (expected one of: csr, csr4, ell, hyb, auto)");
+    throw UsageError("--format: unknown format '" + name + "' (expected one of: csr, csr4, ell, hyb, sell, auto)");
   }
 }
 
@@ -177,6 +180,10 @@ Rhs make_rhs(const std::string& spec, const HostCsrMatrix& A, std::uint64_t seed
 
 // Makes the matrix values exist in precision p now, so their conversion is timed apart from the solve.
 void prepare_values(Matrix& A, Precision p) {
+  if (A.format() == Format::Sell) {
+    A.sell_values(p);
+    return;
+  }
   if (A.format() != Format::Ell) A.csr_values(p);
   if (A.format() == Format::Ell || A.format() == Format::Hyb) A.ell_values(p);
 }
@@ -310,9 +317,18 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
     options.use_initial_guess = true;
   }
 
+  // Now that the row lengths are known, what the solve holds on the device, refused before any upload.
+  check_device_memory(
+      "solving " + run.matrix + " in " + run.precision.label + " with " +
+          to_string(run.refinement() ? options.inner_solver : solver_kind),
+      run.format.format,
+      solve_device_memory(host, run.format.format, run.refinement() ? SolverKind::Ir : solver_kind, run.precision.outer,
+                          options, precond_options.kind != PrecondKind::None, run.device.fp64),
+      *context);
+
   Stopwatch upload_clock;
   // The AMG builds its hierarchy on the host: keep the host CSR there rather than read the device back.
-  MatrixOptions matrix_options;
+  MatrixOptions matrix_options = with_sell_layout({}, device_params(context->info()).spmv);
   matrix_options.keep_host_copy = precond_options.kind == PrecondKind::Amg;
   Matrix A(context, host, run.format.format, matrix_options);
   context->finish();
@@ -409,8 +425,18 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
 
 }  // namespace
 
-int solve_command(const Args& args) { return run_solve("solve", args, std::nullopt); }
+int solve_command(const Args& args) {
+#ifdef CLKR_WITH_MPI
+  if (started_by_mpi_launcher()) return dist_solve_command("solve", args, false);
+#endif
+  return run_solve("solve", args, std::nullopt);
+}
 
-int cg_command(const Args& args) { return run_solve("cg", args, SolverKind::Cg); }
+int cg_command(const Args& args) {
+#ifdef CLKR_WITH_MPI
+  if (started_by_mpi_launcher()) return dist_solve_command("cg", args, true);
+#endif
+  return run_solve("cg", args, SolverKind::Cg);
+}
 
 }  // namespace clkr::app

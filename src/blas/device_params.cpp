@@ -37,6 +37,8 @@ struct DefaultEntry {
   ReductionParams reduction;
   SpmvParams spmv;
   CgParams cg;
+  AmgSetupParams amg_setup = {};
+  GalerkinParams galerkin = {};
 };
 
 // GPUs: grid-stride loops with enough groups to fill every compute unit several times over; 8
@@ -46,13 +48,24 @@ struct DefaultEntry {
 // Vendors without measurements of their own fall through to their type's generic row.
 // CPUs: the CSR scalar kernel over contiguous row blocks beat the CSR-vector kernel 2-10x on PoCL for
 // every mean row length measured (16 to 512): never switch to the vector kernel there.
-const SpmvParams kCpuSpmv = {256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4};
+// The load-balanced CSR kernels there with one work-item per block (a work-group's barriers cost a
+// CPU runtime more than they balance).
+// SELL in slices of 8 rows (a cache line of doubles) sorted within 1024: a work-item walks its rows in
+// turn there, so only the padding (6% on powerlaw:30000) and the locality of x and y matter.
+const SpmvParams kCpuSpmv = {
+    256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkItem, 8, 1024};
 
 // NVIDIA (clkr tune on an H200, docs/tuning.md): row kernels in work-groups of 64 are 4% faster than
 // 256; the CSR-vector kernel with 4 lanes per row beats the scalar kernel from 16 entries per row on,
 // 3.4x faster than 32 lanes from 12 on the tuner's row-length test matrices. CSR rows summed in four
 // chains in double, one in single (measured on poisson3d:192 CG, docs/performance.md).
-const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4, 1};
+// The load-balanced CSR kernels from a longest row of 8x the mean (the power-law matrices of issue 13:
+// 18x; the SuiteSparse SPD set of docs/benchmarks.md: at most 4x, which keeps its measured paths).
+const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4, 1, 8.0, 4, RowBlocking::WorkGroup};
+
+// Other GPUs: the struct's defaults, and the load-balanced CSR kernels as on NVIDIA (CSR-adaptive, whose
+// scheme they follow, was designed on AMD GPUs).
+const SpmvParams kGpuSpmv = {256, 12.0, 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkGroup};
 
 // NVIDIA: persistent CG up to 1.5 M rows, one work-group of 512 per compute unit. On an H200 it ran
 // 3.9x faster than the fused path on poisson3d:64 (262,144 rows), 1.35x on poisson3d:96 (884,736),
@@ -62,6 +75,12 @@ const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22};
 // patient wait, since an operating system may deschedule a work-group's thread for milliseconds.
 const CgParams kCpuCg = {0, 256, 1, 64, 0, std::size_t{1} << 28};
 
+// CPUs: few, small work-groups for the AMG setup's row-per-group kernels (PoCL runs a work-group as a
+// loop on one thread: more groups than cores only add scheduling).
+const AmgSetupParams kCpuAmgSetup = {64, 2, 32, 4096, 2048};
+// CPUs: one work-item per row of the AMG update's Galerkin products (GalerkinParams says why).
+const GalerkinParams kCpuGalerkin = {128, 1};
+
 const DefaultEntry kDefaults[] = {
     {DeviceType::Gpu,
      "nvidia",
@@ -70,8 +89,16 @@ const DefaultEntry kDefaults[] = {
      {256, 8},
      kNvidiaSpmv,
      kNvidiaCg},
-    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
-    {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, kCpuCg},
+    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kGpuSpmv, {}},
+    {DeviceType::Cpu,
+     "",
+     "cpu",
+     {Blas1Variant::Chunked, 1, 1, 1, 8},
+     {1, 1},
+     kCpuSpmv,
+     kCpuCg,
+     kCpuAmgSetup,
+     kCpuGalerkin},
     {DeviceType::Accelerator, "", "accelerator", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
     {DeviceType::Other, "", "other", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
 };
@@ -181,6 +208,34 @@ const std::vector<Field>& fields() {
       {"spmv.rows_per_work_item",
        [](DeviceParams& p, const std::string& v) { p.spmv.rows_per_work_item = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.rows_per_work_item); }},
+      {"spmv.csr_balanced_min_row_ratio",
+       [](DeviceParams& p, const std::string& v) { p.spmv.csr_balanced_min_row_ratio = parse_real(v); },
+       [](const DeviceParams& p) { return text(p.spmv.csr_balanced_min_row_ratio); }},
+      {"spmv.csr_balanced_entries_per_item",
+       [](DeviceParams& p, const std::string& v) { p.spmv.csr_balanced_entries_per_item = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.csr_balanced_entries_per_item); }},
+      {"spmv.csr_balanced_blocks",
+       [](DeviceParams& p, const std::string& v) { p.spmv.csr_balanced_blocks = parse_row_blocking(v); },
+       [](const DeviceParams& p) { return to_string(p.spmv.csr_balanced_blocks); }},
+      {"spmv.sell_slice_height",
+       [](DeviceParams& p, const std::string& v) { p.spmv.sell_slice_height = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.sell_slice_height); }},
+      {"spmv.sell_sort_window", [](DeviceParams& p, const std::string& v) { p.spmv.sell_sort_window = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.sell_sort_window); }},
+      {"amg_setup.work_group_size",
+       [](DeviceParams& p, const std::string& v) { p.amg_setup.work_group_size = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.work_group_size); }},
+      {"amg_setup.groups_per_compute_unit",
+       [](DeviceParams& p, const std::string& v) { p.amg_setup.groups_per_compute_unit = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.groups_per_compute_unit); }},
+      {"amg_setup.short_row", [](DeviceParams& p, const std::string& v) { p.amg_setup.short_row = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.short_row); }},
+      {"amg_setup.hash_capacity",
+       [](DeviceParams& p, const std::string& v) { p.amg_setup.hash_capacity = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.hash_capacity); }},
+      {"amg_setup.sort_capacity",
+       [](DeviceParams& p, const std::string& v) { p.amg_setup.sort_capacity = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_setup.sort_capacity); }},
       {"galerkin.work_group_size",
        [](DeviceParams& p, const std::string& v) { p.galerkin.work_group_size = parse_size(v); },
        [](const DeviceParams& p) { return text(p.galerkin.work_group_size); }},
@@ -194,6 +249,10 @@ const std::vector<Field>& fields() {
 
 std::size_t row_sum_chains(const SpmvParams& params, Precision p) {
   return p == Precision::Single ? params.row_sum_chains_single : params.row_sum_chains;
+}
+
+bool csr_balanced(const SpmvParams& params, double mean_row_length, std::int64_t longest_row) {
+  return mean_row_length > 0 && static_cast<double>(longest_row) >= params.csr_balanced_min_row_ratio * mean_row_length;
 }
 
 std::string to_string(Blas1Variant v) {
@@ -213,6 +272,29 @@ Blas1Variant parse_blas1_variant(const std::string& text) {
   throw Error("unknown BLAS1 variant '" + text + "' (expected grid_stride or chunked)");
 }
 
+MatrixOptions with_sell_layout(MatrixOptions options, const SpmvParams& params) {
+  options.sell_slice_height = static_cast<std::int32_t>(params.sell_slice_height);
+  options.sell_sort_window = static_cast<std::int32_t>(params.sell_sort_window);
+  return options;
+}
+
+std::string to_string(RowBlocking b) {
+  switch (b) {
+    case RowBlocking::WorkGroup:
+      return "work_group";
+    case RowBlocking::WorkItem:
+      return "work_item";
+  }
+  throw Error("invalid RowBlocking value " + std::to_string(static_cast<int>(b)));
+}
+
+RowBlocking parse_row_blocking(const std::string& text) {
+  const std::string t = lower(text);
+  if (t == "work_group") return RowBlocking::WorkGroup;
+  if (t == "work_item") return RowBlocking::WorkItem;
+  throw Error("unknown row blocking '" + text + "' (expected work_group or work_item)");
+}
+
 DeviceParams default_device_params(const DeviceInfo& info) {
   const std::string vendor = lower(info.vendor);
   for (const auto& entry : kDefaults) {
@@ -223,7 +305,8 @@ DeviceParams default_device_params(const DeviceInfo& info) {
     params.reduction = entry.reduction;
     params.spmv = entry.spmv;
     params.cg = entry.cg;
-    if (info.type == DeviceType::Cpu) params.galerkin.max_lanes = 1;
+    params.amg_setup = entry.amg_setup;
+    params.galerkin = entry.galerkin;
     return params;
   }
   throw Error("no default launch parameters for device type " + to_string(info.type));  // the table covers all
@@ -315,6 +398,17 @@ void validate_device_params(const DeviceParams& params) {
   if (lanes != 0 && (!power_of_two(lanes) || lanes > params.cg.persistent_work_group_size))
     throw Error("device parameter cg.persistent_lanes must be 0 or a power of two up to the work-group size, not " +
                 std::to_string(lanes));
+  positive(params.amg_setup.work_group_size, "amg_setup.work_group_size");
+  positive(params.amg_setup.groups_per_compute_unit, "amg_setup.groups_per_compute_unit");
+  if (params.amg_setup.short_row < 1 || params.amg_setup.short_row > 256)
+    throw Error("device parameter amg_setup.short_row must lie in [1, 256] (a private array of that many), not " +
+                std::to_string(params.amg_setup.short_row));
+  for (const auto& [capacity, name] : {std::pair{params.amg_setup.hash_capacity, "amg_setup.hash_capacity"},
+                                       std::pair{params.amg_setup.sort_capacity, "amg_setup.sort_capacity"}}) {
+    if (!power_of_two(capacity) || capacity < 64)
+      throw Error(std::string("device parameter ") + name + " must be a power of two of at least 64, not " +
+                  std::to_string(capacity));
+  }
   if (!power_of_two(params.galerkin.work_group_size))
     throw Error("device parameter galerkin.work_group_size must be a power of two, not " +
                 std::to_string(params.galerkin.work_group_size));
@@ -323,6 +417,15 @@ void validate_device_params(const DeviceParams& params) {
                 std::to_string(params.galerkin.max_lanes));
   if (!(params.spmv.csr_vector_min_mean_row_length >= 0))
     throw Error("device parameter spmv.csr_vector_min_mean_row_length must be >= 0");
+  if (!(params.spmv.csr_balanced_min_row_ratio >= 0))
+    throw Error("device parameter spmv.csr_balanced_min_row_ratio must be >= 0");
+  positive(params.spmv.csr_balanced_entries_per_item, "spmv.csr_balanced_entries_per_item");
+  positive(params.spmv.sell_slice_height, "spmv.sell_slice_height");
+  positive(params.spmv.sell_sort_window, "spmv.sell_sort_window");
+  for (const auto& [value, name] : {std::pair{params.spmv.sell_slice_height, "spmv.sell_slice_height"},
+                                    std::pair{params.spmv.sell_sort_window, "spmv.sell_sort_window"}}) {
+    if (value > 1u << 20) throw Error(std::string("device parameter ") + name + " must be at most 2^20");
+  }
 }
 
 }  // namespace clkr

@@ -10,6 +10,7 @@
 
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
+#include "csr_balanced.hpp"
 #include "quasi_double_host.hpp"
 
 namespace clkr::detail {
@@ -38,6 +39,8 @@ StoredEntries stored_entries(const Matrix& A) {
       const double overflow = static_cast<double>(A.csr_part().stored);
       return {static_cast<double>(A.ell_part().width) * rows + overflow, overflow > 0 ? rows + 1 : 0};
     }
+    case Format::Sell:  // the row order and the slice offsets count as row offsets
+      return {static_cast<double>(A.sell_part().stored), rows + A.sell_part().slices + 1};
   }
   return {};
 }
@@ -226,7 +229,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
   kahan = kahan && p == Precision::Single;
   if (kahan && A.format() == Format::Hyb)
     throw Error(
-        "spmv: Kahan-compensated single-precision SpMV supports CSR, CSR4 and ELL, not HYB (its two "
+        "spmv: Kahan-compensated single-precision SpMV supports CSR, CSR4, ELL and SELL, not HYB (its two "
         "passes would round each row sum in between); convert the matrix or turn Kahan off");
   if (params.work_group_size == 0) throw Error("spmv: SpmvParams::work_group_size must be at least 1");
 
@@ -245,6 +248,10 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
 
   switch (A.format()) {
     case Format::Csr: {
+      if (csr_balanced_applies(params, A)) {  // very unequal rows: the load-balanced kernels
+        last = spmv_csr_balanced(context, params, p, kahan, options, alpha, A, xb, beta, yb);
+        break;
+      }
       const Matrix::CsrPart& part = A.csr_part();
       const Matrix::Values values = A.csr_values(p);
       if (A.stats().mean_row_length >= params.csr_vector_min_mean_row_length) {
@@ -313,6 +320,16 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       last = enqueue_rows(context, params, p, add, rows, [&](KernelArgs& args) {
         args.value(overflow.row_offsets).value(overflow.col_indices).vector(overflow_values).vector(xb);
         args.real(alpha).vector(yb);
+      });
+      break;
+    }
+    case Format::Sell: {
+      const Matrix::SellPart& sell = A.sell_part();
+      const Matrix::Values values = A.sell_values(p);
+      cl::Kernel kernel = context.kernel("spmv/sell.cl", "spmv_sell", options);
+      last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
+        args.value(static_cast<cl_int>(sell.slice_height)).value(sell.slice_offsets).value(sell.rows);
+        args.value(sell.col_indices).vector(values).vector(xb).real(alpha).real(beta).vector(yb);
       });
       break;
     }

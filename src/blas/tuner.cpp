@@ -1,6 +1,6 @@
 // clkr::tune_device: every launch-parameter search as data (a parameter space, the device limits that
-// rule configurations out, and the operations timed), one loop that measures a search, and the report
-// and parameter file that `clkr tune` writes.
+// rule configurations out, and the operations timed) and one loop that measures a search; the report
+// and the parameter file that `clkr tune` writes are tune_report.cpp's.
 #include "clkr/blas/tuner.hpp"
 
 #include <algorithm>
@@ -8,11 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <utility>
 
 #include "clkr/blas/blas.hpp"
@@ -41,6 +38,11 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 const std::vector<std::size_t> kSweepRowLengths = {8, 12, 16, 32};
 
 const std::vector<std::size_t> kWorkGroupSizes = {64, 128, 256, 512, 1024};
+
+// The load-balanced CSR kernels are timed on power-law matrices (rows of 15 to these many entries:
+// longest / mean row about 2.5, 4, 10 and 18), whose ratios are also the candidate thresholds
+// spmv.csr_balanced_min_row_ratio.
+const std::vector<int> kBalancedSweepMaxRows = {60, 120, 480, 1015};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -117,6 +119,18 @@ std::string rows_label(const SpmvParams& s, bool cpu) {
   return "rows/item=" + (s.rows_per_work_item == 0 ? std::string("auto") : std::to_string(s.rows_per_work_item));
 }
 
+std::string balanced_label(const SpmvParams& s) {
+  if (s.csr_balanced_blocks == RowBlocking::WorkItem) return "balanced work_item";
+  return "balanced work_group entries/item=" + std::to_string(s.csr_balanced_entries_per_item);
+}
+
+std::string balanced_threshold_label(const SpmvParams& s) {
+  if (std::isinf(s.csr_balanced_min_row_ratio)) return "row kernels only (balanced from inf)";
+  char from[32];
+  std::snprintf(from, sizeof from, "%.3g", s.csr_balanced_min_row_ratio);
+  return balanced_label(s) + " from " + from;
+}
+
 std::string threshold_label(const SpmvParams& s) {
   if (std::isinf(s.csr_vector_min_mean_row_length)) return "scalar only (vector from inf)";
   char from[32];
@@ -164,6 +178,16 @@ std::string ops_text(const std::vector<TuneOpTime>& ops) {
   return text;
 }
 
+// A threshold search composed from a kernel search (Tuner::compose_threshold).
+struct ThresholdSpec {
+  std::string name;                // the search's name
+  std::string baseline;            // the label of the kernel below every threshold
+  std::vector<double> keys;        // each sweep matrix's key, in the kernel search's order
+  std::vector<double> thresholds;  // the finite candidates
+  std::function<void(DeviceParams& params, const DeviceParams& variant, double threshold)> set;
+  std::function<std::string(const DeviceParams&)> label;
+};
+
 class Tuner {
  public:
   Tuner(std::shared_ptr<Context> context, const TuneOptions& options)
@@ -184,7 +208,11 @@ class Tuner {
   SearchSpec reduction_search(Vector& x, Vector& y);
   SearchSpec rows_search(Matrix& A, Vector& x, Vector& y);
   SearchSpec kernel_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys);
-  DeviceParams choose_threshold(const TuneSearch& kernels);
+  SearchSpec balanced_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys);
+  // A search's run over a sweep of matrices: one SpMV each, timed as the operation names[i].
+  std::function<std::vector<TuneOpTime>(Blas&)> spmv_sweep(std::vector<Matrix>& sweep, std::vector<Vector>& xs,
+                                                           std::vector<Vector>& ys, std::vector<std::string> names);
+  DeviceParams compose_threshold(const TuneSearch& kernels, const ThresholdSpec& spec);
   // Measures every candidate of `spec` and returns the chosen configuration's parameters.
   DeviceParams measure(SearchSpec spec, const std::string& default_label);
   DeviceParams choose(TuneSearch& search) const;
@@ -472,54 +500,103 @@ SearchSpec Tuner::kernel_search(std::vector<Matrix>& sweep, std::vector<Vector>&
                       ? std::to_string(lanes) + " lanes > the vector kernel's work-group of " + std::to_string(group)
                       : std::string());
   }
-  spec.run = [this, &sweep, &xs, &ys](Blas& blas) {
+  std::vector<std::string> names;
+  for (std::size_t length : kSweepRowLengths) names.push_back("rows=" + std::to_string(length));
+  spec.run = spmv_sweep(sweep, xs, ys, names);
+  return spec;
+}
+
+std::function<std::vector<TuneOpTime>(Blas&)> Tuner::spmv_sweep(std::vector<Matrix>& sweep, std::vector<Vector>& xs,
+                                                                std::vector<Vector>& ys,
+                                                                std::vector<std::string> names) {
+  return [this, &sweep, &xs, &ys, names = std::move(names)](Blas& blas) {
     std::vector<TuneOpTime> ops;
     for (std::size_t i = 0; i < sweep.size(); ++i) {
       blas.reset_counters();
       blas.spmv(1.0, sweep[i], xs[i], 0.0, ys[i]);
       context_->finish();
       const OpCounters& c = blas.counters().at("spmv");
-      ops.push_back({"rows=" + std::to_string(kSweepRowLengths[i]), c.seconds, c.bytes});
+      ops.push_back({names[i], c.seconds, c.bytes});
     }
     return ops;
   };
-  return spec;
 }
 
-// spmv.csr_vector_min_mean_row_length and vector_lanes, composed from the kernel search: threshold t
-// runs the sweep's matrices with rows of t entries or more on the vector kernel and the others on the
-// scalar one, so its time is the sum of those measurements. Every threshold is scored with the same
-// numbers (each kernel was measured once per matrix), so noise cannot favour one threshold over
-// another on a matrix where both run the same kernel.
-DeviceParams Tuner::choose_threshold(const TuneSearch& kernels) {
+// A threshold chosen from a kernel search without measuring anything again: candidate (variant v,
+// threshold t) runs sweep matrix i on v when its key (row length, longest/mean row) is t or more and on
+// the baseline kernel otherwise, so its time is the sum of those measurements; threshold infinity is the
+// baseline alone. Every threshold is scored with the same numbers (each kernel was measured once per
+// matrix), so noise cannot favour one threshold over another on a matrix where both run the same kernel.
+DeviceParams Tuner::compose_threshold(const TuneSearch& kernels, const ThresholdSpec& spec) {
   TuneSearch search;
-  search.name = "spmv_threshold";
-  search.metric = "composed from spmv_kernels";
-  const auto scalar = std::find_if(kernels.measured.begin(), kernels.measured.end(),
-                                   [](const TuneMeasurement& m) { return m.label == "scalar"; });
-  const std::string default_label = threshold_label(result_.defaults.spmv);
-  auto add = [&](const TuneMeasurement& vector, double threshold) {
-    TuneMeasurement m = *scalar;
+  search.name = spec.name;
+  search.metric = "composed from " + kernels.name;
+  const auto baseline = std::find_if(kernels.measured.begin(), kernels.measured.end(),
+                                     [&](const TuneMeasurement& m) { return m.label == spec.baseline; });
+  const std::string default_label = spec.label(result_.defaults);
+  auto add = [&](const TuneMeasurement& variant, double threshold) {
+    TuneMeasurement m = *baseline;
     m.search = search.name;
     m.params = result_.params;
-    m.params.spmv.csr_vector_min_mean_row_length = threshold;
-    m.params.spmv.vector_lanes = vector.params.spmv.vector_lanes;
-    m.label = threshold_label(m.params.spmv);
+    spec.set(m.params, variant.params, threshold);
+    m.label = spec.label(m.params);
+    for (const TuneMeasurement& existing : search.measured)
+      if (existing.label == m.label) return;
     m.is_default = m.label == default_label;
     m.pruned = false;
-    for (std::size_t i = 0; i < kSweepRowLengths.size(); ++i)
-      if (static_cast<double>(kSweepRowLengths[i]) >= threshold) m.ops[i] = vector.ops[i];
+    for (std::size_t i = 0; i < spec.keys.size(); ++i)
+      if (spec.keys[i] >= threshold) m.ops[i] = variant.ops[i];
     search.measured.push_back(std::move(m));
   };
-  add(*scalar, kInfinity);
-  for (const TuneMeasurement& vector : kernels.measured)
-    if (vector.label != "scalar")
-      for (std::size_t t : kSweepRowLengths) add(vector, static_cast<double>(t));
+  add(*baseline, kInfinity);
+  for (const TuneMeasurement& variant : kernels.measured)
+    if (variant.label != spec.baseline)
+      for (double t : spec.thresholds)
+        if (std::isfinite(t)) add(variant, t);
   std::stable_sort(search.measured.begin(), search.measured.end(),
                    [](const TuneMeasurement& a, const TuneMeasurement& b) { return a.seconds() < b.seconds(); });
   DeviceParams chosen = choose(search);
   result_.searches.push_back(std::move(search));
   return chosen;
+}
+
+// CSR on power-law matrices: the row kernels (what the scalar/vector threshold picks) against the
+// load-balanced kernels in each blocking, work-group blocks of 1 to 16 entries per work-item. None is
+// pruned: the threshold search needs every kernel on every matrix.
+SearchSpec Tuner::balanced_search(std::vector<Matrix>& sweep, std::vector<Vector>& xs, std::vector<Vector>& ys) {
+  const DeviceParams& base = result_.params;
+  SearchSpec spec;
+  spec.name = "spmv_balanced";
+  spec.metric = "spmv (CSR) on power-law rows, longest/mean";
+  for (const Matrix& A : sweep) spec.metric += " " + fixed(A.stats().max_row_length / A.stats().mean_row_length, 1);
+  spec.prune = false;
+  DeviceParams rows = base;
+  rows.spmv.csr_balanced_min_row_ratio = kInfinity;
+  add_candidate(spec, "row kernels", rows, "");
+  const std::size_t limit = kernel_limit(*context_, "spmv/csr_balanced.cl", "spmv_csr_balanced",
+                                         precision_options() + " -DALPHA_ONE -DBETA_ZERO");
+  const std::size_t group = std::min(base.spmv.work_group_size, limit);
+  const std::size_t accumulator = result_.precision == Precision::Single ? 4 : 8;
+  const std::vector<std::size_t> entries =
+      options_.quick ? std::vector<std::size_t>{4} : std::vector<std::size_t>{1, 2, 4, 8, 16};
+  for (RowBlocking blocks : {RowBlocking::WorkGroup, RowBlocking::WorkItem}) {
+    for (std::size_t per_item : blocks == RowBlocking::WorkItem ? std::vector<std::size_t>{4} : entries) {
+      DeviceParams p = base;
+      p.spmv.csr_balanced_min_row_ratio = 0;
+      p.spmv.csr_balanced_blocks = blocks;
+      p.spmv.csr_balanced_entries_per_item = per_item;
+      // A block's products and the reduction's partial sums in local memory.
+      const std::string too_big =
+          blocks == RowBlocking::WorkGroup
+              ? work_group_limit(*context_, group, limit, "spmv_csr_balanced", (per_item + 1) * accumulator)
+              : std::string();
+      add_candidate(spec, balanced_label(p.spmv), p, too_big);
+    }
+  }
+  std::vector<std::string> names;
+  for (int longest : kBalancedSweepMaxRows) names.push_back("max=" + std::to_string(longest));
+  spec.run = spmv_sweep(sweep, xs, ys, names);
+  return spec;
 }
 
 // A matrix of about `nnz` entries with exactly `length` per row, at random distinct columns within
@@ -622,10 +699,62 @@ TuneResult Tuner::run() {
     kernels.chosen.clear();  // a table of measurements; the threshold search makes the choice from it
     kernels.note = "per kernel and row length; spmv_threshold chooses from these";
     const TuneSearch measured = kernels;
-    const DeviceParams best = choose_threshold(measured);
+    ThresholdSpec spec;
+    spec.name = "spmv_threshold";
+    spec.baseline = "scalar";
+    for (std::size_t length : kSweepRowLengths) spec.keys.push_back(static_cast<double>(length));
+    spec.thresholds = spec.keys;
+    spec.set = [](DeviceParams& p, const DeviceParams& variant, double threshold) {
+      p.spmv.csr_vector_min_mean_row_length = threshold;
+      p.spmv.vector_lanes = variant.spmv.vector_lanes;
+    };
+    spec.label = [](const DeviceParams& p) { return threshold_label(p.spmv); };
+    const DeviceParams best = compose_threshold(measured, spec);
     result_.params.spmv.csr_vector_min_mean_row_length = best.spmv.csr_vector_min_mean_row_length;
     if (!std::isinf(best.spmv.csr_vector_min_mean_row_length))
       result_.params.spmv.vector_lanes = best.spmv.vector_lanes;
+  }
+  {
+    // Power-law matrices of as many entries as the sweep above (15 to 1,015 entries a row: at least
+    // 64 rows' worth of the longest), each row kernel as the threshold above just chose.
+    const auto nnz = std::clamp<std::size_t>(static_cast<std::size_t>(host.nnz()), 64 * 1015, std::size_t{1} << 24);
+    std::vector<Matrix> sweep;
+    std::vector<Vector> xs, ys;
+    std::vector<double> ratios;
+    for (int longest : kBalancedSweepMaxRows) {
+      PowerLawOptions shape;
+      shape.max_row_length = longest;
+      // About nnz entries: the mean row is some 20-60 entries, so first a matrix of 4096 rows to learn it.
+      const double mean = static_cast<double>(powerlaw(4096, shape).nnz()) / 4096;
+      const HostCsrMatrix B = powerlaw(static_cast<int>(std::max(4096.0, static_cast<double>(nnz) / mean)), shape);
+      sweep.emplace_back(context_, B, Format::Csr);
+      ratios.push_back(sweep.back().stats().max_row_length / sweep.back().stats().mean_row_length);
+      xs.emplace_back(context_, random_values(static_cast<std::size_t>(B.cols), longest), "tune.balanced.x");
+      ys.emplace_back(context_, static_cast<std::size_t>(B.rows), "tune.balanced.y");
+    }
+    measure(balanced_search(sweep, xs, ys), "");
+    TuneSearch& kernels = result_.searches.back();
+    kernels.chosen.clear();  // spmv_balanced_threshold makes the choice from these
+    kernels.note = "per kernel and matrix; spmv_balanced_threshold chooses from these";
+    const TuneSearch measured = kernels;
+    ThresholdSpec spec;
+    spec.name = "spmv_balanced_threshold";
+    spec.baseline = "row kernels";
+    spec.keys = ratios;
+    spec.thresholds = ratios;
+    spec.thresholds.push_back(result_.defaults.spmv.csr_balanced_min_row_ratio);
+    spec.set = [](DeviceParams& p, const DeviceParams& variant, double threshold) {
+      p.spmv.csr_balanced_min_row_ratio = threshold;
+      p.spmv.csr_balanced_blocks = variant.spmv.csr_balanced_blocks;
+      p.spmv.csr_balanced_entries_per_item = variant.spmv.csr_balanced_entries_per_item;
+    };
+    spec.label = [](const DeviceParams& p) { return balanced_threshold_label(p.spmv); };
+    const SpmvParams best = compose_threshold(measured, spec).spmv;
+    result_.params.spmv.csr_balanced_min_row_ratio = best.csr_balanced_min_row_ratio;
+    if (!std::isinf(best.csr_balanced_min_row_ratio)) {
+      result_.params.spmv.csr_balanced_blocks = best.csr_balanced_blocks;
+      result_.params.spmv.csr_balanced_entries_per_item = best.csr_balanced_entries_per_item;
+    }
   }
 
   result_.params.source = "tuned:" + utc_date();
@@ -659,90 +788,6 @@ const TuneSearch* TuneResult::search(const std::string& name) const {
 TuneResult tune_device(std::shared_ptr<Context> context, const TuneOptions& options) {
   if (!context) throw Error("tune_device: the context is null");
   return translate_cl_errors("tune_device", [&] { return Tuner(std::move(context), options).run(); });
-}
-
-std::string format_tune_report(const TuneResult& result, std::size_t per_search) {
-  std::ostringstream out;
-  out << "precision " << to_string(result.precision) << ", vectors of " << result.vector_size << " elements, SpMV on "
-      << result.matrix << ", copy bandwidth " << fixed(result.copy_gbytes_per_second, 2) << " GB/s, "
-      << fixed(result.seconds, 1) << " s in all\n";
-  const double copy = result.copy_gbytes_per_second;
-  for (const TuneSearch& s : result.searches) {
-    out << "\n" << s.name << " (" << s.metric << ")";
-    if (s.measured.empty()) {
-      out << ": " << s.note << "\n";
-      continue;
-    }
-    out << ": " << s.measured.size() << " measured, " << s.skipped.size() << " beyond the device's limits\n";
-    char line[256];
-    std::string header;
-    for (const auto& op : s.measured.front().ops)
-      header += " " + std::string(10 - std::min<std::size_t>(op.op.size(), 9), ' ') + op.op;
-    std::snprintf(line, sizeof line, "  %4s  %-34s%s %10s %8s\n", "rank", "configuration", header.c_str(), "GB/s",
-                  "of copy");
-    out << line << "  " << std::string(4 + 2 + 34 + header.size() + 20, '-') << "\n";
-    auto row = [&](std::size_t rank, const TuneMeasurement& m) {
-      std::string cells;
-      for (const auto& op : m.ops) {
-        char cell[32];
-        std::snprintf(cell, sizeof cell, " %10.2f", op.gbytes_per_second());
-        cells += cell;
-      }
-      const std::string label = m.label + (m.is_default ? " *" : "");
-      std::snprintf(line, sizeof line, "  %4zu  %-34s%s %10.2f %8s%s\n", rank, label.c_str(), cells.c_str(),
-                    m.gbytes_per_second(), copy > 0 ? fixed(m.gbytes_per_second() / copy, 2).c_str() : "-",
-                    m.pruned ? "  (timed once)" : "");
-      out << line;
-    };
-    for (std::size_t i = 0; i < s.measured.size() && i < per_search; ++i) row(i + 1, s.measured[i]);
-    for (std::size_t i = per_search; i < s.measured.size(); ++i)
-      if (s.measured[i].is_default || s.measured[i].label == s.chosen) row(i + 1, s.measured[i]);
-    if (!s.chosen.empty())
-      out << "  chosen: " << s.chosen << (s.note.empty() ? "" : " (" + s.note + ")") << "\n";
-    else if (!s.note.empty())
-      out << "  (" << s.note << ")\n";
-  }
-  out << "\n(* the device's default configuration; GB/s counts the bytes each operation must move)\n";
-  // Some runtimes copy with one thread (PoCL), so kernels that use every core beat the copy.
-  const TuneSearch* blas1 = result.search("blas1");
-  if (blas1 && !blas1->measured.empty() && blas1->measured.front().gbytes_per_second() > 1.2 * copy)
-    out << "(the kernels outrun enqueueCopyBuffer on this device: its runtime's copy does not use the whole "
-           "device, so fractions of the copy bandwidth above 1 are expected)\n";
-  out << "\n"
-      << "chosen parameters (" << result.params.source << "):\n"
-      << format_device_params(result.params);
-  return out.str();
-}
-
-void write_tuned_params(const TuneResult& result, const DeviceInfo& info, const std::string& path) {
-  namespace fs = std::filesystem;
-  if (path.empty()) throw Error("write_tuned_params: no file to write the parameters to (the cache directory is off)");
-  std::error_code ec;
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, ec);
-  if (ec) throw Error("write_tuned_params: cannot create the directory '" + parent.string() + "': " + ec.message());
-  // Written next to the target and renamed, so a reader never sees half a file.
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream out(partial);
-    out << "# clkr tune, " << result.params.source.substr(result.params.source.find(':') + 1)
-        << " (UTC): " << info.summary() << ", driver " << info.driver_version << "\n"
-        << "# measured" << (result.quick ? " by a quick search (a smoke test)" : "") << " in "
-        << to_string(result.precision) << " on vectors of " << result.vector_size << " elements and SpMV on "
-        << result.matrix << "; copy bandwidth " << fixed(result.copy_gbytes_per_second, 2) << " GB/s\n"
-        << format_device_params(result.params);
-    out.close();
-    if (!out) {
-      fs::remove(partial, ec);
-      throw Error("write_tuned_params: cannot write '" + partial + "'");
-    }
-  }
-  fs::rename(partial, path, ec);
-  if (ec) {
-    const std::string reason = ec.message();
-    fs::remove(partial, ec);
-    throw Error("write_tuned_params: cannot move the parameters into '" + path + "': " + reason);
-  }
 }
 
 }  // namespace clkr

@@ -2,21 +2,19 @@
 // which turns each exception into a status code and this thread's last error message, so nothing
 // thrown crosses into C or Fortran.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "clkr/blas/blas.hpp"
 #include "clkr/clkr.h"
 #include "clkr/data/csr_arrays.hpp"
-#include "clkr/precond/make_preconditioner.hpp"
 #include "clkr/runtime/error.hpp"
-#include "clkr/solver/solve.hpp"
-#include "clkr/solver/solve_many.hpp"
+#include "clkr/solver/format_choice.hpp"
+#include "clkr/solver/solver_setup.hpp"
 #include "handles.hpp"
 
 namespace clkr::capi {
@@ -57,82 +55,94 @@ void require(const T* pointer, const char* argument) {
   if (pointer == nullptr) throw Error(std::string(argument) + " is NULL");
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // ---- Options --------------------------------------------------------------------------------------------
 
-// `name` parsed by `parse`, its error prefixed with the option's field; `fallback` when NULL or "".
-template <class Parse>
-auto parse_option(const char* field, const char* name, const char* fallback, Parse&& parse) {
-  const std::string text = name == nullptr || *name == '\0' ? fallback : name;
-  try {
-    return parse(text);
-  } catch (const Error& e) {
-    throw Error(std::string("options.") + field + ": " + e.what());
-  }
+std::string text_or(const char* text, const char* fallback) {
+  return text == nullptr || *text == '\0' ? fallback : text;
 }
 
-struct Plan {
-  SolverKind kind = SolverKind::Cg;
-  PrecondOptions precond;
-  Precision precision = Precision::Double;
-  SolveOptions options;
-};
-
-Plan plan_from(const clkr_solve_options& o) {
-  Plan plan;
-  const SolverKind kind = parse_option("solver", o.solver, "cg", parse_solver);
-  if (kind == SolverKind::Ir)
-    throw Error("options.solver: 'ir' is not offered here (expected one of: cg, pcg, gmres, fgmres, bicgstab)");
-  plan.precond.kind = parse_option("preconditioner", o.preconditioner, "none", parse_precond);
-  plan.precision = parse_option("precision", o.precision, "double", parse_precision);
-  // "pcg" is CG with Jacobi, as in the `clkr` program.
-  if (kind == SolverKind::Pcg) {
-    if (plan.precond.kind != PrecondKind::None && plan.precond.kind != PrecondKind::Jacobi)
-      throw Error("options.solver 'pcg' is CG with Jacobi; for the preconditioner '" + to_string(plan.precond.kind) +
-                  "' use the solver 'cg'");
-    plan.precond.kind = PrecondKind::Jacobi;
+SolverPlan plan_from(const clkr_solve_options& o, const Matrix& A) {
+  SolverChoice choice;
+  choice.solver = text_or(o.solver, "cg");
+  choice.preconditioner = text_or(o.preconditioner, "none");
+  choice.precision = text_or(o.precision, "double");
+  choice.relative_tolerance = o.relative_tolerance;
+  choice.max_iterations = o.max_iterations;
+  choice.restart = o.restart;
+  try {
+    choice.settings = parse_settings(text_or(o.settings, ""));
+  } catch (const Error& e) {
+    throw Error(std::string("options.settings: ") + e.what());
   }
-  plan.kind = kind == SolverKind::Pcg ? SolverKind::Cg : kind;
-  if (!(o.relative_tolerance > 0 && o.relative_tolerance < 1))
-    throw Error("options.relative_tolerance " + std::to_string(o.relative_tolerance) + " must lie in (0, 1)");
-  if (o.max_iterations < 1)
-    throw Error("options.max_iterations " + std::to_string(o.max_iterations) + " must be at least 1");
-  if (o.restart < 1) throw Error("options.restart " + std::to_string(o.restart) + " must be at least 1");
-  plan.options.relative_tolerance = o.relative_tolerance;
-  plan.options.max_iterations = o.max_iterations;
-  plan.options.restart = o.restart;
-  plan.options.use_initial_guess = o.use_initial_guess != 0;
-  return plan;
+  if (o.near_null_space_vectors < 0)
+    throw Error("options.near_null_space_vectors " + std::to_string(o.near_null_space_vectors) + " is negative");
+  if (o.near_null_space_vectors > 0) {
+    require(o.near_null_space, "options.near_null_space");
+    const auto n = static_cast<std::size_t>(A.rows());
+    for (int j = 0; j < o.near_null_space_vectors; ++j)
+      choice.near_null_space.emplace_back(o.near_null_space + j * n, o.near_null_space + (j + 1) * n);
+  }
+  return plan_solver(choice, A.context()->info(), "options.");
 }
 
 // ---- Handles' work ----------------------------------------------------------------------------------------
+
+// 0-based 32-bit CSR is uploaded from the caller's arrays (a CsrView); everything else through one
+// converted host copy.
+template <class I>
+std::shared_ptr<Matrix> csr_matrix(const std::shared_ptr<Context>& context, int64_t rows, int64_t cols, int64_t nnz,
+                                   const I* row_offsets, const I* col_indices, const double* values, int index_base) {
+  if constexpr (std::is_same_v<I, std::int32_t>) {
+    if (index_base == 0)
+      return std::make_shared<Matrix>(context, csr_view_of_arrays(rows, cols, nnz, row_offsets, col_indices, values));
+  }
+  return std::make_shared<Matrix>(context,
+                                  csr_from_arrays(rows, cols, nnz, row_offsets, col_indices, values, index_base));
+}
 
 template <class I>
 clkr_matrix create_matrix(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz, const I* row_offsets,
                           const I* col_indices, const double* values, int index_base) {
   const auto& context = Registry<clkr_context_s>::get(ctx, "ctx").context;
-  const HostCsrMatrix host = csr_from_arrays(rows, cols, nnz, row_offsets, col_indices, values, index_base);
   auto handle = std::make_unique<clkr_matrix_s>();
-  handle->matrix = std::make_shared<Matrix>(context, host, Format::Csr);
+  handle->matrix = csr_matrix(context, rows, cols, nnz, row_offsets, col_indices, values, index_base);
   return Registry<clkr_matrix_s>::add(std::move(handle));
+}
+
+template <class I>
+clkr_matrix create_coo_matrix(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz, const I* row_indices,
+                              const I* col_indices, const double* values, int index_base) {
+  const auto& context = Registry<clkr_context_s>::get(ctx, "ctx").context;
+  auto handle = std::make_unique<clkr_matrix_s>();
+  handle->from_coo = true;
+  handle->index_base = index_base;
+  const HostCsrMatrix host =
+      coo_to_csr(rows, cols, nnz, row_indices, col_indices, values, index_base, &handle->coo_slots);
+  handle->matrix = std::make_shared<Matrix>(context, host);
+  return Registry<clkr_matrix_s>::add(std::move(handle));
+}
+
+// The CSR values of new COO values: summed into the entries the triplets were summed into at creation.
+std::vector<double> summed_coo_values(const clkr_matrix_s& m, const double* values, int64_t count) {
+  if (count != static_cast<int64_t>(m.coo_slots.size()))
+    throw Error("nnz is " + std::to_string(count) + " but the matrix was made from " +
+                std::to_string(m.coo_slots.size()) + " triplets (the same triplets, in the same order, are expected)");
+  std::vector<double> csr(static_cast<std::size_t>(m.matrix->nnz()), 0.0);
+  for (int64_t k = 0; k < count; ++k) {
+    if (!std::isfinite(values[k]))
+      throw Error("the value of triplet " + std::to_string(k + m.index_base) + " (index base " +
+                  std::to_string(m.index_base) + ") is " + std::to_string(values[k]) + ", not a finite number");
+    csr[static_cast<std::size_t>(m.coo_slots[static_cast<std::size_t>(k)])] += values[k];
+  }
+  return csr;
 }
 
 clkr_solver create_solver(clkr_matrix A, const clkr_solve_options* options) {
   const std::shared_ptr<Matrix>& matrix = Registry<clkr_matrix_s>::get(A, "A").matrix;
-  const Plan plan = plan_from(options ? *options : clkr_solve_options_default());
-  const auto start = std::chrono::steady_clock::now();
+  const clkr_solve_options o = options ? *options : clkr_solve_options_default();
   auto solver = std::make_unique<clkr_solver_s>();
-  solver->matrix = matrix;
-  solver->kind = plan.kind;
-  solver->options = plan.options;
-  solver->blas = std::make_unique<Blas>(matrix->context(), Location::Device, plan.precision);
-  if (plan.precond.kind != PrecondKind::None)
-    solver->preconditioner = make_preconditioner(*solver->blas, *matrix, plan.precond);
-  matrix->context()->finish();
-  solver->setup_seconds = seconds_since(start);
+  solver->setup = std::make_unique<SolverSetup>(matrix, plan_from(o, *matrix));
+  solver->use_initial_guess = o.use_initial_guess != 0;
   return Registry<clkr_solver_s>::add(std::move(solver));
 }
 
@@ -168,14 +178,15 @@ void fill_result(const clkr_solver_s& s, const SolveResult& r, clkr_result* resu
   result->iterations = r.iterations;
   result->recursive_relative_residual = r.recursive_relative_residual;
   result->true_relative_residual = r.true_relative_residual;
-  result->setup_seconds = s.setup_seconds;
+  result->setup_seconds = s.setup->setup_seconds();
   result->solve_seconds = r.seconds;
   copy_text(result->message, sizeof result->message, r.message);
+  result->inner_iterations = r.inner_iterations;
 }
 
 // Solves for k columns: column j of B starts at B + j * ldb, of X at X + j * ldx (ld >= rows).
 void run_solver(clkr_solver_s& s, int k, const double* B, int64_t ldb, double* X, int64_t ldx, clkr_result* results) {
-  Matrix& A = *s.matrix;
+  Matrix& A = *s.setup->matrix();
   const auto n = static_cast<std::size_t>(A.rows());
   if (k < 0) throw Error("k " + std::to_string(k) + " is negative");
   if (k == 0) return;
@@ -190,11 +201,9 @@ void run_solver(clkr_solver_s& s, int k, const double* B, int64_t ldb, double* X
     const double* b = B + j * ldb;
     b_columns.emplace_back(context, std::vector<double>(b, b + n), "b");
     x_columns.emplace_back(context, n, "x");
-    if (s.options.use_initial_guess) x_columns.back().assign(std::vector<double>(X + j * ldx, X + j * ldx + n));
+    if (s.use_initial_guess) x_columns.back().assign(std::vector<double>(X + j * ldx, X + j * ldx + n));
   }
-  const std::vector<SolveResult> r =
-      s.preconditioner ? solve_many(s.kind, *s.blas, A, *s.preconditioner, b_columns, x_columns, s.options)
-                       : solve_many(s.kind, *s.blas, A, b_columns, x_columns, s.options);
+  const std::vector<SolveResult> r = s.setup->solve(b_columns, x_columns, s.use_initial_guess);
   for (int j = 0; j < k; ++j) {
     const std::vector<double> solution = x_columns[j].to_host();
     std::copy(solution.begin(), solution.end(), X + j * ldx);
@@ -254,14 +263,62 @@ clkr_status clkr_matrix_create_csr64(clkr_context ctx, int64_t rows, int64_t col
   });
 }
 
+clkr_status clkr_matrix_create_coo32(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int32_t* row_indices, const int32_t* col_indices, const double* values,
+                                     int index_base, clkr_matrix* out) {
+  return guarded(__func__, [&] {
+    require(out, "out");
+    *out = nullptr;
+    *out = create_coo_matrix(ctx, rows, cols, nnz, row_indices, col_indices, values, index_base);
+  });
+}
+
+clkr_status clkr_matrix_create_coo64(clkr_context ctx, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int64_t* row_indices, const int64_t* col_indices, const double* values,
+                                     int index_base, clkr_matrix* out) {
+  return guarded(__func__, [&] {
+    require(out, "out");
+    *out = nullptr;
+    *out = create_coo_matrix(ctx, rows, cols, nnz, row_indices, col_indices, values, index_base);
+  });
+}
+
 clkr_status clkr_matrix_update_values(clkr_matrix m, const double* values, int64_t nnz) {
   return guarded(__func__, [&] {
-    clkr::Matrix& matrix = *Registry<clkr_matrix_s>::get(m, "m").matrix;
+    const clkr_matrix_s& handle = Registry<clkr_matrix_s>::get(m, "m");
+    clkr::Matrix& matrix = *handle.matrix;
     require(values, "values");
+    if (handle.from_coo) {
+      matrix.update_values(summed_coo_values(handle, values, nnz));
+      return;
+    }
     if (nnz != matrix.nnz())
       throw clkr::Error("nnz is " + std::to_string(nnz) + " but the matrix has " + std::to_string(matrix.nnz()) +
                         " entries (a new pattern needs a new matrix)");
     matrix.update_values(std::vector<double>(values, values + nnz));
+  });
+}
+
+clkr_status clkr_matrix_convert(clkr_matrix m, const char* format) {
+  return guarded(__func__, [&] {
+    clkr::Matrix& matrix = *Registry<clkr_matrix_s>::get(m, "m").matrix;
+    require(format, "format");
+    clkr::Format chosen;
+    try {
+      chosen = clkr::format_named(format, matrix.stats(), matrix.context()->info());
+    } catch (const clkr::Error& e) {
+      throw clkr::Error(std::string("format: ") + e.what() + " (or auto)");
+    }
+    matrix.convert(chosen);
+  });
+}
+
+clkr_status clkr_matrix_format(clkr_matrix m, char* name, int size) {
+  return guarded(__func__, [&] {
+    const clkr::Matrix& matrix = *Registry<clkr_matrix_s>::get(m, "m").matrix;
+    require(name, "name");
+    if (size < 1) throw clkr::Error("size " + std::to_string(size) + " leaves no room for the name");
+    copy_text(name, static_cast<std::size_t>(size), clkr::to_string(matrix.format()));
   });
 }
 
@@ -287,6 +344,9 @@ clkr_solve_options clkr_solve_options_default(void) {
   o.max_iterations = 10000;
   o.restart = 30;
   o.use_initial_guess = 0;
+  o.settings = "";
+  o.near_null_space = NULL;
+  o.near_null_space_vectors = 0;
   return o;
 }
 
@@ -302,7 +362,8 @@ clkr_status clkr_solve(clkr_context ctx, clkr_matrix A, const double* b, double*
     // The solver is destroyed however the solve ends.
     std::unique_ptr<clkr_solver_s, void (*)(clkr_solver_s*)> owner(
         solver, [](clkr_solver_s* s) { Registry<clkr_solver_s>::destroy(s, "solver"); });
-    run_solver(*solver, 1, b, solver->matrix->rows(), x, solver->matrix->rows(), result);
+    const int64_t rows = solver->setup->matrix()->rows();
+    run_solver(*solver, 1, b, rows, x, rows, result);
   });
 }
 
@@ -315,10 +376,7 @@ clkr_status clkr_solver_create(clkr_matrix A, const clkr_solve_options* options,
 }
 
 clkr_status clkr_solver_update(clkr_solver solver) {
-  return guarded(__func__, [&] {
-    clkr_solver_s& s = Registry<clkr_solver_s>::get(solver, "solver");
-    if (s.preconditioner) s.preconditioner->update(*s.matrix);
-  });
+  return guarded(__func__, [&] { Registry<clkr_solver_s>::get(solver, "solver").setup->update(); });
 }
 
 clkr_status clkr_solver_solve(clkr_solver solver, const double* b, double* x, clkr_result* result) {
@@ -326,7 +384,8 @@ clkr_status clkr_solver_solve(clkr_solver solver, const double* b, double* x, cl
     clkr_solver_s& s = Registry<clkr_solver_s>::get(solver, "solver");
     require(b, "b");
     require(x, "x");
-    run_solver(s, 1, b, s.matrix->rows(), x, s.matrix->rows(), result);
+    const int64_t rows = s.setup->matrix()->rows();
+    run_solver(s, 1, b, rows, x, rows, result);
   });
 }
 

@@ -10,11 +10,11 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "clkr/data/matrix.hpp"
-#include "clkr/precond/preconditioner.hpp"
 #include "clkr/runtime/context.hpp"
-#include "clkr/solver/options.hpp"
+#include "clkr/solver/solver_setup.hpp"
 
 struct clkr_context_s {
   static constexpr std::uint32_t kMagic = 0x636c6b63;  // "clkc"
@@ -29,18 +29,19 @@ struct clkr_matrix_s {
   std::uint32_t magic = kMagic;
   // Shared with the solvers made on it, so that destroying the matrix first leaves them valid.
   std::shared_ptr<clkr::Matrix> matrix;
+  // Made from COO triplets: the CSR entry each triplet was summed into (clkr::coo_to_csr's
+  // entry_slots), so that update_values sums new values of the same triplets the same way.
+  bool from_coo = false;
+  std::vector<std::int64_t> coo_slots;
+  int index_base = 0;
 };
 
 struct clkr_solver_s {
   static constexpr std::uint32_t kMagic = 0x636c6b73;  // "clks"
   static constexpr const char* kName = "clkr_solver";
   std::uint32_t magic = kMagic;
-  std::shared_ptr<clkr::Matrix> matrix;
-  clkr::SolverKind kind = clkr::SolverKind::Cg;
-  clkr::SolveOptions options;
-  std::unique_ptr<clkr::Blas> blas;
-  std::unique_ptr<clkr::Preconditioner> preconditioner;  // null for none
-  double setup_seconds = 0;
+  std::unique_ptr<clkr::SolverSetup> setup;
+  bool use_initial_guess = false;
 };
 
 namespace clkr::capi {

@@ -42,10 +42,11 @@ class Checker {
   std::string prefix_;
 };
 
+// Every check of csr_from_arrays, without copying anything (a CsrView is uploaded from the arrays
+// themselves).
 template <class I>
-HostCsrMatrix csr_from(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const I* row_offsets,
-                       const I* col_indices, const double* values, int base) {
-  const Checker check("CSR arrays", base);
+void check_csr(const Checker& check, std::int64_t rows, std::int64_t cols, std::int64_t nnz, const I* row_offsets,
+               const I* col_indices, const double* values, int base) {
   check.sizes(rows, cols, nnz);
   check.not_null(row_offsets, "row_offsets", true);
   check.not_null(col_indices, "col_indices", nnz > 0);
@@ -62,7 +63,29 @@ HostCsrMatrix csr_from(std::int64_t rows, std::int64_t cols, std::int64_t nnz, c
     check.fail("row_offsets[rows] - index base is " +
                std::to_string(static_cast<std::int64_t>(row_offsets[rows]) - base) + " but nnz is " +
                std::to_string(nnz));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t begin = static_cast<std::int64_t>(row_offsets[r]) - base;
+    const std::int64_t end = static_cast<std::int64_t>(row_offsets[r + 1]) - base;
+    for (std::int64_t k = begin; k < end; ++k) {
+      const I c = col_indices[k];
+      if (c < base || static_cast<std::int64_t>(c) - base >= cols)
+        check.fail("column index " + std::to_string(c) + " in row " + std::to_string(r + base) + " out of range [" +
+                   std::to_string(base) + ", " + std::to_string(cols + base) + ")");
+      if (k > begin && c <= col_indices[k - 1])
+        check.fail("column indices of row " + std::to_string(r + base) + " not strictly increasing (" +
+                   std::to_string(col_indices[k - 1]) + " then " + std::to_string(c) +
+                   (c == col_indices[k - 1] ? ": a duplicate)" : ": unsorted)"));
+      if (!std::isfinite(values[k]))
+        check.fail("non-finite value " + std::to_string(values[k]) + " at (" + std::to_string(r + base) + ", " +
+                   std::to_string(c) + ")");
+    }
+  }
+}
 
+template <class I>
+HostCsrMatrix csr_from(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const I* row_offsets,
+                       const I* col_indices, const double* values, int base) {
+  check_csr(Checker("CSR arrays", base), rows, cols, nnz, row_offsets, col_indices, values, base);
   HostCsrMatrix A;
   A.rows = static_cast<std::int32_t>(rows);
   A.cols = static_cast<std::int32_t>(cols);
@@ -70,28 +93,13 @@ HostCsrMatrix csr_from(std::int64_t rows, std::int64_t cols, std::int64_t nnz, c
   A.col_indices.resize(static_cast<std::size_t>(nnz));
   A.values.assign(values, values + nnz);
   for (std::int64_t r = 0; r <= rows; ++r) A.row_offsets[r] = static_cast<std::int32_t>(row_offsets[r] - base);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::string row = "row " + std::to_string(r + base);
-    for (std::int64_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
-      const I c = col_indices[k];
-      if (c < base || static_cast<std::int64_t>(c) - base >= cols)
-        check.fail("column index " + std::to_string(c) + " in " + row + " out of range [" + std::to_string(base) +
-                   ", " + std::to_string(cols + base) + ")");
-      if (k > A.row_offsets[r] && c <= col_indices[k - 1])
-        check.fail("column indices of " + row + " not strictly increasing (" + std::to_string(col_indices[k - 1]) +
-                   " then " + std::to_string(c) + (c == col_indices[k - 1] ? ": a duplicate)" : ": unsorted)"));
-      if (!std::isfinite(values[k]))
-        check.fail("non-finite value " + std::to_string(values[k]) + " at (" + std::to_string(r + base) + ", " +
-                   std::to_string(c) + ")");
-      A.col_indices[k] = static_cast<std::int32_t>(c - base);
-    }
-  }
+  for (std::int64_t k = 0; k < nnz; ++k) A.col_indices[k] = static_cast<std::int32_t>(col_indices[k] - base);
   return A;
 }
 
 template <class I>
 HostCsrMatrix coo_from(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const I* row_indices,
-                       const I* col_indices, const double* values, int base) {
+                       const I* col_indices, const double* values, int base, std::vector<std::int64_t>* slots) {
   const Checker check("COO arrays", base);
   check.sizes(rows, cols, nnz);
   check.not_null(row_indices, "row_indices", nnz > 0);
@@ -119,17 +127,19 @@ HostCsrMatrix coo_from(std::int64_t rows, std::int64_t cols, std::int64_t nnz, c
   A.rows = static_cast<std::int32_t>(rows);
   A.cols = static_cast<std::int32_t>(cols);
   A.row_offsets.assign(static_cast<std::size_t>(rows) + 1, 0);
+  if (slots) slots->assign(static_cast<std::size_t>(nnz), 0);
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::int64_t k = order[i];
     const bool same =
         i > 0 && row_indices[order[i - 1]] == row_indices[k] && col_indices[order[i - 1]] == col_indices[k];
     if (same) {
       A.values.back() += values[k];
-      continue;
+    } else {
+      A.col_indices.push_back(static_cast<std::int32_t>(col_indices[k] - base));
+      A.values.push_back(values[k]);
+      ++A.row_offsets[static_cast<std::size_t>(row_indices[k] - base) + 1];
     }
-    A.col_indices.push_back(static_cast<std::int32_t>(col_indices[k] - base));
-    A.values.push_back(values[k]);
-    ++A.row_offsets[static_cast<std::size_t>(row_indices[k] - base) + 1];
+    if (slots) (*slots)[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(A.values.size()) - 1;
   }
   std::partial_sum(A.row_offsets.begin(), A.row_offsets.end(), A.row_offsets.begin());
   return A;
@@ -146,12 +156,50 @@ HostCsrMatrix csr_from_arrays(std::int64_t rows, std::int64_t cols, std::int64_t
   return csr_from(rows, cols, nnz, row_offsets, col_indices, values, index_base);
 }
 HostCsrMatrix coo_to_csr(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const std::int32_t* row_indices,
-                         const std::int32_t* col_indices, const double* values, int index_base) {
-  return coo_from(rows, cols, nnz, row_indices, col_indices, values, index_base);
+                         const std::int32_t* col_indices, const double* values, int index_base,
+                         std::vector<std::int64_t>* entry_slots) {
+  return coo_from(rows, cols, nnz, row_indices, col_indices, values, index_base, entry_slots);
 }
 HostCsrMatrix coo_to_csr(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const std::int64_t* row_indices,
-                         const std::int64_t* col_indices, const double* values, int index_base) {
-  return coo_from(rows, cols, nnz, row_indices, col_indices, values, index_base);
+                         const std::int64_t* col_indices, const double* values, int index_base,
+                         std::vector<std::int64_t>* entry_slots) {
+  return coo_from(rows, cols, nnz, row_indices, col_indices, values, index_base, entry_slots);
+}
+
+CsrView csr_view_of_arrays(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const std::int32_t* row_offsets,
+                           const std::int32_t* col_indices, const double* values) {
+  const Checker check("CSR arrays", 0);
+  check.sizes(rows, cols, nnz);
+  check.not_null(row_offsets, "row_offsets", true);
+  check.not_null(col_indices, "col_indices", nnz > 0);
+  check.not_null(values, "values", nnz > 0);
+  const auto n = static_cast<std::size_t>(nnz);
+  return CsrView(static_cast<std::int32_t>(rows), static_cast<std::int32_t>(cols),
+                 {row_offsets, static_cast<std::size_t>(rows) + 1}, {col_indices, n}, {values, n});
+}
+
+void CsrView::validate() const {
+  const Checker check("CSR arrays", 0);
+  if (row_offsets.size() != static_cast<std::size_t>(std::max(rows, 0)) + 1)
+    check.fail("row_offsets has " + std::to_string(row_offsets.size()) +
+               " entries, expected rows + 1 = " + std::to_string(static_cast<std::int64_t>(rows) + 1));
+  if (values.size() != col_indices.size())
+    check.fail("values has " + std::to_string(values.size()) + " entries but col_indices has " +
+               std::to_string(col_indices.size()));
+  if (symmetric && rows != cols)
+    check.fail("declared symmetric but not square (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  check_csr(check, rows, cols, nnz(), row_offsets.data(), col_indices.data(), values.data(), 0);
+}
+
+HostCsrMatrix CsrView::to_host() const {
+  HostCsrMatrix A;
+  A.rows = rows;
+  A.cols = cols;
+  A.symmetric = symmetric;
+  A.row_offsets.assign(row_offsets.begin(), row_offsets.end());
+  A.col_indices.assign(col_indices.begin(), col_indices.end());
+  A.values.assign(values.begin(), values.end());
+  return A;
 }
 
 }  // namespace clkr

@@ -1,4 +1,4 @@
-// clkr::Matrix: a sparse matrix on the device in one of the CSR, CSR4, ELL and HYB formats, its values
+// clkr::Matrix: a sparse matrix on the device in one of the CSR, CSR4, ELL, HYB and SELL formats, its values
 // made in each precision on demand, and the statistics `clkr info` prints.
 //
 // Values: on a device with fp64 the double values are uploaded and the single (= quasi-double head)
@@ -24,7 +24,10 @@
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
+#include "device_csr_facts.hpp"
 #include "matrix_formats.hpp"
+#include "row_blocks.hpp"
+#include "sell_format.hpp"
 
 namespace clkr {
 
@@ -38,6 +41,8 @@ std::string to_string(Format f) {
       return "ell";
     case Format::Hyb:
       return "hyb";
+    case Format::Sell:
+      return "sell";
   }
   throw Error("invalid Format value " + std::to_string(static_cast<int>(f)));
 }
@@ -45,9 +50,9 @@ std::string to_string(Format f) {
 Format parse_format(const std::string& text) {
   std::string t = text;
   std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
+  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell})
     if (t == to_string(f)) return f;
-  throw Error("unknown matrix format '" + text + "' (expected csr, csr4, ell or hyb)");
+  throw Error("unknown matrix format '" + text + "' (expected csr, csr4, ell, hyb or sell)");
 }
 
 namespace {
@@ -72,28 +77,32 @@ std::string number(double x) {
   return text;
 }
 
-std::int64_t longest_row(const HostCsrMatrix& A) {
+std::int64_t longest_row(const CsrView& A) {
   std::int64_t longest = 0;
   for (std::int32_t i = 0; i < A.rows; ++i)
     longest = std::max<std::int64_t>(longest, A.row_offsets[i + 1] - A.row_offsets[i]);
   return longest;
 }
 
-// Like choose_hyb_width, on a matrix already validated.
-std::int32_t hyb_width_of(const HostCsrMatrix& A) {
-  // at_least[w] = number of rows with >= w entries (a cumulative row-length histogram).
-  std::vector<std::int64_t> at_least(static_cast<std::size_t>(longest_row(A)) + 2, 0);
-  for (std::int32_t i = 0; i < A.rows; ++i) ++at_least[A.row_offsets[i + 1] - A.row_offsets[i]];
-  for (std::size_t w = at_least.size() - 1; w-- > 0;) at_least[w] += at_least[w + 1];
-  const std::int64_t needed = std::max<std::int64_t>(4096, (static_cast<std::int64_t>(A.rows) + 2) / 3);
-  std::int32_t width = 0;
-  while (width + 1 < static_cast<std::int64_t>(at_least.size()) - 1 && at_least[width + 1] >= needed) ++width;
-  return width;
+// The rows the statistics walk: A's own, or (the statistics of a file's nonempty rows) A's row k standing
+// for row ids[k] of a matrix of `all` rows, the rows between them empty.
+struct RowNumbering {
+  ArrayView<std::int32_t> ids;  // empty: row k is row k
+  std::int64_t all = 0;
+  std::int64_t row(std::int32_t k) const { return ids.empty() ? k : ids[k]; }
+};
+
+// Like choose_hyb_width, on a matrix already validated; all_rows counts the rows A does not list too
+// (empty rows: they only count towards the rows a width must cover).
+std::int32_t hyb_width_of(const CsrView& A, std::int64_t all_rows) {
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(longest_row(A)) + 2, 0);
+  for (std::int32_t i = 0; i < A.rows; ++i) ++lengths[A.row_offsets[i + 1] - A.row_offsets[i]];
+  return detail::hyb_width_from_lengths(std::move(lengths), all_rows);
 }
 
-MatrixStats stats_of(const HostCsrMatrix& A) {
+MatrixStats stats_of(const CsrView& A, const RowNumbering& rows) {
   MatrixStats s;
-  s.rows = A.rows;
+  s.rows = rows.all;
   s.cols = A.cols;
   s.nnz = A.nnz();
   s.symmetric = A.symmetric;
@@ -104,12 +113,22 @@ MatrixStats stats_of(const HostCsrMatrix& A) {
     s.max_row_length = std::max(s.max_row_length, length);
     if (length == 0) ++s.empty_rows;
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
-      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(static_cast<std::int64_t>(A.col_indices[k]) - i));
+      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(A.col_indices[k] - rows.row(i)));
   }
-  s.mean_row_length = A.rows > 0 ? static_cast<double>(s.nnz) / A.rows : 0.0;
-  s.hyb_ell_width = hyb_width_of(A);
+  if (rows.all > A.rows) {  // rows not listed are empty
+    s.empty_rows += rows.all - A.rows;
+    s.min_row_length = 0;
+  }
+  s.mean_row_length = rows.all > 0 ? static_cast<double>(s.nnz) / static_cast<double>(rows.all) : 0.0;
+  s.hyb_ell_width = hyb_width_of(A, rows.all);
+  const MatrixOptions defaults;
+  const detail::SellLayout sell{defaults.sell_slice_height, defaults.sell_sort_window};
   for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
-    s.bytes_per_format[f] = detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width), A.rows, 8);
+    s.bytes_per_format[f] =
+        detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width, sell, rows.all), rows.all, 8);
+  const detail::FormatShape sell_shape = rows.ids.empty() ? detail::format_shape(A, Format::Sell, s.hyb_ell_width, sell)
+                                                          : detail::sell_shape(A, sell, rows.ids, rows.all);
+  s.bytes_per_format[Format::Sell] = detail::format_bytes(sell_shape, rows.all, 8);
   return s;
 }
 
@@ -125,10 +144,13 @@ struct DeviceFormat {
   detail::FormatShape shape;
   Matrix::CsrPart csr;
   Matrix::EllPart ell;
-  PartValues csr_values, ell_values;
+  Matrix::SellPart sell;
+  PartValues csr_values, ell_values;  // ell_values: ELL's or SELL's (the column-major part)
   // For update_values in a format other than CSR: where CSR entry k is stored, made on the first
   // update (slot >= 0: index in the ELL part; slot < 0: index -slot-1 in the CSR-like part).
   std::vector<std::int64_t> slots;
+  // CSR: the load-balanced kernels' row blocks by (max_cost, max_rows), made on first use.
+  std::map<std::pair<std::int64_t, std::int32_t>, Matrix::RowBlocks> row_blocks;
 };
 
 }  // namespace
@@ -146,10 +168,10 @@ struct Matrix::Impl {
   // construction: preconditioners ask for the diagonal, and reading a device format back for it would
   // cost a transfer and a conversion of the whole matrix.
   std::vector<double> diagonal;
-  std::vector<std::int32_t> diagonal_entry;
-  cl::Buffer diagonal_entry_device;  // made by values_written_on_device
+  std::vector<std::int32_t> diagonal_entry;  // empty for a matrix made on the device until update_values
+  cl::Buffer diagonal_entry_device;          // made by values_written_on_device, or from_device_csr
 
-  void find_diagonal(const HostCsrMatrix& A) {
+  void find_diagonal(const CsrView& A) {
     detail::assign_large(diagonal, static_cast<std::size_t>(A.rows), 0.0);
     detail::assign_large(diagonal_entry, static_cast<std::size_t>(A.rows), std::int32_t{-1});
     for (std::int32_t i = 0; i < std::min(A.rows, A.cols); ++i) {
@@ -169,7 +191,7 @@ struct Matrix::Impl {
   }
 
   // The shape of `f` for A, refused clearly when it cannot be stored.
-  detail::FormatShape checked_shape(const HostCsrMatrix& A, Format f) const {
+  detail::FormatShape checked_shape(const CsrView& A, Format f) const {
     std::int64_t hyb_width = stats.hyb_ell_width;
     if (options.hyb_ell_width) {
       if (*options.hyb_ell_width < 0)
@@ -177,7 +199,8 @@ struct Matrix::Impl {
       // A width past the longest row would only add padding.
       hyb_width = std::min<std::int64_t>(*options.hyb_ell_width, stats.max_row_length);
     }
-    const detail::FormatShape s = detail::format_shape(A, f, hyb_width);
+    const detail::FormatShape s =
+        detail::format_shape(A, f, hyb_width, {options.sell_slice_height, options.sell_sort_window});
     const std::string name = upper(f) + " for a " + matrix_name();
     if (stats.nnz > kIndexLimit) throw Error(name + ": nnz is past the 32-bit index range clkr's kernels use");
     if (f == Format::Ell) {
@@ -189,6 +212,7 @@ struct Matrix::Impl {
                     number(options.max_ell_fill_ratio) +
                     ") times nnz; use HYB (or raise MatrixOptions::max_ell_fill_ratio)");
     }
+    if (s.has_sell) check_sell_shape(s, name);
     if (s.has_csr && s.csr_stored > kIndexLimit)
       throw Error(name + ": the padded size of its CSR part (" + std::to_string(s.csr_stored) +
                   " entries) is past the 32-bit index range");
@@ -214,17 +238,35 @@ struct Matrix::Impl {
       fits("ELL column indices", s.ell_stored() * 4);
       fits("ELL values", s.ell_stored() * value_bytes);
     }
+    if (s.has_sell) {
+      fits("SELL column indices", s.sell_stored * 4);
+      fits("SELL values", s.sell_stored * value_bytes);
+    }
     return s;
   }
 
+  // SELL: its padding within max_ell_fill_ratio (a row far longer than its window's others pads its
+  // whole slice to its length), its entries within the kernels' 32-bit indices.
+  void check_sell_shape(const detail::FormatShape& s, const std::string& name) const {
+    if (static_cast<double>(s.sell_stored) > options.max_ell_fill_ratio * static_cast<double>(stats.nnz) &&
+        s.sell_stored > 0)
+      throw Error("SELL refused for a " + matrix_name() + ": its slices of " + std::to_string(s.sell_slice_height) +
+                  " rows (sorted within windows of " + std::to_string(s.sell_sort_window) + ") would store " +
+                  std::to_string(s.sell_stored) + " entries, more than max_ell_fill_ratio (" +
+                  number(options.max_ell_fill_ratio) +
+                  ") times nnz; use CSR or HYB (or a larger MatrixOptions::sell_sort_window)");
+    if (s.sell_stored + s.sell_slice_height > kIndexLimit)
+      throw Error(name + ": its " + std::to_string(s.sell_stored) + " padded entries are past the 32-bit index range");
+  }
+
   template <class T>
-  cl::Buffer upload_array(const std::vector<T>& host, const std::string& what) {
+  cl::Buffer upload_array(ArrayView<T> host, const std::string& what) {
     cl::Buffer b = context->allocate(host.size() * sizeof(T), what);
     detail::write_buffer(*context, b, host.data(), host.size());
     return b;
   }
 
-  PartValues upload_values(const std::vector<double>& values, const std::string& what) {
+  PartValues upload_values(ArrayView<double> values, const std::string& what) {
     PartValues v;
     v.count = values.size();
     v.what = what;
@@ -233,33 +275,45 @@ struct Matrix::Impl {
     } else {
       std::vector<float> head(v.count), tail(v.count);
       detail::host_split(values.data(), head.data(), tail.data(), v.count);
-      v.head = upload_array(head, what + " (quasi-double head)");
-      v.tail = upload_array(tail, what + " (quasi-double tail)");
+      v.head = upload_array<float>(head, what + " (quasi-double head)");
+      v.tail = upload_array<float>(tail, what + " (quasi-double tail)");
     }
     return v;
   }
 
-  DeviceFormat upload(const HostCsrMatrix& A, Format f) {
+  DeviceFormat upload(const CsrView& A, Format f) {
     DeviceFormat d;
     d.shape = checked_shape(A, f);
-    // CSR is A's own arrays: no host copy of a matrix that may be most of the host's memory.
+    // CSR is A's own arrays (the caller's, for a CsrView): no host copy of a matrix that may be most of
+    // the host's memory.
     const bool plain = f == Format::Csr;
     detail::HostFormat h;
     if (!plain) h = detail::build_format(A, d.shape);
     const std::string prefix = "matrix " + upper(f) + " ";
     if (d.shape.has_csr) {
       const std::string part = prefix + (f == Format::Hyb ? "overflow " : "");
-      d.csr.row_offsets = upload_array(plain ? A.row_offsets : h.row_offsets, part + "row offsets");
-      d.csr.col_indices = upload_array(plain ? A.col_indices : h.csr_cols, part + "column indices");
+      d.csr.row_offsets =
+          upload_array(plain ? A.row_offsets : ArrayView<std::int32_t>(h.row_offsets), part + "row offsets");
+      d.csr.col_indices =
+          upload_array(plain ? A.col_indices : ArrayView<std::int32_t>(h.csr_cols), part + "column indices");
       d.csr.stored = d.shape.csr_stored;
-      d.csr_values = upload_values(plain ? A.values : h.csr_values, part + "values");
+      d.csr_values = upload_values(plain ? A.values : ArrayView<double>(h.csr_values), part + "values");
     }
     if (d.shape.has_ell) {
       const std::string part = prefix + (f == Format::Hyb ? "ELL part " : "");
-      d.ell.col_indices = upload_array(h.ell_cols, part + "column indices");
+      d.ell.col_indices = upload_array<std::int32_t>(h.ell_cols, part + "column indices");
       d.ell.width = static_cast<std::int32_t>(d.shape.ell_width);
       d.ell.pitch = static_cast<std::int32_t>(d.shape.ell_pitch);
       d.ell_values = upload_values(h.ell_values, part + "values");
+    }
+    if (d.shape.has_sell) {
+      d.sell.slice_offsets = upload_array<std::int32_t>(h.sell_slice_offsets, prefix + "slice offsets");
+      d.sell.rows = upload_array<std::int32_t>(h.sell_rows, prefix + "row order");
+      d.sell.col_indices = upload_array<std::int32_t>(h.ell_cols, prefix + "column indices");
+      d.sell.slice_height = static_cast<std::int32_t>(d.shape.sell_slice_height);
+      d.sell.slices = static_cast<std::int32_t>(h.sell_slice_offsets.size()) - 1;
+      d.sell.stored = d.shape.sell_stored;
+      d.ell_values = upload_values(h.ell_values, prefix + "values");
     }
     return d;
   }
@@ -366,13 +420,65 @@ struct Matrix::Impl {
       detail::read_buffer(*context, d.ell.col_indices, h.ell_cols.data(), h.ell_cols.size());
       h.ell_values = read_values(d.ell_values);
     }
+    if (d.shape.has_sell) {
+      h.sell_slice_offsets.resize(static_cast<std::size_t>(d.sell.slices) + 1);
+      h.sell_rows.resize(static_cast<std::size_t>(rows));
+      h.ell_cols.resize(static_cast<std::size_t>(d.shape.sell_stored));
+      detail::read_buffer(*context, d.sell.slice_offsets, h.sell_slice_offsets.data(), h.sell_slice_offsets.size());
+      detail::read_buffer(*context, d.sell.rows, h.sell_rows.data(), h.sell_rows.size());
+      detail::read_buffer(*context, d.sell.col_indices, h.ell_cols.data(), h.ell_cols.size());
+      h.ell_values = read_values(d.ell_values);
+    }
     return detail::csr_from_format(h, rows, cols, symmetric);
   }
 };
 
 MatrixStats compute_stats(const HostCsrMatrix& A) {
   A.validate();
-  return stats_of(A);
+  return stats_of(A, {{}, A.rows});
+}
+
+MatrixStats compute_stats(const HostCsrMatrix& listed_rows, const std::vector<std::int32_t>& row_ids,
+                          std::int64_t rows) {
+  listed_rows.validate();
+  if (row_ids.size() != static_cast<std::size_t>(listed_rows.rows))
+    throw Error("compute_stats: " + std::to_string(row_ids.size()) + " row ids for " +
+                std::to_string(listed_rows.rows) + " listed rows");
+  for (std::size_t k = 0; k < row_ids.size(); ++k)
+    if (row_ids[k] < 0 || row_ids[k] >= rows || (k > 0 && row_ids[k] <= row_ids[k - 1]))
+      throw Error("compute_stats: row id " + std::to_string(row_ids[k]) + " (listed row " + std::to_string(k) +
+                  ") is not increasing within [0, " + std::to_string(rows) + ")");
+  return stats_of(listed_rows, {row_ids, rows});
+}
+
+std::int64_t matrix_device_bytes(const CsrView& A, Format format, const std::vector<Precision>& precisions, bool fp64) {
+  A.validate();
+  const MatrixOptions defaults;  // the layout a Matrix made with default options has
+  const detail::FormatShape shape =
+      detail::format_shape(A, format, hyb_width_of(A, A.rows), {defaults.sell_slice_height, defaults.sell_sort_window});
+  auto has = [&](Precision p) { return std::find(precisions.begin(), precisions.end(), p) != precisions.end(); };
+  auto context_buffer_bytes = [](std::int64_t bytes) {
+    return static_cast<std::int64_t>(Context::buffer_bytes(static_cast<std::size_t>(bytes)));
+  };
+  // The value arrays of one part of `count` entries: Impl::upload_values, then Impl::values per precision.
+  auto values = [&](std::int64_t count) {
+    const std::int64_t floats = context_buffer_bytes(4 * count);
+    if (!fp64) return 2 * floats;  // head and tail, uploaded
+    return context_buffer_bytes(8 * count) + (has(Precision::Single) || has(Precision::QuasiDouble) ? floats : 0) +
+           (has(Precision::QuasiDouble) ? floats : 0);
+  };
+  std::int64_t bytes = 0;
+  if (shape.has_csr)
+    bytes += context_buffer_bytes(4 * (static_cast<std::int64_t>(A.rows) + 1)) +
+             context_buffer_bytes(4 * shape.csr_stored) + values(shape.csr_stored);
+  if (shape.has_ell) bytes += context_buffer_bytes(4 * shape.ell_stored()) + values(shape.ell_stored());
+  if (shape.has_sell) {  // slice offsets, the row order, column indices and values (Impl::upload)
+    const std::int64_t slices =
+        (static_cast<std::int64_t>(A.rows) + shape.sell_slice_height - 1) / shape.sell_slice_height;
+    bytes += context_buffer_bytes(4 * (slices + 1)) + context_buffer_bytes(4 * static_cast<std::int64_t>(A.rows)) +
+             context_buffer_bytes(4 * shape.sell_stored) + values(shape.sell_stored);
+  }
+  return bytes;
 }
 
 // The ELL width of HYB from the row-length histogram, after CUSP's compute_optimal_entries_per_row:
@@ -383,7 +489,7 @@ MatrixStats compute_stats(const HostCsrMatrix& A) {
 // longest row; small matrices (fewer than 4096 rows) get W = 0, a pure CSR4 overflow part.
 std::int32_t choose_hyb_width(const HostCsrMatrix& A) {
   A.validate();
-  return hyb_width_of(A);
+  return hyb_width_of(A, A.rows);
 }
 
 namespace {
@@ -397,21 +503,67 @@ Impl& checked(const std::unique_ptr<Impl>& impl) {
 
 }  // namespace
 
-Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format, MatrixOptions options)
-    : impl_(std::make_unique<Impl>()) {
-  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+Matrix::Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format, MatrixOptions options) {
   host.validate();
+  init(std::move(context), host, format, options);
+}
+
+Matrix::Matrix(std::shared_ptr<Context> context, const CsrView& view, Format format, MatrixOptions options) {
+  view.validate();
+  init(std::move(context), view, format, options);
+}
+
+void Matrix::init(std::shared_ptr<Context> context, const CsrView& A, Format format, const MatrixOptions& options) {
+  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+  impl_ = std::make_unique<Impl>();
   Impl& m = *impl_;
   m.context = std::move(context);
   m.options = options;
   m.format = format;
-  m.rows = host.rows;
-  m.cols = host.cols;
-  m.symmetric = host.symmetric;
-  m.stats = stats_of(host);
-  m.find_diagonal(host);
-  translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(host, format)); });
-  if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(host);
+  m.rows = A.rows;
+  m.cols = A.cols;
+  m.symmetric = A.symmetric;
+  m.stats = stats_of(A, {{}, A.rows});
+  m.find_diagonal(A);
+  translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(A, format)); });
+  if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(A.to_host());
+}
+
+Matrix::Matrix() : impl_(std::make_unique<Impl>()) {}
+
+Matrix Matrix::from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
+                               cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
+                               MatrixOptions options) {
+  if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
+  if (!context->info().fp64)
+    throw Error("Matrix::from_device_csr needs fp64, which device " + context->info().name + " does not have");
+  if (rows < 0 || cols < 0)
+    throw Error("Matrix::from_device_csr: " + std::to_string(rows) + " x " + std::to_string(cols) + " is no size");
+  Matrix matrix;
+  Impl& m = *matrix.impl_;
+  m.context = std::move(context);
+  m.options = options;
+  m.rows = rows;
+  m.cols = cols;
+  translate_cl_errors("Matrix::from_device_csr", [&] {
+    detail::DeviceCsrFacts facts = detail::device_csr_facts(*m.context, rows, cols, row_offsets, col_indices, values);
+    m.stats = std::move(facts.stats);
+    m.diagonal = std::move(facts.diagonal);
+    m.diagonal_entry_device = std::move(facts.diagonal_entry);
+    DeviceFormat d;
+    d.shape.format = Format::Csr;
+    d.shape.has_csr = true;
+    d.shape.csr_stored = m.stats.nnz;
+    d.csr.row_offsets = std::move(row_offsets);
+    d.csr.col_indices = std::move(col_indices);
+    d.csr.stored = m.stats.nnz;
+    d.csr_values.count = static_cast<std::size_t>(m.stats.nnz);
+    d.csr_values.what = "matrix CSR values";
+    d.csr_values.dbl = std::move(values);
+    m.formats.emplace(Format::Csr, std::move(d));
+    if (options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(m.read_back(Format::Csr));
+  });
+  return matrix;
 }
 
 Matrix::Matrix(Matrix&&) noexcept = default;
@@ -476,8 +628,7 @@ void Matrix::update_values(const std::vector<double>& values) {
       if (d.slots.empty() && !values.empty()) d.slots = m.storage_slots(m.csr_now());
       std::vector<double> csr =
           detail::large_vector(d.shape.has_csr ? static_cast<std::size_t>(d.shape.csr_stored) : 0, 0.0);
-      std::vector<double> ell =
-          detail::large_vector(d.shape.has_ell ? static_cast<std::size_t>(d.shape.ell_stored()) : 0, 0.0);
+      std::vector<double> ell = detail::large_vector(static_cast<std::size_t>(d.shape.padded_stored()), 0.0);
       // Every entry has its own slot: the scatter runs in parallel.
 #pragma omp parallel for schedule(static)
       for (std::size_t k = 0; k < values.size(); ++k) {
@@ -488,12 +639,16 @@ void Matrix::update_values(const std::vector<double>& values) {
           csr[static_cast<std::size_t>(-slot - 1)] = values[k];
       }
       if (d.shape.has_csr) m.rewrite_values(d.csr_values, csr);
-      if (d.shape.has_ell) m.rewrite_values(d.ell_values, ell);
+      if (d.shape.has_ell || d.shape.has_sell) m.rewrite_values(d.ell_values, ell);
     }
     // Formats kept by convert() would now hold the old values.
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) m.host_copy->values = values;
+    if (m.diagonal_entry.size() != m.diagonal.size()) {  // a matrix made on the device: fetched on first use
+      m.diagonal_entry.resize(m.diagonal.size());
+      detail::read_buffer(*m.context, m.diagonal_entry_device, m.diagonal_entry.data(), m.diagonal_entry.size());
+    }
     for (std::size_t i = 0; i < m.diagonal.size(); ++i)
       if (m.diagonal_entry[i] >= 0) m.diagonal[i] = values[static_cast<std::size_t>(m.diagonal_entry[i])];
   });
@@ -513,10 +668,13 @@ void Matrix::values_written_on_device() {
       detail::device_narrow(context, v.dbl, v.head, v.count);
     }
     const std::size_t n = m.diagonal.size();
-    if (!m.diagonal_entry_device()) m.diagonal_entry_device = m.upload_array(m.diagonal_entry, "matrix diagonal index");
+    if (!m.diagonal_entry_device())
+      m.diagonal_entry_device = m.upload_array<std::int32_t>(m.diagonal_entry, "matrix diagonal index");
     cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
-    detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, n);
-    detail::read_buffer(context, gathered, m.diagonal.data(), n);
+    // Rows past the last column have no diagonal entry: only the square part is gathered.
+    const std::size_t square = std::min(n, static_cast<std::size_t>(m.cols));
+    detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, square);
+    detail::read_buffer(context, gathered, m.diagonal.data(), square);
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) detail::read_buffer(context, v.dbl, m.host_copy->values.data(), v.count);
@@ -557,10 +715,46 @@ const Matrix::EllPart& Matrix::ell_part() const {
   return m.current().ell;
 }
 
+const Matrix::SellPart& Matrix::sell_part() const {
+  Impl& m = checked(impl_);
+  if (!m.current().shape.has_sell) throw Error("a matrix in format " + to_string(m.format) + " has no SELL part");
+  return m.current().sell;
+}
+
+Matrix::Values Matrix::sell_values(Precision p) {
+  Impl& m = checked(impl_);
+  sell_part();
+  return translate_cl_errors("Matrix::sell_values", [&] { return m.values(m.current().ell_values, p); });
+}
+
 Matrix::Values Matrix::csr_values(Precision p) {
   Impl& m = checked(impl_);
   csr_part();
   return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p); });
+}
+
+const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
+  Impl& m = checked(impl_);
+  if (m.format != Format::Csr)
+    throw Error("Matrix::csr_row_blocks: the load-balanced kernels' row blocks are for CSR, not " +
+                to_string(m.format));
+  DeviceFormat& d = m.current();
+  const auto key = std::make_pair(shape.max_cost, shape.max_rows);
+  if (const auto it = d.row_blocks.find(key); it != d.row_blocks.end()) return it->second;
+  return translate_cl_errors("Matrix::csr_row_blocks", [&]() -> const RowBlocks& {
+    std::vector<std::int32_t> offsets;
+    if (m.host_copy) {
+      offsets = m.host_copy->row_offsets;
+    } else {
+      offsets.resize(static_cast<std::size_t>(m.rows) + 1);
+      detail::read_buffer(*m.context, d.csr.row_offsets, offsets.data(), offsets.size());
+    }
+    const std::vector<std::int32_t> first_rows = detail::row_blocks(offsets, shape);
+    RowBlocks blocks;
+    blocks.count = static_cast<std::int32_t>(first_rows.size()) - 1;
+    blocks.first_rows = m.upload_array<std::int32_t>(first_rows, "matrix CSR row blocks");
+    return d.row_blocks.emplace(key, std::move(blocks)).first->second;
+  });
 }
 
 Matrix::Values Matrix::ell_values(Precision p) {

@@ -4,17 +4,26 @@
 #include <algorithm>
 
 #include "../runtime/large_vectors.hpp"
+#include "clkr/runtime/error.hpp"
+#include "sell_format.hpp"
 
 namespace clkr::detail {
 namespace {
 
 std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
 
-std::int64_t row_length(const HostCsrMatrix& A, std::int32_t i) { return A.row_offsets[i + 1] - A.row_offsets[i]; }
+std::int64_t row_length(const CsrView& A, std::int32_t i) { return A.row_offsets[i + 1] - A.row_offsets[i]; }
 
 }  // namespace
 
-FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width) {
+FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width, const SellLayout& sell,
+                         std::int64_t all_rows) {
+  if (format == Format::Sell) {
+    // SELL's places depend on where the unlisted rows lie, which all_rows alone does not say.
+    if (all_rows >= 0 && all_rows != A.rows)
+      throw Error("format_shape: SELL of a matrix's listed rows needs their row ids (sell_shape)");
+    return sell_shape(A, sell);
+  }
   FormatShape s;
   s.format = format;
   s.has_csr = format != Format::Ell;
@@ -23,7 +32,7 @@ FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb
   for (std::int32_t i = 0; i < A.rows; ++i) longest = std::max(longest, row_length(A, i));
   if (s.has_ell) {
     s.ell_width = format == Format::Ell ? longest : hyb_width;
-    s.ell_pitch = round_up(A.rows, 32);
+    s.ell_pitch = round_up(all_rows < 0 ? A.rows : all_rows, 32);
   }
   if (format == Format::Csr) {
     s.csr_stored = A.nnz();
@@ -38,10 +47,12 @@ std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int6
   std::int64_t bytes = 0;
   if (shape.has_csr) bytes += (rows + 1) * 4 + shape.csr_stored * (4 + value_bytes);
   if (shape.has_ell) bytes += shape.ell_stored() * (4 + value_bytes);
+  if (shape.has_sell) bytes += sell_bytes(shape, rows, value_bytes);
   return bytes;
 }
 
-HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape) {
+HostFormat build_format(const CsrView& A, const FormatShape& shape) {
+  if (shape.has_sell) return build_sell(A, shape);
   HostFormat h;
   h.shape = shape;
   const auto width = static_cast<std::int32_t>(shape.ell_width);
@@ -76,6 +87,7 @@ HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape) {
 }
 
 HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric) {
+  if (h.shape.has_sell) return csr_from_sell(h, rows, cols, symmetric);
   const FormatShape& s = h.shape;
   HostCsrMatrix A;
   A.rows = rows;
@@ -99,6 +111,15 @@ HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32
     A.row_offsets[i + 1] = static_cast<std::int32_t>(A.col_indices.size());
   }
   return A;
+}
+
+std::int32_t hyb_width_from_lengths(std::vector<std::int64_t> at_least, std::int64_t rows) {
+  // Made cumulative: at_least[w] = number of rows with >= w entries.
+  for (std::size_t w = at_least.size() - 1; w-- > 0;) at_least[w] += at_least[w + 1];
+  const std::int64_t needed = std::max<std::int64_t>(4096, (rows + 2) / 3);
+  std::int32_t width = 0;
+  while (width + 1 < static_cast<std::int64_t>(at_least.size()) - 1 && at_least[width + 1] >= needed) ++width;
+  return width;
 }
 
 }  // namespace clkr::detail

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "clkr/data/csr_view.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/matrix.hpp"
 
@@ -21,10 +22,25 @@ struct FormatShape {
   std::int64_t ell_width = 0;
   std::int64_t ell_pitch = 0;  // rows rounded up to a multiple of 32
   std::int64_t ell_stored() const { return ell_width * ell_pitch; }
+  // SELL-C-sigma (sell_format.hpp): slices of sell_slice_height rows, sorted by length within windows
+  // of sell_sort_window rows; its padded entries live in HostFormat's ell arrays (column-major within
+  // a slice, like ELL's), and in the device format's ELL values.
+  bool has_sell = false;
+  std::int64_t sell_slice_height = 0, sell_sort_window = 0, sell_stored = 0;
+  // Entries of the column-major part (ELL's or SELL's), the one update_values scatters into besides CSR.
+  std::int64_t padded_stored() const { return has_sell ? sell_stored : has_ell ? ell_stored() : 0; }
 };
 
-// The shape of `format` for A; `hyb_width` is the ELL width of HYB (ignored otherwise).
-FormatShape format_shape(const HostCsrMatrix& A, Format format, std::int64_t hyb_width);
+// SELL's slice height C and sort window sigma (from MatrixOptions).
+struct SellLayout {
+  std::int64_t slice_height = 0, sort_window = 0;
+};
+
+// The shape of `format` for A; `hyb_width` is the ELL width of HYB, `sell` SELL's layout (each ignored
+// otherwise). all_rows: the rows of the matrix when A lists only its nonempty ones (statistics of a
+// file's rows); -1: A.rows.
+FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width, const SellLayout& sell,
+                         std::int64_t all_rows = -1);
 
 // Device bytes of a shape with `value_bytes` per stored value (indices are 4 bytes).
 std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int64_t value_bytes);
@@ -36,16 +52,23 @@ struct HostFormat {
   std::vector<double> csr_values;
   std::vector<std::int32_t> ell_cols;
   std::vector<double> ell_values;
+  // SELL: where each slice's entries start in ell_cols (slices + 1), and the original row of each
+  // sorted row (rows).
+  std::vector<std::int32_t> sell_slice_offsets, sell_rows;
 };
 
-// Builds the arrays of CSR4, ELL or HYB (CSR is A's own arrays); the shape must be format_shape's,
+// Builds the arrays of CSR4, ELL, HYB or SELL (CSR is A's own arrays); the shape must be format_shape's,
 // checked to fit 32-bit indices. Padding: CSR4 (and HYB's overflow) pads each row to a multiple of 4
 // with value 0 and the row's last column, so a padded entry repeats a column; ELL pads with column -1
 // and value 0.
-HostFormat build_format(const HostCsrMatrix& A, const FormatShape& shape);
+HostFormat build_format(const CsrView& A, const FormatShape& shape);
 
-// The inverse for CSR4, ELL and HYB: the matrix in plain CSR, padding dropped (ELL rows end at the
-// first column -1, CSR4 rows at the first column that does not increase).
+// The inverse for CSR4, ELL, HYB and SELL: the matrix in plain CSR, padding dropped (ELL and SELL rows
+// end at the first column -1, CSR4 rows at the first column that does not increase).
 HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric);
+
+// The ELL width of HYB (choose_hyb_width's rule) from a row-length histogram: rows_of_length[w] = the
+// rows of exactly w entries, w up to the longest row, plus one 0 at the end.
+std::int32_t hyb_width_from_lengths(std::vector<std::int64_t> rows_of_length, std::int64_t rows);
 
 }  // namespace clkr::detail

@@ -12,6 +12,7 @@
 
 #include "clkr/runtime/error.hpp"
 #include "clkr/runtime/memory_limits.hpp"
+#include "laplacian_row.hpp"
 
 namespace clkr {
 namespace {
@@ -24,10 +25,8 @@ constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 HostCsrMatrix laplacian(int n, int dims, const char* name) {
   const std::string what = std::string(name) + ": n = " + std::to_string(n);
   if (n < 1) throw Error(what + ", expected n >= 1");
-  std::int64_t stride[3] = {1, 1, 1};
   std::int64_t rows = 1;
   for (int d = 0; d < dims; ++d) {
-    stride[d] = rows;
     rows *= n;  // at most (2^31)^2 before the check below: no overflow
     if (rows > kInt32Max) throw Error(what + " gives more rows than the int32 limit " + std::to_string(kInt32Max));
   }
@@ -57,15 +56,7 @@ HostCsrMatrix laplacian(int n, int dims, const char* name) {
   };
   for (std::int64_t row = 0; row < rows; ++row) {
     A.row_offsets[row] = k;
-    std::int64_t coord[3];
-    for (int d = 0; d < dims; ++d) coord[d] = row / stride[d] % n;
-    // Neighbours in increasing column order: lower ones from the slowest axis in, then the diagonal,
-    // then upper ones from the fastest axis out.
-    for (int d = dims - 1; d >= 0; --d)
-      if (coord[d] > 0) put(row - stride[d], -1.0);
-    put(row, 2.0 * dims);
-    for (int d = 0; d < dims; ++d)
-      if (coord[d] < n - 1) put(row + stride[d], -1.0);
+    detail::laplacian_row(row, n, dims, put);
   }
   A.row_offsets[rows] = k;
   return A;
@@ -114,6 +105,14 @@ HostCsrMatrix stencil3d(int n, const char* name, const Face& face, const Boundar
 
 HostCsrMatrix anisotropic3d_default(int n) { return anisotropic3d(n, 1e-3); }
 HostCsrMatrix jumping3d_default(int n) { return jumping3d(n, 1e4); }
+HostCsrMatrix powerlaw_default(int n) { return powerlaw(n); }
+HostCsrMatrix powerlaw_max_row(int n, double max_row) {
+  if (!(max_row >= 1 && max_row <= kInt32Max) || max_row != std::floor(max_row))
+    throw Error("powerlaw: MAXROW = " + std::to_string(max_row) + ", expected an integer >= 1");
+  PowerLawOptions options;
+  options.max_row_length = static_cast<int>(max_row);
+  return powerlaw(n, options);
+}
 
 struct Generator {
   std::string_view name;
@@ -126,6 +125,7 @@ constexpr Generator kGenerators[] = {
     {"poisson3d", poisson3d, nullptr, nullptr},
     {"anisotropic3d", anisotropic3d_default, anisotropic3d, "EPSILON"},
     {"jumping3d", jumping3d_default, jumping3d, "CONTRAST"},
+    {"powerlaw", powerlaw_default, powerlaw_max_row, "MAXROW"},
 };
 
 // The generator `spec` names ("name:..."), or nullptr.
@@ -180,6 +180,13 @@ DeclaredSize declared_size(const std::string& spec) {
     const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
     // A malformed spec is load_matrix's to report, with what was expected.
     if (ec != std::errc() || ptr != arg.data() + arg.size() || n < 1) return {};
+    if (g->name == "powerlaw") {  // rows of at most MAXROW (1015 unless given) entries
+      const std::string_view rest = args.substr(std::min(args.size(), arg.size() + 1));
+      const long double longest =
+          rest.empty() ? PowerLawOptions{}.max_row_length : std::strtold(std::string(rest).c_str(), nullptr);
+      return {n, n, static_cast<std::int64_t>(std::min(static_cast<long double>(n) * std::max(longest, 1.0L), 9e18L)),
+              true};
+    }
     const int dims = g->name == "poisson2d" ? 2 : 3;
     // In long double: n^3 for n near 2^31 is beyond int64; the result only matters when it is small.
     const long double rows = std::pow(static_cast<long double>(n), dims);
@@ -211,8 +218,8 @@ HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& op
     int n = 0;
     const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
     if (ec != std::errc() || ptr != arg.data() + arg.size() || n < 1)
-      throw Error("bad matrix spec '" + spec + "': expected " + expected +
-                  " with N a positive integer (grid points per side)");
+      throw Error("bad matrix spec '" + spec + "': expected " + expected + " with N a positive integer (" +
+                  (g->name == "powerlaw" ? "rows" : "grid points per side") + ")");
     if (colon == std::string_view::npos) return g->make(n);
     const std::string text(args.substr(colon + 1));
     char* end = nullptr;
@@ -225,7 +232,7 @@ HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& op
   if (spec.find(':') != std::string::npos && !std::filesystem::exists(spec))
     throw Error("matrix spec '" + spec +
                 "' is neither an existing file nor a generator spec (poisson2d:N, poisson3d:N, "
-                "anisotropic3d:N[:EPSILON], jumping3d:N[:CONTRAST])");
+                "anisotropic3d:N[:EPSILON], jumping3d:N[:CONTRAST], powerlaw:N[:MAXROW])");
   return read_matrix_market(spec, options);
 }
 

@@ -144,7 +144,9 @@ class Parser {
   Parser(std::string_view text, const std::string& name, const MatrixMarketOptions& options)
       : text_(text), name_(name), options_(options) {}
 
-  Header read_header();
+  // per_row_arrays: the reading will build arrays of one entry per declared row (the CSR row offsets),
+  // which the memory check counts; false for read_matrix_market_rows, which allocates per entry only.
+  Header read_header(bool per_row_arrays = true);
   // Reads only the banner and the size line (of a prefix of the file): no memory check, no body.
   Header read_declared_size() {
     header_only_ = true;
@@ -195,7 +197,7 @@ class Parser {
   bool header_only_ = false;
 };
 
-Header Parser::read_header() {
+Header Parser::read_header(bool per_row_arrays) {
   Header h;
   std::string_view line;
   if (text_.empty()) fail_at(1, "empty file");
@@ -295,9 +297,11 @@ Header Parser::read_header() {
   if (header_only_) return h;
   // What the rest of the reading will allocate, checked before any of it is: the row offsets and the
   // counting sort's cursors (8 bytes a row, whatever the file lists: 2e9 declared rows are 16 GB),
-  // and for each entry the text can hold, its triple (16 bytes) and its CSR entry (12, twice when mirrored).
+  // and for each entry the text can hold, its triple (16 bytes) and its CSR entry (12, twice when
+  // mirrored). Listing only the rows with entries costs per entry instead: a row id and its offsets (12).
   const std::int64_t stored = std::min(h.entries, bytes_left() / (coordinate ? 4 : 2) + 1);
-  const std::int64_t need = 8 * h.rows + 4 + stored * (16 + (h.symmetry == Symmetry::general ? 12 : 24));
+  const std::int64_t per_entry = 16 + (h.symmetry == Symmetry::general ? 12 : 24);
+  const std::int64_t need = per_row_arrays ? 8 * h.rows + 4 + stored * per_entry : stored * (per_entry + 24);
   const std::string shortfall =
       host_memory_shortfall(need, "reading " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " with " +
                                       std::to_string(h.entries) + " entries");
@@ -534,7 +538,10 @@ bool is_gzip(std::string_view data) {
   return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
 }
 
-// Inflates a whole gzip file (several concatenated members too, as `cat a.gz b.gz` makes).
+// Inflates a whole gzip file (several concatenated members too, as `cat a.gz b.gz` makes). The text is
+// held whole, so it may grow only within the host's memory limit: a small file that inflates to more
+// (a compression bomb, or a matrix too large for this machine) is refused when its text outgrows the
+// limit, with both named, instead of running the machine out of memory.
 std::string gunzip(std::string_view compressed, const std::string& path) {
   struct Stream {
     z_stream z{};
@@ -542,15 +549,23 @@ std::string gunzip(std::string_view compressed, const std::string& path) {
   } stream;
   z_stream& z = stream.z;
   if (inflateInit2(&z, 15 + 16) != Z_OK) throw Error("cannot initialise zlib to read '" + path + "'");
-  std::string out(std::max<std::size_t>(compressed.size() * 4, 1 << 16), '\0');
+  std::string out;
   std::size_t in_pos = 0, out_pos = 0;
+  auto grow = [&](std::size_t size) {
+    const std::string shortfall = host_memory_shortfall(
+        static_cast<std::int64_t>(size),
+        "inflating '" + path + "' (" + bytes_for_message(static_cast<std::int64_t>(out_pos)) + " of text so far)");
+    if (!shortfall.empty()) throw Error(shortfall);
+    out.resize(size);
+  };
+  grow(std::max<std::size_t>(compressed.size() * 4, 1 << 16));
   constexpr std::size_t kChunk = 1u << 30;  // zlib counts in uInt
   auto fail = [&](const std::string& what) {
     const auto lines = std::count(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(out_pos), '\n');
     throw ParseError(path, static_cast<std::size_t>(lines) + 1, what);
   };
   for (;;) {
-    if (out_pos == out.size()) out.resize(out.size() * 2);
+    if (out_pos == out.size()) grow(out.size() * 2);
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data() + in_pos));
     z.avail_in = static_cast<uInt>(std::min(compressed.size() - in_pos, kChunk));
     z.next_out = reinterpret_cast<Bytef*>(out.data() + out_pos);
@@ -641,6 +656,40 @@ HostCsrMatrix read_matrix_market(const std::string& path, const MatrixMarketOpti
   std::string data = read_file(path);
   if (is_gzip(data)) data = gunzip(data, path);
   return parse_text(data, path, options, false);
+}
+
+MatrixMarketRows read_matrix_market_rows(const std::string& path, const MatrixMarketOptions& options) {
+  std::string data = read_file(path);
+  if (is_gzip(data)) data = gunzip(data, path);
+  Parser parser(data, path, options);
+  const Header h = parser.read_header(false);
+  MatrixMarketRows out;
+  out.rows = h.rows;
+  out.symmetric = h.symmetry == Symmetry::symmetric;
+  Triples t = h.format == Format::coordinate ? parser.read_coordinate(h) : parser.read_array(h);
+  // Mirror images as entries of their own, in the order build_csr would place them (each right after
+  // its entry, so that duplicates are summed in the same order), since the rows they land in must be
+  // listed too.
+  if (h.symmetry != Symmetry::general) {
+    Triples expanded;
+    expanded.reserve(2 * static_cast<std::int64_t>(t.row.size()));
+    for (std::size_t k = 0; k < t.row.size(); ++k) {
+      expanded.push(t.row[k], t.col[k], t.val[k]);
+      if (t.row[k] != t.col[k])
+        expanded.push(t.col[k], t.row[k], h.symmetry == Symmetry::skew_symmetric ? -t.val[k] : t.val[k]);
+    }
+    t = std::move(expanded);
+  }
+  out.row_ids = t.row;
+  std::sort(out.row_ids.begin(), out.row_ids.end());
+  out.row_ids.erase(std::unique(out.row_ids.begin(), out.row_ids.end()), out.row_ids.end());
+  for (std::int32_t& r : t.row)
+    r = static_cast<std::int32_t>(std::lower_bound(out.row_ids.begin(), out.row_ids.end(), r) - out.row_ids.begin());
+  Header listed = h;
+  listed.rows = static_cast<std::int64_t>(out.row_ids.size());
+  listed.symmetry = Symmetry::general;
+  out.listed = build_csr(listed, t, parser);
+  return out;
 }
 
 MatrixMarketSize read_matrix_market_size(const std::string& path) {

@@ -21,7 +21,7 @@ struct DiagonalScan {
 DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv);
 
 // The scan of a device matrix. `dinv` (when not null) receives 1 / diag(A): its double device copy is
-// written by the kernel where the device has fp64 and `where` is Location::Device (the working
+// written by the kernel where the device has fp64, `where` is Location::Device and A is not in SELL (the working
 // precision's copy is then converted on the device when first used); otherwise everything is computed
 // on the host, from `host` when given (A's values on the host) or A.host_csr(), and dinv assigned.
 DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host = nullptr);

@@ -76,17 +76,21 @@ void Preconditioner::update(Matrix& A) {
 }
 
 std::unique_ptr<Preconditioner> make_preconditioner(const Blas& solver, Matrix& A, const PrecondOptions& options) {
-  switch (options.kind) {
-    case PrecondKind::None:
-      return std::make_unique<Identity>(solver, A);
-    case PrecondKind::Jacobi:
-      return std::make_unique<Jacobi>(solver, A, options.precision);
-    case PrecondKind::Chebyshev:
-      return std::make_unique<Chebyshev>(solver, A, options.chebyshev, options.precision);
-    case PrecondKind::Amg:
-      return std::make_unique<Amg>(solver, A, options.amg, options.precision);
-  }
-  throw Error("make_preconditioner: unknown PrecondKind " + std::to_string(static_cast<int>(options.kind)));
+  // A failing OpenCL call in a setup is a clkr::Error naming the setup, as in a solve.
+  return translate_cl_errors(
+      ("the " + to_string(options.kind) + " setup").c_str(), [&]() -> std::unique_ptr<Preconditioner> {
+        switch (options.kind) {
+          case PrecondKind::None:
+            return std::make_unique<Identity>(solver, A);
+          case PrecondKind::Jacobi:
+            return std::make_unique<Jacobi>(solver, A, options.precision);
+          case PrecondKind::Chebyshev:
+            return std::make_unique<Chebyshev>(solver, A, options.chebyshev, options.precision);
+          case PrecondKind::Amg:
+            return std::make_unique<Amg>(solver, A, options.amg, options.precision);
+        }
+        throw Error("make_preconditioner: unknown PrecondKind " + std::to_string(static_cast<int>(options.kind)));
+      });
 }
 
 }  // namespace clkr

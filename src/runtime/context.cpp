@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "clkr/runtime/error.hpp"
+#include "clkr/runtime/memory_limits.hpp"
 
 namespace clkr {
 
@@ -215,6 +216,8 @@ Context::Context(const cl::Platform& platform, const cl::Device& device, DeviceI
   // The preferred work-group multiple is a kernel property: ask a trivial kernel once.
   cl::Kernel probe = kernel("runtime/probe.cl", "probe");
   info_.preferred_work_group_multiple = probe.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
+  if (const char* cap = std::getenv("CLKR_DEVICE_MEMORY_LIMIT"); cap != nullptr && *cap != '\0')
+    memory_cap_.store(static_cast<std::uint64_t>(parse_byte_count("CLKR_DEVICE_MEMORY_LIMIT", cap)));
 }
 
 Context::~Context() = default;
@@ -239,7 +242,12 @@ cl::Buffer Context::allocate(std::size_t bytes, const std::string& what, cl_mem_
                     " allows (" + mib(info_.max_allocation) + ")",
                 CL_INVALID_BUFFER_SIZE);
   // OpenCL forbids zero-sized buffers; an empty vector still gets a valid handle.
-  const std::size_t size = std::max<std::size_t>(bytes, 16);
+  const std::size_t size = buffer_bytes(bytes);
+  if (const std::uint64_t cap = memory_cap_.load(); cap != 0 && memory_->live_bytes.load() + size > cap)
+    throw Error("allocating buffer '" + what + "' of " + mib(bytes) + " on " + info_.name + ": " +
+                    cl_error_name(CL_MEM_OBJECT_ALLOCATION_FAILURE) + " (out of device memory: " +
+                    mib(memory_->live_bytes.load()) + " in use, the limit set for this context is " + mib(cap) + ")",
+                CL_MEM_OBJECT_ALLOCATION_FAILURE);
   cl::Buffer buffer;
   try {
     buffer = cl::Buffer(context_, flags, size);
@@ -259,6 +267,20 @@ cl::Buffer Context::allocate(std::size_t bytes, const std::string& what, cl_mem_
     memory_->untracked.fetch_add(1);
   }
   return buffer;
+}
+
+void Context::reset_device_memory_peak() { memory_->peak_bytes.store(memory_->live_bytes.load()); }
+
+void Context::limit_device_memory(std::uint64_t bytes) { memory_cap_.store(bytes); }
+
+void Context::fail_commands_after(std::uint64_t commands) { commands_until_fault_.store(commands); }
+
+void Context::count_down_to_fault() {
+  std::uint64_t left = commands_until_fault_.load();
+  // Another thread may count down at the same time: exactly one of them sees 1 and throws.
+  while (left != 0 && !commands_until_fault_.compare_exchange_weak(left, left - 1)) {
+  }
+  if (left == 1) throw cl::Error(CL_OUT_OF_RESOURCES, "a command (a fault injected by Context::fail_commands_after)");
 }
 
 DeviceMemoryUse Context::device_memory() const {

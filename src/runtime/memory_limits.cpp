@@ -32,7 +32,9 @@ std::int64_t meminfo_available() {
   return -1;
 }
 
-std::int64_t parse_limit(const std::string& text) {
+}  // namespace
+
+std::int64_t parse_byte_count(const std::string& variable, const std::string& text) {
   std::size_t used = 0;
   long double value = 0;
   try {
@@ -49,10 +51,11 @@ std::int64_t parse_limit(const std::string& text) {
     scale = 0;
   }
   if (used == 0 || scale == 0 || !(value > 0) || value * scale > 9e18L)
-    throw Error("CLKR_HOST_MEMORY_LIMIT=" + text +
-                ": expected a positive number of bytes, optionally with K, M, G or T");
+    throw Error(variable + "=" + text + ": expected a positive number of bytes, optionally with K, M, G or T");
   return static_cast<std::int64_t>(value * scale);
 }
+
+namespace {
 
 void lower(MemoryLimit& limit, std::int64_t bytes, const std::string& source) {
   if (bytes >= 0 && bytes < limit.bytes) limit = {bytes, source};
@@ -78,7 +81,7 @@ MemoryLimit host_memory_limit() {
       lower(limit, static_cast<std::int64_t>(r.rlim_cur), source);
   }
   if (const char* text = std::getenv("CLKR_HOST_MEMORY_LIMIT"); text != nullptr && *text != '\0')
-    lower(limit, parse_limit(text), "CLKR_HOST_MEMORY_LIMIT");
+    lower(limit, parse_byte_count("CLKR_HOST_MEMORY_LIMIT", text), "CLKR_HOST_MEMORY_LIMIT");
   return limit;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../blas/csr_balanced.hpp"
 #include "../blas/spmv.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
@@ -55,12 +56,31 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
                         " -DROW_CHAINS=" + std::to_string(row_sum_chains(params.spmv, precision_));
   if (chunked_) options += " -DCG_CHUNKED";
   const bool short_rows = A.stats().mean_row_length < params.spmv.csr_vector_min_mean_row_length;
-  if (A.format() == Format::Csr && short_rows) {
+  spmv_groups_ = groups_;
+  if (csr_balanced_applies(params.spmv, A)) {
+    step1_ = Step1::CsrBalanced;
+    if (params.spmv.csr_balanced_blocks == RowBlocking::WorkItem) {  // a block per work-item of the grid
+      spmv_dot_ = context.kernel("solver/cg_balanced.cl", "cg_spmv_csr_balanced_rows_dot", options);
+      blocks_ = item_row_blocks(A, groups_ * local_);
+    } else {  // as many groups as make blocks of entries_per_item entries per work-item, at most the grid
+      spmv_dot_ = context.kernel("solver/cg_balanced.cl", "cg_spmv_csr_balanced_dot", options);
+      const std::size_t per_block = local_ * params.spmv.csr_balanced_entries_per_item;
+      const auto wanted = static_cast<std::size_t>((A.nnz() + per_block - 1) / per_block);
+      spmv_groups_ = std::max<std::size_t>(1, std::min(wanted, std::max<std::size_t>(context.info().compute_units, 1) *
+                                                                   params.reduction.groups_per_compute_unit));
+      blocks_ = group_row_blocks(A.nnz(), local_, params.spmv.csr_balanced_entries_per_item, spmv_groups_,
+                                 context.info(), bytes_per_element(precision_));
+      products_bytes_ = static_cast<std::size_t>(blocks_.max_cost) * element_bytes(precision_);
+    }
+  } else if (A.format() == Format::Csr && short_rows) {
     step1_ = Step1::CsrFused;
     spmv_dot_ = context.kernel("solver/cg.cl", "cg_spmv_csr_dot", options);
   } else if (A.format() == Format::Ell) {
     step1_ = Step1::EllFused;
     spmv_dot_ = context.kernel("solver/cg.cl", "cg_spmv_ell_dot", options);
+  } else if (A.format() == Format::Sell) {
+    step1_ = Step1::SellFused;
+    spmv_dot_ = context.kernel("solver/cg_sell.cl", "cg_spmv_sell_dot", options);
   } else {
     step1_ = Step1::SpmvThenDot;
   }
@@ -68,7 +88,7 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
   update_xr_ = context.kernel("solver/cg.cl", "cg_update_xr", options);
   update_p_ = context.kernel("solver/cg.cl", "cg_update_p", options);
   update_p_preconditioned_ = context.kernel("solver/cg.cl", "cg_update_p_preconditioned", options);
-  pq_partials_ = Vector(blas.context(), groups_, "cg.pq_partials");
+  pq_partials_ = Vector(blas.context(), spmv_groups_, "cg.pq_partials");
   rr_partials_ = Vector(blas.context(), groups_, "cg.rr_partials");
   rz_partials_ = Vector(blas.context(), groups_, "cg.rz_partials");
   staging_ = context.allocate(kReadSlots * kSlotBytes, "cg.scalar staging (pinned)",
@@ -135,11 +155,23 @@ void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {
     blas_.record("cg_dot_partials", 2.0 * n_, 2.0 * n_ * e, {event});
     return;
   }
-  const Matrix::Values values = step1_ == Step1::CsrFused ? A_.csr_values(precision_) : A_.ell_values(precision_);
+  const bool csr = step1_ == Step1::CsrFused || step1_ == Step1::CsrBalanced;
+  const Matrix::Values values = csr                          ? A_.csr_values(precision_)
+                                : step1_ == Step1::SellFused ? A_.sell_values(precision_)
+                                                             : A_.ell_values(precision_);
   KernelArgs args(spmv_dot_, precision_);
-  args.value(static_cast<cl_int>(n_)).value(static_cast<cl_int>(chunk_));
-  if (step1_ == Step1::CsrFused) {
+  if (step1_ == Step1::CsrBalanced) {
+    const Matrix::RowBlocks& blocks = A_.csr_row_blocks(blocks_);
+    args.value(static_cast<cl_int>(blocks.count)).value(blocks.first_rows);
+  } else {
+    args.value(static_cast<cl_int>(n_)).value(static_cast<cl_int>(chunk_));
+  }
+  if (csr) {
     args.value(A_.csr_part().row_offsets).value(A_.csr_part().col_indices);
+  } else if (step1_ == Step1::SellFused) {
+    const Matrix::SellPart& sell = A_.sell_part();
+    args.value(static_cast<cl_int>(sell.slice_height)).value(sell.slice_offsets).value(sell.rows);
+    args.value(sell.col_indices);
   } else {
     args.value(static_cast<cl_int>(A_.ell_part().width))
         .value(static_cast<cl_int>(A_.ell_part().pitch))
@@ -150,8 +182,10 @@ void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {
       .vector(q.device(precision_, Access::Write))
       .vector(pq_partials_.device(precision_, Access::Write))
       .local(local_ * e);
+  if (products_bytes_ > 0) args.local(products_bytes_);
   cl::Event event;
-  context.queue().enqueueNDRangeKernel(spmv_dot_, cl::NullRange, global, local, nullptr, &event);
+  context.queue().enqueueNDRangeKernel(spmv_dot_, cl::NullRange, cl::NDRange(spmv_groups_ * local_), local, nullptr,
+                                       &event);
   // The SpMV's own traffic (beta = 0) plus nothing more: p'q reuses the p and q elements in registers.
   const OpCost cost = spmv_cost(A_, precision_, 0.0);
   blas_.record("cg_spmv_dot", cost.flops + 2.0 * n_, cost.bytes, {event});
@@ -163,7 +197,7 @@ void FusedCgSteps::update_xr(Vector& x, Vector& r, Vector& p, Vector& q) {
       .value(static_cast<cl_int>(n_))
       .value(static_cast<cl_int>(chunk_))
       .value(static_cast<cl_int>(rho_slot_))
-      .value(static_cast<cl_int>(groups_))
+      .value(static_cast<cl_int>(spmv_groups_))
       .vector(pq_partials_.device(precision_, Access::Read))
       .vector(scalars_.device(precision_, Access::ReadWrite))
       .vector(p.device(precision_, Access::Read))

@@ -77,7 +77,12 @@ class FusedCgSteps {
   std::size_t local_ = 0;
   std::size_t groups_ = 0;
   int chunk_ = 0;
-  enum class Step1 { CsrFused, EllFused, SpmvThenDot } step1_;
+  enum class Step1 { CsrFused, CsrBalanced, EllFused, SellFused, SpmvThenDot } step1_;
+  // CsrBalanced (kernels/solver/cg_balanced.cl): its row blocks, work-groups (and so p'q partial sums),
+  // and local memory for a block's products.
+  Matrix::RowBlockShape blocks_;
+  std::size_t spmv_groups_ = 0;
+  std::size_t products_bytes_ = 0;
   cl::Kernel spmv_dot_, dot_partials_, update_xr_, update_p_, update_p_preconditioned_;
   Vector pq_partials_, rr_partials_, rz_partials_, scalars_;
   int rho_slot_ = 0;  // which of scalars_[0], scalars_[1] holds the current rho

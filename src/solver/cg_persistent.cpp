@@ -9,6 +9,7 @@
 #include <cstring>
 #include <optional>
 
+#include "../blas/csr_balanced.hpp"
 #include "../blas/spmv.hpp"
 #include "cg_fused.hpp"
 #include "clkr/blas/kernel_args.hpp"
@@ -31,12 +32,6 @@ std::size_t lanes_for(const Matrix& A, const CgParams& params, std::size_t work_
   return lanes;
 }
 
-std::size_t floor_power_of_two(std::size_t v) {
-  std::size_t p = 1;
-  while (p <= v / 2) p *= 2;
-  return p;
-}
-
 // One kernel and its buffers: the scalar block (rho, p'q, then r'r per iteration of a launch), the
 // partial sums, the state, and pinned staging for kSlots launches in flight.
 class PersistentKernel {
@@ -56,13 +51,15 @@ class PersistentKernel {
     // The work-group: a power of two (the kernel's reductions halve it) within the parameter, the
     // device's maximum and what this kernel can run with (CL_KERNEL_WORK_GROUP_SIZE, known once built).
     local_ = floor_power_of_two(std::min(params.persistent_work_group_size, context.info().max_work_group_size));
+    const SpmvParams& spmv_params = blas.params().spmv;
+    const bool balanced = csr_balanced_applies(spmv_params, A);  // row blocks of equal nonzeros, not LANES per row
     std::size_t lanes = 1;
     for (;;) {
-      lanes = std::min(lanes_for(A, params, local_), local_);
-      kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent_csr",
-                               precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
-                                   " -DLANES=" + std::to_string(lanes) +
-                                   " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit));
+      lanes = balanced ? 1 : std::min(lanes_for(A, params, local_), local_);
+      kernel_ = context.kernel(
+          "solver/cg_persistent.cl", "cg_persistent_csr",
+          precision_build_option(precision_) + " -DWG=" + std::to_string(local_) + " -DLANES=" + std::to_string(lanes) +
+              " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) + (balanced ? " -DBALANCED" : ""));
       const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
       if (fits >= local_ || local_ == 1) break;
       local_ = floor_power_of_two(fits);
@@ -70,7 +67,15 @@ class PersistentKernel {
     // No more groups than can be resident at once (one per compute unit by default), nor than blocks.
     const std::size_t rows_per_block = local_ / lanes;
     groups_ = std::max<std::size_t>(context.info().compute_units, 1) * params.persistent_groups_per_compute_unit;
-    groups_ = std::max<std::size_t>(1, std::min(groups_, (n_ + rows_per_block - 1) / rows_per_block));
+    std::size_t useful = (n_ + rows_per_block - 1) / rows_per_block;
+    if (balanced) {  // enough groups for the entries too, each block about entries_per_item per work-item
+      const std::size_t per_block = local_ * spmv_params.csr_balanced_entries_per_item;
+      useful = std::max(useful, static_cast<std::size_t>((A.nnz() + per_block - 1) / per_block));
+      blocks_ = group_row_blocks(A.nnz(), local_, spmv_params.csr_balanced_entries_per_item, std::min(groups_, useful),
+                                 context.info(), bytes_per_element(precision_));
+      products_bytes_ = static_cast<std::size_t>(blocks_.max_cost) * bytes_per_element(precision_);
+    }
+    groups_ = std::max<std::size_t>(1, std::min(groups_, useful));
     partials_ = Vector(blas.context(), 2 * groups_, "cg.partials");
     state_ = context.allocate(kStateInts * sizeof(cl_int), "cg.persistent state");
     slot_bytes_ = kStateInts * sizeof(cl_int) + (2 + chunk_) * bytes_per_element(precision_);
@@ -108,8 +113,8 @@ class PersistentKernel {
     auto& queue = blas_.context()->queue();
     queue.enqueueFillBuffer(state_, cl_int{0}, 0, sizeof(cl_int));  // the arrival counter
     const auto values = A_.csr_values(precision_);
-    KernelArgs(kernel_, precision_)
-        .value(static_cast<cl_int>(n_))
+    KernelArgs args(kernel_, precision_);
+    args.value(static_cast<cl_int>(n_))
         .value(A_.csr_part().row_offsets)
         .value(A_.csr_part().col_indices)
         .vector(values)
@@ -122,6 +127,10 @@ class PersistentKernel {
         .value(state_)
         .value(static_cast<cl_int>(iterations))
         .real(stop_rr);
+    if (products_bytes_ > 0) {
+      const Matrix::RowBlocks& blocks = A_.csr_row_blocks(blocks_);
+      args.value(static_cast<cl_int>(blocks.count)).value(blocks.first_rows).local(products_bytes_);
+    }
     queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups_ * local_), cl::NDRange(local_), nullptr,
                                &kernel_events_[slot]);
     unsigned char* into = staging_host_ + slot * slot_bytes_;
@@ -171,6 +180,8 @@ class PersistentKernel {
   int chunk_;
   std::size_t local_ = 0, groups_ = 0;
   cl::Kernel kernel_;
+  Matrix::RowBlockShape blocks_;    // -DBALANCED: the SpMV's row blocks
+  std::size_t products_bytes_ = 0;  // -DBALANCED: local memory for a block's products (0: not balanced)
   Vector partials_, scalars_;
   cl::Buffer state_, staging_;
   std::size_t slot_bytes_ = 0;

@@ -14,12 +14,11 @@
 // on small systems where latency dominates, CGS2 with a fused multi-dot kernel would win.
 #include "clkr/solver/gmres.hpp"
 
-#include <cmath>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "clkr/runtime/error.hpp"
+#include "device_krylov_ops.hpp"
+#include "gmres_iteration.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -27,172 +26,10 @@ namespace detail {
 
 namespace {
 
-// The (m+1) x m upper Hessenberg matrix H of one Arnoldi cycle, reduced to upper triangular R by
-// Givens rotations as its columns arrive, and the rotated right-hand side g = Q' (beta e1): |g[j+1]|
-// is the residual norm of the least-squares solution after j+1 steps.
-class HessenbergLeastSquares {
- public:
-  explicit HessenbergLeastSquares(int m) : m_(m), h_((m + 1) * m), c_(m), s_(m), g_(m + 1) {}
-
-  void reset(double beta) {
-    std::fill(g_.begin(), g_.end(), 0.0);
-    g_[0] = beta;
-  }
-  double& h(int i, int j) { return h_[static_cast<std::size_t>(j) * (m_ + 1) + i]; }
-
-  // Applies the previous rotations to column j, then the rotation that zeroes h(j+1, j). Returns
-  // false when the column is zero (h(j, j) = h(j+1, j) = 0: R would be singular).
-  bool rotate_column(int j) {
-    for (int i = 0; i < j; ++i) {
-      const double t = c_[i] * h(i, j) + s_[i] * h(i + 1, j);
-      h(i + 1, j) = -s_[i] * h(i, j) + c_[i] * h(i + 1, j);
-      h(i, j) = t;
-    }
-    const double r = std::hypot(h(j, j), h(j + 1, j));
-    if (r == 0) return false;
-    c_[j] = h(j, j) / r;
-    s_[j] = h(j + 1, j) / r;
-    h(j, j) = r;
-    h(j + 1, j) = 0;
-    g_[j + 1] = -s_[j] * g_[j];
-    g_[j] = c_[j] * g_[j];
-    return true;
-  }
-  double residual_norm(int steps) const { return std::abs(g_[steps]); }
-
-  // y solving R y = g over the first `steps` columns (back substitution).
-  std::vector<double> solve(int steps) {
-    std::vector<double> y(steps);
-    for (int i = steps - 1; i >= 0; --i) {
-      double sum = g_[i];
-      for (int k = i + 1; k < steps; ++k) sum -= h(i, k) * y[k];
-      y[i] = sum / h(i, i);
-    }
-    return y;
-  }
-
- private:
-  int m_;
-  std::vector<double> h_, c_, s_, g_;
-};
-
-}  // namespace
-
-namespace {
-
-// Memory moved per Arnoldi step j (0-based), n = rows, in elements of the Blas precision: the SpMV
-// (the matrix once, v_j and w), j+1 dots and j+1 axpys (5(j+1)n), ||w|| n, v_{j+1} = w / h (copy and
-// scale, 3n), and one application of M when preconditioned; at the end of a cycle of k steps,
-// x += V y (3kn; then one more application of M, or x += Z y for FGMRES) and the restart residual
-// (SpMV, copy, norm). The basis holds m+1 vectors of n elements, and FGMRES's Z m more.
 void restarted_gmres(Blas& blas, Matrix& A, Preconditioner* M, bool flexible, Vector& b, Vector& x, bool x_is_zero,
                      const SolveOptions& options, SolveMonitor& monitor) {
-  const int m = options.restart;
-  const char* name = flexible ? "fgmres" : "gmres";
-  if (m < 1) throw Error(std::string(name) + ": restart = " + std::to_string(m) + " must be >= 1");
-  const auto& context = blas.context();
-  const std::size_t n = b.size();
-  std::vector<Vector> basis;
-  basis.reserve(m + 1);
-  for (int i = 0; i <= m; ++i) basis.emplace_back(context, n, std::string(name) + ".v" + std::to_string(i));
-  Vector w(context, n, std::string(name) + ".w");
-  HessenbergLeastSquares ls(m);
-  // Right preconditioning: `t` holds M^-1 v_j (GMRES) or the cycle's V y before M^-1 (both from the one
-  // vector), `z` the kept M^-1 v_j (FGMRES).
-  const bool right = preconditioned(M);
-  std::optional<Vector> t;
-  std::vector<Vector> z;
-  if (right && !flexible) t.emplace(context, n, "gmres.t");
-  if (right && flexible) {
-    z.reserve(m);
-    for (int i = 0; i < m; ++i) z.emplace_back(context, n, "fgmres.z" + std::to_string(i));
-  }
-
-  int k = 0;                       // Arnoldi steps so far, over all cycles
-  double previous_cycle_norm = 0;  // ||r|| at the start of the previous cycle
-  for (bool first_cycle = true;; first_cycle = false) {
-    // r = b - A x (explicitly at every restart);  beta = ||r||;  v_0 = r / beta
-    Vector& v0 = basis[0];
-    compute_residual(blas, A, b, x, v0, x_is_zero && first_cycle);
-    const double beta = blas.nrm2(v0);
-    if (!monitor.check_finite(k, "||r||", beta)) return;
-    if (first_cycle) {
-      monitor.record(0, beta);
-      if (monitor.reached(beta)) {
-        monitor.finish(SolveStatus::Converged, "the initial residual already meets the tolerance");
-        return;
-      }
-    } else {
-      // The last cycle's estimate reached the tolerance or the iterations ran out: the explicit
-      // residual decides.
-      if (monitor.reached(beta)) {
-        monitor.check_explicit(k, beta);
-        return;
-      }
-      if (beta >= previous_cycle_norm) {
-        monitor.finish(SolveStatus::Stagnated,
-                       "a restart cycle of GMRES(" + std::to_string(m) + ") did not reduce ||b - A x|| / ||b|| = " +
-                           format_number(monitor.criterion().relative(beta)) + " at iteration " + std::to_string(k) +
-                           ": restarting would repeat it (try a larger restart)");
-        return;
-      }
-    }
-    if (k >= options.max_iterations) return;
-    previous_cycle_norm = beta;
-    blas.scal(1.0 / beta, v0);
-    ls.reset(beta);
-
-    int steps = 0;
-    bool singular = false;
-    for (int j = 0; j < m && k < options.max_iterations; ++j) {
-      ++k;
-      // w = A M^-1 v_j;  for i <= j: h_ij = (w, v_i), w -= h_ij v_i  (modified Gram-Schmidt)
-      Vector* operand = &basis[j];
-      if (right) {
-        Vector& target = flexible ? z[j] : *t;
-        M->apply(basis[j], target);
-        operand = &target;
-      }
-      blas.spmv(1.0, A, *operand, 0.0, w);
-      for (int i = 0; i <= j; ++i) {
-        ls.h(i, j) = blas.dot(w, basis[i]);
-        blas.axpy(-ls.h(i, j), basis[i], w);
-      }
-      // h_{j+1,j} = ||w||;  then rotate column j and update the residual estimate |g_{j+1}|
-      const double h_next = blas.nrm2(w);
-      ls.h(j + 1, j) = h_next;
-      if (!monitor.check_finite(k, "h(j+1, j) = ||w||", h_next)) return;
-      if (!ls.rotate_column(j)) {
-        singular = true;
-        break;
-      }
-      steps = j + 1;
-      const double estimate = ls.residual_norm(steps);
-      monitor.record(k, estimate);
-      // h_{j+1,j} = 0: the Krylov space is invariant and x + V y is exact (a "happy" breakdown).
-      if (monitor.reached(estimate) || h_next == 0) break;
-      // v_{j+1} = w / h_{j+1,j}
-      blas.copy(w, basis[j + 1]);
-      blas.scal(1.0 / h_next, basis[j + 1]);
-    }
-    // x += V y with R y = g (right-preconditioned: x += M^-1 (V y); flexible: x += Z y)
-    const std::vector<double> y = ls.solve(steps);
-    if (right && !flexible && steps > 0) {
-      // w is free again: u = V y there, then x += M^-1 u through t.
-      blas.copy(basis[0], w);
-      blas.scal(y[0], w);
-      for (int i = 1; i < steps; ++i) blas.axpy(y[i], basis[i], w);
-      M->apply(w, *t);
-      blas.axpy(1.0, *t, x);
-    } else {
-      for (int i = 0; i < steps; ++i) blas.axpy(y[i], flexible && right ? z[i] : basis[i], x);
-    }
-    if (singular) {
-      monitor.finish(SolveStatus::Breakdown, "the Hessenberg matrix is singular at iteration " + std::to_string(k) +
-                                                 " (A v is zero on the Krylov space: A is singular)");
-      return;
-    }
-  }
+  DeviceKrylovOps ops{blas, A, M, b, x};
+  gmres_iteration(ops, flexible, x_is_zero, options, monitor);
 }
 
 }  // namespace

@@ -191,16 +191,23 @@ SolveResult equilibrated(Blas& blas, Matrix& A, bool may_scale_matrix, Vector& b
 
 }  // namespace
 
+// A failing OpenCL call anywhere in a solve (a kernel launch, a transfer) ends it as a clkr::Error with the
+// call and its error code, whichever level it happened at.
 SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {
-  return equilibrated(blas, A, true, b, x, options,
-                      [&](Matrix& As, Vector& bs, Vector& xs) { return dispatch(kind, blas, As, bs, xs, options); });
+  return translate_cl_errors(("solve (" + to_string(kind) + ")").c_str(), [&] {
+    return equilibrated(blas, A, true, b, x, options,
+                        [&](Matrix& As, Vector& bs, Vector& xs) { return dispatch(kind, blas, As, bs, xs, options); });
+  });
 }
 
 SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
                   const SolveOptions& options) {
   // M was built for A as it is: the matrix is not scaled under it (b may be: M is linear).
-  return equilibrated(blas, A, !detail::preconditioned(&M), b, x, options,
-                      [&](Matrix& As, Vector& bs, Vector& xs) { return dispatch(kind, blas, As, M, bs, xs, options); });
+  return translate_cl_errors(("solve (" + to_string(kind) + ")").c_str(), [&] {
+    return equilibrated(blas, A, !detail::preconditioned(&M), b, x, options, [&](Matrix& As, Vector& bs, Vector& xs) {
+      return dispatch(kind, blas, As, M, bs, xs, options);
+    });
+  });
 }
 
 namespace detail {

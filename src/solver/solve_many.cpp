@@ -47,7 +47,8 @@ std::vector<SolveResult> solve_many(SolverKind kind, Blas& blas, Matrix& A, std:
                                     std::vector<Vector>& X, const SolveOptions& options) {
   check_counts(B, X);
   if (kind == SolverKind::Cg && batchable(blas, A, B, options, true))
-    return detail::batched_cg("cg", blas, A, nullptr, B, X, options);
+    return translate_cl_errors("solve_many (batched cg)",
+                               [&] { return detail::batched_cg("cg", blas, A, nullptr, B, X, options); });
   if (kind == SolverKind::Pcg && batchable(blas, A, B, options, true)) {
     // pcg_jacobi's own Jacobi, built once; a diagonal entry <= 0 is left to the column loop, where each
     // column reports it (NotSpd) as its separate solve does.
@@ -55,8 +56,10 @@ std::vector<SolveResult> solve_many(SolverKind kind, Blas& blas, Matrix& A, std:
     bool positive = true;
     for (double d : diagonal) positive = positive && d > 0;
     if (positive) {
-      Jacobi jacobi(blas, A, diagonal);
-      return detail::batched_cg("pcg", blas, A, &jacobi, B, X, options);
+      return translate_cl_errors("solve_many (batched pcg)", [&] {
+        Jacobi jacobi(blas, A, diagonal);
+        return detail::batched_cg("pcg", blas, A, &jacobi, B, X, options);
+      });
     }
   }
   std::vector<SolveResult> results;
@@ -72,7 +75,8 @@ std::vector<SolveResult> solve_many(SolverKind kind, Blas& blas, Matrix& A, Prec
   auto* jacobi = dynamic_cast<Jacobi*>(&M);
   if (kind == SolverKind::Cg && jacobi && M.precision() == blas.precision() && M.location() == blas.location() &&
       M.context() == blas.context() && batchable(blas, A, B, options, false))
-    return detail::batched_cg("cg", blas, A, jacobi, B, X, options);
+    return translate_cl_errors("solve_many (batched cg)",
+                               [&] { return detail::batched_cg("cg", blas, A, jacobi, B, X, options); });
   std::vector<SolveResult> results;
   results.reserve(B.size());
   for (std::size_t j = 0; j < B.size(); ++j) results.push_back(solve(kind, blas, A, M, B[j], X[j], options));

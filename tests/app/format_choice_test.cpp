@@ -16,13 +16,17 @@ DeviceInfo device(DeviceType type, const std::string& vendor) {
   return info;
 }
 
-// Rows of 20 entries but one of 200: irregular (HYB on a GPU without the persistent kernel).
-MatrixStats irregular(std::int64_t rows) {
+// Rows of 20 entries but one of `longest`: irregular (SELL on a GPU without the persistent kernel, HYB
+// where SELL would store more than 1.5x CSR's bytes: `sell_bytes` of the 12 CSR bytes a nonzero), or
+// past the load-balanced kernels' 8x the mean with 200 (CSR then).
+MatrixStats irregular(std::int64_t rows, std::int64_t longest = 100, double sell_bytes = 13) {
   MatrixStats s;
   s.rows = s.cols = rows;
-  s.nnz = 20 * rows + 180;
+  s.nnz = 20 * (rows - 1) + longest;
   s.mean_row_length = static_cast<double>(s.nnz) / rows;
-  s.max_row_length = 200;
+  s.max_row_length = longest;
+  s.bytes_per_format[Format::Csr] = 12 * s.nnz;
+  s.bytes_per_format[Format::Sell] = static_cast<std::int64_t>(sell_bytes * static_cast<double>(s.nnz));
   return s;
 }
 
@@ -33,14 +37,38 @@ TEST(FormatChoice, PlainCgOnNvidiaTakesCsrUpToThePersistentRowLimit) {
   const auto rows = static_cast<std::int64_t>(limit);
   EXPECT_EQ(choose_format(irregular(rows), nvidia, true).format, Format::Csr);
   EXPECT_NE(choose_format(irregular(rows), nvidia, true).reason.find("persistent"), std::string::npos);
-  EXPECT_EQ(choose_format(irregular(rows + 1), nvidia, true).format, Format::Hyb);  // over the limit
-  EXPECT_EQ(choose_format(irregular(rows), nvidia, false).format, Format::Hyb);     // another solver
+  EXPECT_EQ(choose_format(irregular(rows + 1), nvidia, true).format, Format::Sell);  // over the limit
+  EXPECT_EQ(choose_format(irregular(rows), nvidia, false).format, Format::Sell);     // another solver
   // A GPU without a measured persistent kernel keeps the row-length rule.
   EXPECT_EQ(choose_format(irregular(1000), device(DeviceType::Gpu, "Advanced Micro Devices, Inc."), true).format,
-            Format::Hyb);
+            Format::Sell);
+  // HYB where SELL's slices would pad too much.
+  const FormatChoice padded = choose_format(irregular(rows + 1, 100, 19), nvidia, true);
+  EXPECT_EQ(padded.format, Format::Hyb);
+  EXPECT_NE(padded.reason.find("SELL's bytes 1.58x CSR's"), std::string::npos) << padded.reason;
   MatrixStats regular = irregular(rows + 1);
   regular.max_row_length = 21;  // over the limit, rows about equally long: ELL
   EXPECT_EQ(choose_format(regular, nvidia, true).format, Format::Ell);
+}
+
+// Rows past 8x the mean: CSR with the load-balanced kernels on GPUs and CPUs, said so in the reason;
+// below it the rules above.
+TEST(FormatChoice, VeryIrregularRowsTakeTheLoadBalancedCsr) {
+  for (const DeviceInfo& d :
+       {device(DeviceType::Gpu, "NVIDIA Corporation"), device(DeviceType::Gpu, ""), device(DeviceType::Cpu, "")}) {
+    const FormatChoice choice = choose_format(irregular(1000000000, 200), d);
+    EXPECT_EQ(choice.format, Format::Csr) << choice.reason;
+    EXPECT_NE(choice.reason.find("load-balanced"), std::string::npos) << choice.reason;
+    EXPECT_EQ(choose_format(irregular(1000000000, 100), d).reason.find("load-balanced"), std::string::npos);
+  }
+  EXPECT_EQ(choose_format(irregular(1000000000, 100), device(DeviceType::Gpu, "")).format, Format::Sell);
+  const FormatChoice persistent =
+      choose_format(irregular(1000, 200), device(DeviceType::Gpu, "NVIDIA Corporation"), true);
+  EXPECT_NE(persistent.reason.find("persistent"), std::string::npos) << persistent.reason;
+  EXPECT_NE(persistent.reason.find("load-balanced"), std::string::npos) << persistent.reason;
+  // Devices whose parameters leave the kernels off (accelerators: not measured) never mention them.
+  EXPECT_EQ(choose_format(irregular(1000, 200), device(DeviceType::Accelerator, "")).reason.find("load-balanced"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 // SpMV y = alpha*A*x + beta*y in every format and precision, on the device and in the host reference,
-// against a long double reference on random matrices of awkward shapes (empty rows, a long row, 0-row
-// and 0-nnz matrices, sizes around powers of two, rectangular).
+// against a long double reference on random matrices of awkward shapes (spmv_test_support.hpp).
 #include "../../src/blas/spmv.hpp"
 
 #include <gtest/gtest.h>
@@ -16,242 +15,14 @@
 #include <tuple>
 #include <vector>
 
-#include "../precision_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/runtime/error.hpp"
+#include "spmv_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-const std::shared_ptr<Context>& test_context() {
-  static const std::shared_ptr<Context> context = Context::create();
-  return context;
-}
-
-bool can_run(Precision p) { return p != Precision::Double || test_context()->info().fp64; }
-
-// ---- random matrices ------------------------------------------------------------------------------
-
-struct Shape {
-  std::string name;
-  std::int32_t rows = 0, cols = 0;
-  std::int32_t max_row_length = 12;  // lengths uniform in [1, this], capped at cols
-  double empty_fraction = 0.15;      // rows left empty
-  std::int32_t long_row = 0;         // when > 0, row rows/2 gets this many entries (capped at cols)
-};
-
-// Values of both signs over a few binades, never zero.
-double random_value(std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(0.5, 1.0);
-  std::uniform_int_distribution<int> e(-3, 3), sign(0, 1);
-  return std::ldexp(u(rng), e(rng)) * (sign(rng) ? 1 : -1);
-}
-
-HostCsrMatrix random_matrix(const Shape& s, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  HostCsrMatrix A;
-  A.rows = s.rows;
-  A.cols = s.cols;
-  A.row_offsets.assign(1, 0);
-  std::vector<std::int32_t> all_cols(static_cast<std::size_t>(s.cols));
-  std::iota(all_cols.begin(), all_cols.end(), 0);
-  std::uniform_real_distribution<double> coin(0, 1);
-  std::uniform_int_distribution<std::int32_t> length(1, std::max(1, std::min(s.max_row_length, s.cols)));
-  for (std::int32_t i = 0; i < s.rows; ++i) {
-    std::int32_t n = 0;
-    if (s.long_row > 0 && i == s.rows / 2) {
-      n = std::min(s.long_row, s.cols);
-    } else if (s.cols > 0 && s.max_row_length > 0 && coin(rng) >= s.empty_fraction) {
-      n = length(rng);
-    }
-    std::vector<std::int32_t> picked;
-    std::sample(all_cols.begin(), all_cols.end(), std::back_inserter(picked), n, rng);  // sorted
-    for (std::int32_t c : picked) {
-      A.col_indices.push_back(c);
-      A.values.push_back(random_value(rng));
-    }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
-  }
-  A.validate();
-  return A;
-}
-
-std::vector<double> random_vector(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<double> v(n);
-  for (auto& e : v) e = random_value(rng);
-  return v;
-}
-
-const std::vector<Shape>& shapes() {
-  static const std::vector<Shape> list = {
-      {"0x0", 0, 0},
-      {"0x5", 0, 5},
-      {"5x0", 5, 0},
-      {"7x9_no_entries", 7, 9, 0},
-      {"1x1", 1, 1},
-      {"3x3", 3, 3},
-      {"4x4", 4, 4},
-      {"5x5", 5, 5},
-      {"255x255", 255, 255},
-      {"257x257", 257, 257},
-      {"1023x1023", 1023, 1023},
-      {"1025x1025", 1025, 1025},
-      {"300x1025", 300, 1025},
-      {"1025x300", 1025, 300},
-      {"long_row_600x3100", 600, 3100, 12, 0.3, 3000},
-  };
-  return list;
-}
-
-// ---- the long double reference --------------------------------------------------------------------
-
-// A value as the device stores it in precision p.
-long double stored(double v, Precision p) {
-  switch (p) {
-    case Precision::Single:
-      return static_cast<float>(v);
-    case Precision::QuasiDouble: {
-      const float head = static_cast<float>(v);
-      return static_cast<long double>(head) + static_cast<float>(v - head);
-    }
-    case Precision::Double:
-      break;
-  }
-  return v;
-}
-
-struct Reference {
-  std::vector<long double> y;
-  std::vector<long double> scale;  // sum_j |alpha a_ij x_j| + |beta y_i|: what rounding errors scale with
-  std::vector<std::int32_t> row_length;
-};
-
-// alpha*A*x + beta*y0 from the inputs as stored in precision p (so only the arithmetic is measured).
-Reference reference(const HostCsrMatrix& A, Precision p, double alpha, const std::vector<double>& x, double beta,
-                    const std::vector<double>& y0) {
-  Reference r;
-  const long double a = stored(alpha, p), b = stored(beta, p);
-  for (std::int32_t i = 0; i < A.rows; ++i) {
-    long double sum = 0, scale = 0;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
-      const long double term = stored(A.values[k], p) * stored(x[A.col_indices[k]], p);
-      sum += term;
-      scale += std::fabs(a * term);
-    }
-    long double y = a * sum;
-    if (beta != 0) {
-      y += b * stored(y0[i], p);
-      scale += std::fabs(b * stored(y0[i], p));
-    }
-    r.y.push_back(y);
-    r.scale.push_back(scale);
-    r.row_length.push_back(A.row_offsets[i + 1] - A.row_offsets[i]);
-  }
-  return r;
-}
-
-// Relative to the row's scale: the precision's bound, growing like sqrt(row length) past 10 entries
-// (rounding errors of a random sum add up like a random walk).
-double tolerance(Precision p, std::int32_t row_length) {
-  const double base = p == Precision::Single ? 1e-6 : p == Precision::QuasiDouble ? 1e-13 : 1e-14;
-  return base * std::max(1.0, std::sqrt(row_length / 10.0));
-}
-
-// Every element finite and within tolerance; reports the first few offenders only.
-void expect_close(const Reference& ref, const std::vector<double>& got, Precision p, const std::string& what) {
-  ASSERT_EQ(got.size(), ref.y.size()) << what;
-  int reported = 0;
-  for (std::size_t i = 0; i < got.size() && reported < 5; ++i) {
-    const long double error = std::fabs(static_cast<long double>(got[i]) - ref.y[i]);
-    const long double allowed = tolerance(p, ref.row_length[i]) * ref.scale[i];
-    if (!std::isfinite(got[i]) || error > allowed) {
-      ++reported;
-      ADD_FAILURE() << what << ": y[" << i << "] = " << got[i] << ", expected " << static_cast<double>(ref.y[i])
-                    << " (error " << static_cast<double>(error) << ", allowed " << static_cast<double>(allowed)
-                    << ", row length " << ref.row_length[i] << ")";
-    }
-  }
-}
-
-// The device copy of v in precision p, as doubles (head + tail in quasi-double).
-std::vector<double> read_device(Vector& v, Precision p) {
-  const Vector::DeviceBuffers b = v.device(p, Access::Read);
-  auto& queue = v.context()->queue();
-  std::vector<double> out(v.size());
-  if (v.size() == 0) return out;
-  if (p == Precision::Double) {
-    queue.enqueueReadBuffer(b.primary, CL_TRUE, 0, v.size() * sizeof(double), out.data());
-    return out;
-  }
-  std::vector<float> head(v.size()), tail(v.size(), 0.0f);
-  queue.enqueueReadBuffer(b.primary, CL_TRUE, 0, v.size() * sizeof(float), head.data());
-  if (p == Precision::QuasiDouble) queue.enqueueReadBuffer(b.tail, CL_TRUE, 0, v.size() * sizeof(float), tail.data());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(head[i]) + tail[i];
-  return out;
-}
-
-// `a` read back from the device against what was written, `b`: the pattern exactly, the values bit for
-// bit with fp64 and to the quasi-double read-back tolerance without (the device holds 48 bits there).
-void expect_equal(const HostCsrMatrix& a, const HostCsrMatrix& b, const std::string& what) {
-  EXPECT_EQ(a.rows, b.rows) << what;
-  EXPECT_EQ(a.cols, b.cols) << what;
-  EXPECT_EQ(a.row_offsets, b.row_offsets) << what;
-  EXPECT_EQ(a.col_indices, b.col_indices) << what;
-  if (test_context()->info().fp64) {
-    EXPECT_EQ(a.values, b.values) << what;
-    return;
-  }
-  ASSERT_EQ(a.values.size(), b.values.size()) << what;
-  for (std::size_t k = 0; k < a.values.size(); ++k)
-    ASSERT_TRUE(test::readback_equal(*test_context(), a.values[k], b.values[k]))
-        << what << ": value " << k << " is " << a.values[k] << ", written " << b.values[k];
-}
-
-struct AlphaBeta {
-  double alpha, beta;
-};
-// (1, 0) and (1, 1) build the ALPHA_ONE (and BETA_ZERO) variants, (2.5, -0.5) the general one.
-const AlphaBeta kAllCases[] = {{1, 0}, {1, 1}, {2.5, -0.5}};
-const AlphaBeta kTwoCases[] = {{1, 0}, {2.5, -0.5}};
-
-MatrixOptions test_matrix_options() {
-  MatrixOptions options;
-  options.max_ell_fill_ratio = 1e9;  // ELL even for the long-row matrix: padding is what is tested
-  return options;
-}
-
-// y = alpha*A*x + beta*y through `run` (a Blas, or the detail functions directly) on a fresh y (NaN
-// when beta == 0: every element must be written, and y must not be read), checked against the
-// reference; x's device copy and A must come out unchanged.
-template <class Run>
-void check_spmv(Matrix& A, const HostCsrMatrix& H, Precision p, const AlphaBeta& c, const std::string& what,
-                const Run& run, Location location = Location::Device) {
-  const auto& context = test_context();
-  const std::vector<double> xv = random_vector(static_cast<std::size_t>(H.cols), 11);
-  const std::vector<double> y0 = random_vector(static_cast<std::size_t>(H.rows), 12);
-  Vector x(context, xv, "x");
-  Vector y(context, y0, "y");
-  if (c.beta == 0) {
-    if (location == Location::Device) {
-      y.fill(std::numeric_limits<double>::quiet_NaN(), p);
-    } else {
-      y.assign(std::vector<double>(y0.size(), std::numeric_limits<double>::quiet_NaN()));
-    }
-  }
-  const std::string label =
-      what + " " + to_string(p) + " alpha=" + std::to_string(c.alpha) + " beta=" + std::to_string(c.beta);
-  run(c.alpha, A, x, c.beta, y);
-  expect_close(reference(H, p, c.alpha, xv, c.beta, y0), y.to_host(), p, label);
-  if (location == Location::Device) {
-    const std::vector<double> x_after = read_device(x, p);
-    for (std::size_t i = 0; i < xv.size(); ++i)
-      ASSERT_EQ(static_cast<long double>(x_after[i]), stored(xv[i], p)) << label << ": x[" << i << "] changed";
-  } else {
-    EXPECT_EQ(x.to_host(), xv) << label << ": x changed";
-  }
-  expect_equal(A.to_host(), H, label + ": A changed");
-}
+using namespace test;  // spmv_test_support.hpp
 
 // ---- every format x precision through Blas ----------------------------------------------------------
 
@@ -280,11 +51,11 @@ TEST_P(SpmvDevice, MatchesLongDoubleReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFormats, SpmvDevice,
-                         testing::Combine(testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb),
-                                          testing::Values(Precision::Single, Precision::QuasiDouble,
-                                                          Precision::Double)),
-                         name_of);
+INSTANTIATE_TEST_SUITE_P(
+    AllFormats, SpmvDevice,
+    testing::Combine(testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell),
+                     testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double)),
+    name_of);
 
 // ---- launch variants through the detail interface (parameters Blas would take from the device) -------
 
@@ -316,7 +87,7 @@ TEST_P(SpmvPrecision, CsrVectorKernel) {
 }
 
 // Row blocks of 1 and of an awkward 7 rows per work-item (the CPU path's parameter) in the
-// one-row-per-work-item kernels: CSR scalar, CSR4, ELL and both HYB passes.
+// one-row-per-work-item kernels: CSR scalar, CSR4, ELL, both HYB passes and SELL.
 TEST_P(SpmvPrecision, RowsPerWorkItem) {
   const Precision p = GetParam();
   if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
@@ -330,7 +101,7 @@ TEST_P(SpmvPrecision, RowsPerWorkItem) {
     const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
       detail::spmv_device(*test_context(), params, p, false, alpha, A, x, beta, y);
     };
-    for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb}) {
+    for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell}) {
       Matrix A(test_context(), H, f);
       check_spmv(A, H, p, {2.5, -0.5}, to_string(f) + " rows_per_work_item=" + std::to_string(per_item), run);
     }
@@ -444,7 +215,7 @@ TEST(SpmvKahan, MoreAccurateThanPlainSingle) {
   const auto relative_error = [&](const std::vector<double>& y) {
     return static_cast<double>(std::fabs(y[0] - ref.y[0]) / std::fabs(ref.y[0]));
   };
-  for (Format f : {Format::Csr, Format::Csr4, Format::Ell}) {
+  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Sell}) {
     Matrix A(test_context(), H, f, test_matrix_options());
     Vector x(test_context(), xv, "x");
     Vector y_plain(test_context(), 3, "y_plain"), y_kahan(test_context(), 3, "y_kahan");
@@ -463,6 +234,15 @@ TEST(SpmvKahan, MoreAccurateThanPlainSingle) {
   host_kahan_blas.spmv(1, A, x, 0, y_host);
   EXPECT_LT(relative_error(y_vector.to_host()), 1e-6) << "csr-vector Kahan";
   EXPECT_LT(relative_error(y_host.to_host()), 1e-6) << "host Kahan";
+  for (RowBlocking blocks : {RowBlocking::WorkGroup, RowBlocking::WorkItem}) {
+    SpmvParams balanced;  // the load-balanced kernels: the long row alone in a block, or one work-item's
+    balanced.work_group_size = 64;
+    balanced.csr_balanced_min_row_ratio = 0;
+    balanced.csr_balanced_blocks = blocks;
+    Vector y_balanced(test_context(), 3, "y_balanced");
+    detail::spmv_device(*test_context(), balanced, Precision::Single, true, 1, A, x, 0, y_balanced);
+    EXPECT_LT(relative_error(y_balanced.to_host()), 1e-6) << "balanced Kahan, " << to_string(blocks);
+  }
 }
 
 // Every (alpha, beta) variant of the Kahan kernel on ordinary matrices.

@@ -191,6 +191,48 @@ TEST(Tuner, ThresholdCandidatesAreComposedFromTheKernelMeasurements) {
   }
 }
 
+// The load-balanced CSR threshold composed the same way: a sweep matrix whose longest/mean row reaches
+// the threshold takes its time from that balanced variant, the others from the row kernels; and the
+// tuned parameters take the chosen threshold's blocking and block size.
+TEST(Tuner, BalancedThresholdIsComposedFromTheBalancedMeasurements) {
+  const TuneResult& r = quick_result();
+  const TuneSearch* kernels = r.search("spmv_balanced");
+  ASSERT_NE(kernels, nullptr);
+  EXPECT_TRUE(kernels->chosen.empty()) << "spmv_balanced only feeds spmv_balanced_threshold";
+  const TuneMeasurement* rows = find(*kernels, "row kernels");
+  ASSERT_NE(rows, nullptr);
+  ASSERT_EQ(rows->ops.size(), 4u);
+  const TuneSearch& threshold = *r.search("spmv_balanced_threshold");
+  ASSERT_GE(threshold.measured.size(), 1 + 4 * (kernels->measured.size() - 1));
+  for (const TuneMeasurement& m : threshold.measured) {
+    SCOPED_TRACE(m.label);
+    const double t = m.params.spmv.csr_balanced_min_row_ratio;
+    const TuneMeasurement* balanced = nullptr;
+    for (const TuneMeasurement& k : kernels->measured)
+      if (k.label != "row kernels" && k.params.spmv.csr_balanced_blocks == m.params.spmv.csr_balanced_blocks &&
+          k.params.spmv.csr_balanced_entries_per_item == m.params.spmv.csr_balanced_entries_per_item)
+        balanced = &k;
+    ASSERT_EQ(m.ops.size(), rows->ops.size());
+    std::size_t from_balanced = 0;
+    for (std::size_t i = 0; i < m.ops.size(); ++i) {
+      EXPECT_EQ(m.ops[i].op, rows->ops[i].op);
+      if (balanced && m.ops[i].seconds == balanced->ops[i].seconds && m.ops[i].seconds != rows->ops[i].seconds)
+        ++from_balanced;
+      else
+        EXPECT_EQ(m.ops[i].seconds, rows->ops[i].seconds) << m.ops[i].op;
+    }
+    // Higher thresholds send fewer matrices to the balanced kernels; infinity none.
+    if (std::isinf(t)) EXPECT_EQ(from_balanced, 0u);
+  }
+  const TuneMeasurement* chosen = find(threshold, threshold.chosen);
+  ASSERT_NE(chosen, nullptr) << threshold.chosen;
+  EXPECT_EQ(r.params.spmv.csr_balanced_min_row_ratio, chosen->params.spmv.csr_balanced_min_row_ratio);
+  if (!std::isinf(chosen->params.spmv.csr_balanced_min_row_ratio)) {
+    EXPECT_EQ(r.params.spmv.csr_balanced_blocks, chosen->params.spmv.csr_balanced_blocks);
+    EXPECT_EQ(r.params.spmv.csr_balanced_entries_per_item, chosen->params.spmv.csr_balanced_entries_per_item);
+  }
+}
+
 // The tuned parameters are each search's chosen configuration, field by field.
 TEST(Tuner, ResultTakesEachSearchsChoice) {
   const TuneResult& r = quick_result();

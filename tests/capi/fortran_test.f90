@@ -1,19 +1,22 @@
-! Tests of the Fortran module clkr: a 1D Poisson system in 1-based CSR (32- and 64-bit indices) solved
-! and checked against the known solution (b = A x_true), value updates through a kept solver, and bad
-! input reported through stat/errmsg. Stops with a non-zero code on any failed check.
+! Tests of the Fortran module clkr: a 1D Poisson system in 1-based CSR and COO (32- and 64-bit indices)
+! solved and checked against the known solution (b = A x_true), value updates through a kept solver, the
+! storage format, settings, mixed precision and the near-null space, and bad input reported through
+! stat/errmsg. Stops with a non-zero code on any failed check.
 program fortran_test
   use, intrinsic :: iso_c_binding, only: c_double, c_int32_t, c_int64_t
+  use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan
   use clkr
   implicit none
   integer, parameter :: n = 100
   integer :: failures = 0
   type(clkr_context) :: ctx
-  type(clkr_matrix) :: a, a64, stale
+  type(clkr_matrix) :: a, a64, stale, coo
   type(clkr_solver) :: solver
   type(clkr_options) :: options
   type(clkr_result) :: result
-  integer(c_int32_t), allocatable :: offsets(:), cols(:), bad_cols(:)
-  real(c_double), allocatable :: values(:)
+  integer(c_int32_t), allocatable :: offsets(:), cols(:), bad_cols(:), coo_rows(:), coo_cols(:)
+  real(c_double), allocatable :: values(:), coo_values(:), bad_values(:)
+  character(len=8) :: format_name
   real(c_double) :: x_true(n), b(n), x(n), bb(n, 2), xx(n, 2)
   type(clkr_result) :: results(2)
   character(len=300) :: message
@@ -70,6 +73,14 @@ program fortran_test
   bad_cols(offsets(3):offsets(3) + 1) = bad_cols([offsets(3) + 1, offsets(3)])  ! row 3's columns swapped
   call clkr_matrix_create(ctx, n, n, offsets, bad_cols, values, stale, stat=stat, errmsg=message)
   call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'column indices of row 3 not strictly increasing')
+  call clkr_matrix_create(ctx, n, n, offsets - 1, cols - 1, values, stale, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'row_offsets[0] is 0, expected the index base 1')
+  bad_values = values
+  bad_values(7) = ieee_value(bad_values(7), ieee_quiet_nan)
+  call clkr_matrix_create(ctx, n, n, offsets, cols, bad_values, stale, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'non-finite value nan at (3, 3)')
+  call clkr_matrix_update_values(a, bad_values, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'is nan, not a finite number')
   call clkr_matrix_create(ctx, n + 1, n, offsets, cols, values, stale, stat=stat, errmsg=message)
   call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'row_offsets has 101 entries, expected n_rows + 1 = 102')
   call clkr_matrix_create(ctx, n, n, offsets, cols, values(2:), stale, stat=stat, errmsg=message)
@@ -88,7 +99,66 @@ program fortran_test
   call clkr_solve(ctx, a, b, x, stat=stat, errmsg=message)
   call expect_error(CLKR_ERROR_INVALID_HANDLE, 'is NULL')
 
+  ! COO triplets with duplicates, the storage format, mixed precision, settings.
+  call split_triplets(coo_rows, coo_cols, coo_values)
+  call clkr_matrix_create_coo(ctx, n, n, coo_rows, coo_cols, coo_values, coo)
+  call clkr_matrix_convert(coo, 'ell')
+  call clkr_matrix_format(coo, format_name)
+  call check(format_name == 'ell', 'converted to ell, is '//trim(format_name))
+  b = multiply(values, x_true)
+  x = 0
+  call clkr_solve(ctx, coo, b, x, clkr_options(precision='mixed', relative_tolerance=1e-11_c_double), result)
+  call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-8_c_double .and. &
+             result%inner_iterations > 0, 'coo in ell, mixed: '//clkr_text(result%message))
+  call clkr_matrix_update_values(coo, 2*coo_values)
+  b = multiply(2*values, x_true)
+  x = 0
+  call clkr_solve(ctx, coo, b, x, clkr_options(preconditioner='chebyshev', settings='chebyshev.degree=6', &
+                                               relative_tolerance=1e-10_c_double), result)
+  call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-7_c_double, &
+             'coo after update, chebyshev degree 6: '//clkr_text(result%message))
+  call clkr_matrix_create_coo(ctx, n, n, int(coo_rows, c_int64_t), int(coo_cols, c_int64_t), coo_values, a64)
+  call clkr_matrix_convert(a64, 'auto')
+  options = clkr_options(preconditioner='amg', settings='amg.coarse_size=10', relative_tolerance=1e-10_c_double)
+  allocate (options%near_null_space(n, 1))
+  options%near_null_space = 1
+  b = multiply(values, x_true)
+  x = 0
+  call clkr_solve(ctx, a64, b, x, options, result)
+  call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-7_c_double, &
+             '64-bit coo, amg with a near-null space: '//clkr_text(result%message))
+  call clkr_matrix_destroy(a64)
+
+  ! ... and their bad input.
+  call clkr_matrix_create_coo(ctx, n, n, coo_rows(2:), coo_cols, coo_values, stale, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'row_indices has 595 entries, col_indices 596 and values 596')
+  coo_cols(4) = n + 1
+  call clkr_matrix_create_coo(ctx, n, n, coo_rows, coo_cols, coo_values, stale, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'entry 4 ')
+  call clkr_matrix_update_values(coo, coo_values(2:), stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'made from 596 triplets')
+  call clkr_matrix_convert(coo, 'bsr', stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, "unknown matrix format 'bsr'")
+  call clkr_solve(ctx, coo, b, x, clkr_options(preconditioner='amg', settings='amg.coarse_sise=4'), &
+                  stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, "unknown key 'amg.coarse_sise'")
+  call clkr_solve(ctx, coo, b, x, clkr_options(precision='mixed', preconditioner='jacobi'), stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, "does not apply to precision 'mixed'")
+  deallocate (options%near_null_space)
+  allocate (options%near_null_space(n - 1, 1))
+  options%near_null_space = 1
+  call clkr_solver_create(coo, options, solver, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'options%near_null_space has 99 rows, the matrix 100')
+  stale = coo
+  call clkr_matrix_destroy(coo)
+  call clkr_matrix_convert(stale, 'csr', stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_HANDLE, 'not a live clkr_matrix')
+  call clkr_matrix_format(stale, format_name, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_HANDLE, 'not a live clkr_matrix')
+
   call clkr_context_destroy(ctx)
+  ! The program's own arrays, freed so that LeakSanitizer sees only what clkr might leave.
+  deallocate (offsets, cols, bad_cols, coo_rows, coo_cols, values, coo_values, bad_values, options%near_null_space)
   if (failures > 0) then
     print '(i0,a)', failures, ' failed checks'
     error stop 1
@@ -112,6 +182,23 @@ contains
         values(k) = merge(2.0_c_double, -1.0_c_double, col == row)
       end do
       offsets(row + 1) = k + 1
+    end do
+  end subroutine
+
+  ! The CSR matrix as 1-based COO triplets, every entry split into two halves, in reverse order.
+  subroutine split_triplets(rows, cols_out, values_out)
+    integer(c_int32_t), allocatable, intent(out) :: rows(:), cols_out(:)
+    real(c_double), allocatable, intent(out) :: values_out(:)
+    integer :: row, k, at
+    allocate (rows(2*size(values)), cols_out(2*size(values)), values_out(2*size(values)))
+    at = 2*size(values)
+    do row = 1, n
+      do k = offsets(row), offsets(row + 1) - 1
+        rows(at - 1:at) = row
+        cols_out(at - 1:at) = cols(k)
+        values_out(at - 1:at) = values(k)/2
+        at = at - 2
+      end do
     end do
   end subroutine
 

@@ -35,8 +35,8 @@ foreach(entry IN LISTS programs)
   message(STATUS "find_package: ${last_output}")
 endforeach()
 
-# The C (and, where the module was built, Fortran) consumer compiled with nothing but what pkg-config
-# says about the installed clkr.pc.
+# The C, C++ (and, where the module was built, Fortran) consumers compiled with nothing but what
+# pkg-config says about the installed clkr.pc.
 set(pkg_config_env ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${prefix}/${LIBDIR}/pkgconfig)
 # pkg-config gives no run path: a shared libclkr is found in the scratch prefix through LD_LIBRARY_PATH.
 set(run_env ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${prefix}/${LIBDIR})
@@ -49,6 +49,12 @@ if(NOT last_output MATCHES "c consumer ok")
   message(FATAL_ERROR "the C consumer ran but did not report success:\n${last_output}")
 endif()
 message(STATUS "${last_output}")
+run(${CXX} -std=c++17 -o ${WORK_DIR}/cxx_consumer ${SOURCE_DIR}/consumer.cpp ${flags})
+run(${run_env} ${WORK_DIR}/cxx_consumer)
+if(NOT last_output MATCHES "consumer ok")
+  message(FATAL_ERROR "the C++ consumer (pkg-config) ran but did not report success:\n${last_output}")
+endif()
+message(STATUS "pkg-config C++: ${last_output}")
 if(FC)
   run(${pkg_config_env} pkg-config --variable=fortranmoddir clkr)
   string(STRIP "${last_output}" module_dir)

@@ -100,7 +100,8 @@ TEST_P(MatrixUpdate, NewValuesReachTheLayoutAndEveryPrecisionMade) {
   for (std::size_t k = 0; k < again.values.size(); ++k) ASSERT_NEAR(again.values[k], updated.values[k], 1e-14);
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, MatrixUpdate, ::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb),
+INSTANTIATE_TEST_SUITE_P(Formats, MatrixUpdate,
+                         ::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell),
                          [](const auto& info) { return to_string(info.param); });
 
 TEST(MatrixUpdateRefusals, WrongCountNonFiniteAndPatternChangeLeaveTheMatrixAlone) {

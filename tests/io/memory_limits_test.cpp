@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -133,6 +134,32 @@ TEST(MatrixMarketMemory, AFileWithinTheLimitIsRead) {
   EXPECT_TRUE(size.mirrored);
 }
 
+// A gzip file is inflated whole, within the host limit: 20 MB of comment lines (about 60 kB compressed)
+// in front of a small matrix are refused under a 4 MB limit as soon as the text outgrows it, with the
+// file and the limit named, and read under a limit they fit.
+TEST(MatrixMarketMemory, AGzipFileInflatingPastTheLimitIsRefusedWhileInflating) {
+  const fs::path path = fs::temp_directory_path() / ("clkr_memory_test_" + std::to_string(getpid()) + "_bomb.mtx.gz");
+  std::string text = "%%MatrixMarket matrix coordinate real general\n";
+  const std::string comment = "% " + std::string(97, 'x') + "\n";
+  for (int i = 0; i < 200000; ++i) text += comment;
+  text += "2 2 2\n1 1 1.0\n2 2 2.0\n";
+  gzFile gz = gzopen(path.string().c_str(), "wb9");
+  ASSERT_NE(gz, nullptr);
+  ASSERT_EQ(gzwrite(gz, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(gz), Z_OK);
+  ASSERT_LT(fs::file_size(path), 200000u);
+  {
+    const ScopedEnv env("CLKR_HOST_MEMORY_LIMIT", "4M");
+    const auto [message, seconds] = refusal([&] { read_matrix_market(path.string()); });
+    EXPECT_LT(seconds, 2.0);
+    EXPECT_NE(message.find("inflating '" + path.string() + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find("4.0 MB (4000000 bytes) available (CLKR_HOST_MEMORY_LIMIT)"), std::string::npos) << message;
+  }
+  const ScopedEnv env("CLKR_HOST_MEMORY_LIMIT", "200M");
+  EXPECT_EQ(read_matrix_market(path.string()).values, (std::vector<double>{1.0, 2.0}));
+  fs::remove(path);
+}
+
 TEST(MatrixMarketMemory, TheDeclaredSizeIsReadWithoutTheBody) {
   // A body that would be refused (and is truncated): the size alone is read, at once.
   const fs::path path = write_file(
@@ -176,6 +203,15 @@ TEST(GeneratorMemory, ASizeBeyondTheLimitIsRefusedBeforeAllocating) {
   const auto [int32, int32_seconds] = refusal([] { load_matrix("poisson3d:100000"); });
   EXPECT_LT(int32_seconds, 1.0);
   EXPECT_NE(int32.find("int32 limit"), std::string::npos) << int32;
+}
+
+TEST(GeneratorMemory, APowerLawMatrixBeyondTheLimitIsRefusedBeforeAllocating) {
+  const ScopedEnv env("CLKR_HOST_MEMORY_LIMIT", "1G");
+  // 2e7 rows of 57 entries on average: some 1.1e9 nonzeros, 32 GB while generating.
+  const auto [message, seconds] = refusal([] { load_matrix("powerlaw:20000000"); });
+  EXPECT_LT(seconds, 1.0);
+  EXPECT_NE(message.find("powerlaw: n = 20000000 (20000000 rows, about 11"), std::string::npos) << message;
+  EXPECT_NE(message.find("1.0 GB (1000000000 bytes) available (CLKR_HOST_MEMORY_LIMIT)"), std::string::npos) << message;
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // AmgOptions::block_size = 0 (auto, detail::amg::detect_block_size): the unknowns per node read from the
 // sparsity pattern. Node-structured matrices with structural zeros inside their couplings give their
 // block size, stencils and matrices whose rows no candidate divides give 1, ties go to the larger size;
-// Amg reports the size it used, and block sizes that do not divide the rows are refused.
+// Amg reports the size it used, and block sizes that do not divide the rows are refused; the size is
+// resolved before the setup's location is chosen.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <set>
 
 #include "../precision_support.hpp"
@@ -75,26 +77,75 @@ TEST(AmgBlockSize, ReadFromThePattern) {
   EXPECT_EQ(detect_block_size(empty), 1);
 }
 
-TEST(AmgBlockSize, AmgReportsTheDetectedSizeAndRefusesBadOnes) {
-  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
-  auto context = test::amg_context();
-  Blas blas(context, Location::Device, Precision::Double);
-  const HostCsrMatrix blocks = grid_with_blocks(12, 3);
-  Matrix A(context, blocks);
+// Nodes of 3 unknowns on a 12 x 12 grid (432 rows) on the AMG tests' device, in double, and the
+// options both tests start from (a coarse size that leaves more than one level).
+class AmgOnBlocks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CLKR_SKIP_UNLESS_AVAILABLE(context, Precision::Double);
+    blas = std::make_unique<Blas>(context, Location::Device, Precision::Double);
+    A = std::make_unique<Matrix>(context, grid_with_blocks(12, 3));
+    options.coarse_size = 30;
+  }
+  std::shared_ptr<Context> context = test::amg_context();
+  std::unique_ptr<Blas> blas;
+  std::unique_ptr<Matrix> A;
   AmgOptions options;
-  options.coarse_size = 30;
+};
+
+TEST_F(AmgOnBlocks, AmgReportsTheDetectedSizeAndRefusesBadOnes) {
   EXPECT_EQ(options.block_size, 1);  // the library's default; 0 asks for the detection
   options.block_size = 0;
-  const Amg detected(blas, A, options);
+  const Amg detected(*blas, *A, options);
   EXPECT_EQ(detected.options().block_size, 3);
   options.block_size = 3;
-  const Amg given(blas, A, options);
+  const Amg given(*blas, *A, options);
   EXPECT_EQ(detected.levels().size(), given.levels().size());
   for (std::size_t l = 0; l < given.levels().size(); ++l) EXPECT_EQ(detected.levels()[l].nnz, given.levels()[l].nnz);
   for (int bad : {-1, 5}) {  // 432 rows: 5 does not divide them
     options.block_size = bad;
-    EXPECT_THROW(Amg M(blas, A, options), Error) << bad;
+    EXPECT_THROW(Amg M(*blas, *A, options), Error) << bad;
   }
+}
+
+// Block size 0 with each setup_on: Auto and Host detect it on A's host copy (so a matrix with blocks is
+// set up on the host, GPUs included); Device takes 1 without reading A back where the device setup can
+// take A, and detects it where the host must build the hierarchy anyway.
+TEST_F(AmgOnBlocks, ResolvedBeforeChoosingWhereTheSetupRuns) {
+  options.block_size = 0;
+  auto has_phase = [](const Amg& M, const std::string& name) {
+    for (const auto& [phase, seconds] : M.setup_phases())
+      if (phase == name) return true;
+    return false;
+  };
+  for (AmgOptions::SetupOn where : {AmgOptions::SetupOn::Auto, AmgOptions::SetupOn::Host}) {
+    options.setup_on = where;
+    const Amg M(*blas, *A, options);
+    EXPECT_EQ(M.options().block_size, 3) << to_string(where);
+    EXPECT_EQ(M.setup_location(), "host") << to_string(where);
+    EXPECT_TRUE(has_phase(M, "block size")) << to_string(where);
+  }
+  options.setup_on = AmgOptions::SetupOn::Device;
+  const Amg on_device(*blas, *A, options);
+  if (context->info().fp64) {
+    EXPECT_EQ(on_device.options().block_size, 1);
+    EXPECT_EQ(on_device.setup_location(), "device");
+    EXPECT_EQ(on_device.setup_note(), "");
+    EXPECT_FALSE(has_phase(on_device, "block size"));
+    EXPECT_FALSE(has_phase(on_device, "matrix to the host"));
+  } else {
+    EXPECT_EQ(on_device.options().block_size, 3);
+    EXPECT_EQ(on_device.setup_location(), "host");
+  }
+  // The host backend cannot take the device setup: detected there too.
+  Blas host_blas(context, Location::Host, Precision::Double);
+  EXPECT_EQ(Amg(host_blas, *A, options).options().block_size, 3);
+  // A stencil: 1 wherever it is resolved, and the device builds it under Auto on GPUs as before.
+  Matrix S(context, poisson3d(12));
+  options.setup_on = AmgOptions::SetupOn::Auto;
+  const Amg stencil(*blas, S, options);
+  EXPECT_EQ(stencil.options().block_size, 1);
+  EXPECT_EQ(stencil.setup_location(), context->info().type == DeviceType::Cpu ? "host" : "device");
 }
 
 }  // namespace

@@ -274,26 +274,12 @@ TEST(AmgHierarchy, RefusesWhatCannotBeBuilt) {
     if (negative.col_indices[k] == 17) negative.values[k] = -4;
   expect_error(negative, options, "A(17,17) = -4");
   // A nearly diagonal matrix: every connection weak, nothing to aggregate, too big to invert.
-  HostCsrMatrix weak = poisson2d(80);
-  for (std::int32_t i = 0; i < weak.rows; ++i)
-    for (std::int32_t k = weak.row_offsets[i]; k < weak.row_offsets[i + 1]; ++k)
-      if (weak.col_indices[k] != i) weak.values[k] = -1e-6;
-  expect_error(weak, options, "no progress on level 0");
-  // Values whose Galerkin product overflows: c (20 I + ones) with c = 5e306, every connection strong
-  // for eps = 0.01, one aggregate of all 20 unknowns, whose coarse entry sums 800 c / 20 = 2e308.
-  HostCsrMatrix huge;
-  huge.rows = huge.cols = 20;
-  for (std::int32_t i = 0; i < 20; ++i) {
-    for (std::int32_t j = 0; j < 20; ++j) {
-      huge.col_indices.push_back(j);
-      huge.values.push_back(5e306 * (i == j ? 21.0 : 1.0));
-    }
-    huge.row_offsets.push_back(static_cast<std::int32_t>(huge.col_indices.size()));
-  }
+  expect_error(test::weakly_connected_poisson2d(80), options, "no progress on level 0");
+  // Values whose Galerkin product overflows.
   AmgOptions overflow = options;
   overflow.coarse_size = 1;
   overflow.strength_threshold = 0.01;
-  expect_error(huge, overflow, "coarse operator of level 1 holds inf");
+  expect_error(test::overflowing_galerkin_matrix(), overflow, "coarse operator of level 1 holds inf");
   // Near-null-space vectors of the wrong length, or not finite.
   AmgOptions bad = options;
   bad.near_null_space = {std::vector<double>(5, 1.0)};

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "clkr/data/host_csr_matrix.hpp"
@@ -147,6 +148,60 @@ inline HostCsrMatrix vector_laplacian2d(int n) {
       A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
     }
   A.validate();
+  return A;
+}
+
+// A random rows x cols matrix: up to `per_row` entries a row, every 7th row empty, every 5th column
+// empty, one value in ten an explicit zero; values in [-1, 1]. With long_row > 0 also row 1 (when
+// there is one) long, `long_row` draws of a column, and column 0 in every third row (a long column: a
+// long row of the transpose).
+inline HostCsrMatrix random_sparse(std::int32_t rows, std::int32_t cols, int per_row, unsigned seed, int long_row = 0) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  HostCsrMatrix A;
+  A.rows = rows;
+  A.cols = cols;
+  for (std::int32_t i = 0; i < rows; ++i) {
+    std::set<std::int32_t> columns;
+    if (i % 7 != 3 && cols > 0) {
+      const int count = long_row > 0 && i == 1 ? long_row : static_cast<int>(rng() % (per_row + 1));
+      for (int c = 0; c < count; ++c) {
+        const auto j = static_cast<std::int32_t>(rng() % cols);
+        if (j % 5 != 2) columns.insert(j);
+      }
+      if (long_row > 0 && i % 3 == 0) columns.insert(0);
+    }
+    for (std::int32_t j : columns) {
+      A.col_indices.push_back(j);
+      A.values.push_back(rng() % 10 == 0 ? 0.0 : u(rng));
+    }
+    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+  }
+  A.validate();
+  return A;
+}
+
+// poisson2d(n) with every connection weakened to -1e-6: nothing strong to aggregate.
+inline HostCsrMatrix weakly_connected_poisson2d(int n) {
+  HostCsrMatrix A = poisson2d(n);
+  for (std::int32_t i = 0; i < A.rows; ++i)
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      if (A.col_indices[k] != i) A.values[k] = -1e-6;
+  return A;
+}
+
+// c (20 I + ones) with c = 5e306, 20 x 20: every connection strong for eps = 0.01, one aggregate of all
+// 20 unknowns, whose coarse entry sums 800 c / 20 = 2e308 and overflows.
+inline HostCsrMatrix overflowing_galerkin_matrix() {
+  HostCsrMatrix A;
+  A.rows = A.cols = 20;
+  for (std::int32_t i = 0; i < 20; ++i) {
+    for (std::int32_t j = 0; j < 20; ++j) {
+      A.col_indices.push_back(j);
+      A.values.push_back(5e306 * (i == j ? 21.0 : 1.0));
+    }
+    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+  }
   return A;
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "amg_test_support.hpp"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -21,32 +23,7 @@ namespace {
 
 namespace amg = detail::amg;
 
-// A random rows x cols matrix: up to `per_row` entries a row, every 7th row empty, every 5th column
-// empty, one value in ten an explicit zero; values in [-1, 1].
-HostCsrMatrix random_sparse(std::int32_t rows, std::int32_t cols, int per_row, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  HostCsrMatrix A;
-  A.rows = rows;
-  A.cols = cols;
-  for (std::int32_t i = 0; i < rows; ++i) {
-    std::set<std::int32_t> columns;
-    if (i % 7 != 3 && cols > 0) {
-      const int count = static_cast<int>(rng() % (per_row + 1));
-      for (int c = 0; c < count; ++c) {
-        const auto j = static_cast<std::int32_t>(rng() % cols);
-        if (j % 5 != 2) columns.insert(j);
-      }
-    }
-    for (std::int32_t j : columns) {
-      A.col_indices.push_back(j);
-      A.values.push_back(rng() % 10 == 0 ? 0.0 : u(rng));
-    }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
-  }
-  A.validate();
-  return A;
-}
+using test::random_sparse;
 
 // The same pattern with new values (some of them zero).
 HostCsrMatrix new_values(HostCsrMatrix A, unsigned seed) {

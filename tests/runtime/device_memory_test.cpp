@@ -2,24 +2,14 @@
 // until the driver reports the buffer freed (the soak test relies on it to see device leaks).
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <thread>
-
+#include "../device_memory_support.hpp"
 #include "clkr/data/vector.hpp"
 #include "clkr/runtime/context.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace {
 
-// The driver may free a released buffer from its own thread a little after the last handle goes and
-// finish() returns: wait up to a few seconds for the count to reach `expected`.
-std::uint64_t settled_live_bytes(clkr::Context& context, std::uint64_t expected) {
-  context.finish();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (context.device_memory().live_bytes != expected && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return context.device_memory().live_bytes;
-}
+using clkr::test::settled_live_bytes;
 
 TEST(DeviceMemory, CountsLiveBuffersUntilTheDriverFreesThem) {
   const auto context = clkr::Context::create();

@@ -75,7 +75,8 @@ TEST_P(CgFormat, SolvesInDoubleOnEveryFormat) {
   test::expect_solved(result, system, Precision::Double, 1e-10, 2 * test::condition_estimate(system.host));
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, CgFormat, ::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb),
+INSTANTIATE_TEST_SUITE_P(Formats, CgFormat,
+                         ::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell),
                          test::param_name<Format>);
 
 // Single precision's residual floor is near u_single * kappa-ish: asked for 1e-12 it cannot get there,

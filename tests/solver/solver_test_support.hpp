@@ -282,8 +282,10 @@ inline std::string matrix_path(const std::string& file) {
 // One system A x = b with b = A x_true (x_true random), on the device context.
 struct System {
   System(const HostCsrMatrix& host_matrix, Format format, unsigned seed = 7)
+      : System(host_matrix, format, MatrixOptions{}, seed) {}
+  System(const HostCsrMatrix& host_matrix, Format format, const MatrixOptions& options, unsigned seed = 7)
       : host(host_matrix),
-        A(context(), host, format),
+        A(context(), host, format, options),
         x_true(random_vector(host.rows, seed)),
         b(context(), multiply(host, x_true), "b"),
         x(context(), host.rows, "x") {}

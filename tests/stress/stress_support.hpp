@@ -3,15 +3,14 @@
 // sequentially, in threads, or thousands of times, and its outcome compared.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "../device_memory_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/data/vector.hpp"
@@ -71,19 +70,6 @@ inline JobResult run_job(const std::shared_ptr<Context>& context, const SolveJob
 // True when every element has the same bits (== would call -0 and 0 equal and NaN unequal to itself).
 inline bool bit_identical(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
-
-// The driver frees a buffer once the commands using it are done, possibly from its own thread a little
-// after finish() returns: wait for the count to come back, up to a few seconds.
-inline std::uint64_t settled_live_bytes(Context& context, std::uint64_t expected) {
-  context.finish();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  std::uint64_t live = context.device_memory().live_bytes;
-  while (live != expected && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    live = context.device_memory().live_bytes;
-  }
-  return live;
 }
 
 }  // namespace clkr::test

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <string>
 
+#include "clkr/data/matrix.hpp"
 #include "clkr/data/precision.hpp"
 #include "clkr/runtime/device_info.hpp"
 
@@ -14,6 +17,12 @@ namespace clkr {
 enum class Blas1Variant {
   GridStride,  // GPUs: work-item i handles i, i + G, i + 2G, ... (coalesced)
   Chunked      // CPUs: each work-item owns one contiguous chunk, read with vector loads
+};
+
+// How the load-balanced CSR kernels (kernels/spmv/csr_balanced.cl) share out their row blocks.
+enum class RowBlocking {
+  WorkGroup,  // GPUs: one work-group per block of about work-group x entries_per_item nonzeros
+  WorkItem    // CPUs: one work-item per block, a few blocks of equal entries + rows per core
 };
 
 struct Blas1Params {
@@ -42,10 +51,31 @@ struct SpmvParams {
   // on poisson3d:192 but single 5% slower (docs/performance.md).
   std::size_t row_sum_chains = 4;
   std::size_t row_sum_chains_single = 4;
+  // CSR with very unequal rows: when the longest row has at least this many times the mean row length,
+  // the SpMV, the fused CG and the persistent CG run the load-balanced kernels (kernels/spmv/
+  // csr_balanced.cl: row blocks of about equal nonzeros, a long row shared by a whole work-group),
+  // instead of the scalar/vector choice above (infinity, the default outside the table of
+  // device_params.cpp: never).
+  double csr_balanced_min_row_ratio = std::numeric_limits<double>::infinity();
+  // GPUs: entries per work-item in a work-group's row block (a block holds up to this times the
+  // work-group size), so each work-item multiplies about this many entries per block.
+  std::size_t csr_balanced_entries_per_item = 4;
+  RowBlocking csr_balanced_blocks = RowBlocking::WorkGroup;
+  // SELL-C-sigma's layout (MatrixOptions::sell_slice_height, sell_sort_window): C rows per slice (a
+  // GPU's warp: neighbouring work-items read neighbouring words), sorted within windows of sigma rows
+  // (padding on powerlaw:30000 with C = 32: 124% for sigma 256, 31% for 1024, 7% for 4096).
+  std::size_t sell_slice_height = 32;
+  std::size_t sell_sort_window = 4096;
 };
 
 // The row_sum_chains entry for precision p.
 std::size_t row_sum_chains(const SpmvParams& params, Precision p);
+
+// Whether CSR runs the load-balanced kernels for a matrix with this mean and longest row length.
+bool csr_balanced(const SpmvParams& params, double mean_row_length, std::int64_t longest_row);
+
+// `options` with SELL's layout from the device's parameters: what a Matrix built for this device uses.
+MatrixOptions with_sell_layout(MatrixOptions options, const SpmvParams& params);
 
 // CG on a device: systems of at most `persistent_max_rows` rows in CSR run as one persistent kernel
 // per `persistent_iterations_per_launch` iterations (kernels/solver/cg_persistent.cl), larger ones as
@@ -76,6 +106,21 @@ struct GalerkinParams {
   std::size_t max_lanes = 32;
 };
 
+// The AMG setup on the device (src/precond/amg/device_*.cpp, kernels/precond/): one-work-item-per-row
+// kernels run in work-groups of `work_group_size`; the kernels that give a work-group to each long row
+// (sparse-product patterns, sorting a row) run `groups_per_compute_unit` work-groups per compute unit
+// striding over the rows. A row with at most `short_row` entries (or products) is sorted and merged by
+// one work-item in private memory; longer ones by a work-group, with a hash table of `hash_capacity`
+// slots and a bitonic sort of up to `sort_capacity` keys in local memory (both powers of two, 4 bytes
+// a slot; rows past them use global memory). Clamped to the device's local memory at launch.
+struct AmgSetupParams {
+  std::size_t work_group_size = 128;
+  std::size_t groups_per_compute_unit = 16;
+  std::size_t short_row = 32;
+  std::size_t hash_capacity = 4096;
+  std::size_t sort_capacity = 2048;
+};
+
 struct DeviceParams {
   std::string source;  // where these came from: "default:gpu", "default:cpu", "tuned:<file>", ...
   Blas1Params blas1;
@@ -83,6 +128,7 @@ struct DeviceParams {
   SpmvParams spmv;
   CgParams cg;
   GalerkinParams galerkin;
+  AmgSetupParams amg_setup;
 };
 
 // Defaults for a device by type and vendor, overridden by a tuned entry found under the cache
@@ -110,5 +156,7 @@ void validate_device_params(const DeviceParams& params);
 
 std::string to_string(Blas1Variant v);                      // "grid_stride", "chunked"
 Blas1Variant parse_blas1_variant(const std::string& text);  // throws clkr::Error
+std::string to_string(RowBlocking b);                       // "work_group", "work_item"
+RowBlocking parse_row_blocking(const std::string& text);    // throws clkr::Error
 
 }  // namespace clkr

@@ -1,4 +1,4 @@
-// clkr::Matrix: a sparse matrix on a device in one storage format at a time (CSR, CSR4, ELL, HYB),
+// clkr::Matrix: a sparse matrix on a device in one storage format at a time (CSR, CSR4, ELL, HYB, SELL),
 // with values in the precisions solvers ask for (index arrays shared between precisions).
 //
 // Layouts (all indices 32-bit, 0-based):
@@ -10,6 +10,10 @@
 //         to a multiple of 32 for aligned, coalesced reads; padding has column index -1 and value 0.
 //   HYB   ELL of width W_ell (see choose_hyb_width) for each row's first W_ell entries, plus a CSR4
 //         part over all rows holding the overflow of longer rows.
+//   SELL  SELL-C-sigma: rows sorted by length (longest first) within windows of sigma rows, cut into
+//         slices of C sorted rows, each slice column-major at the width of its longest row (entry j of
+//         its row i at slice_offsets[s] + j*C + i; padding column -1, value 0), and rows[r] the
+//         original row of sorted row r: kernels write y[rows[r]], so vectors keep the user's order.
 #pragma once
 
 #include <cstddef>
@@ -20,14 +24,15 @@
 #include <string>
 #include <vector>
 
+#include "clkr/data/csr_view.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/precision.hpp"
 #include "clkr/runtime/context.hpp"
 
 namespace clkr {
 
-enum class Format { Csr, Csr4, Ell, Hyb };
-std::string to_string(Format f);               // "csr", "csr4", "ell", "hyb"
+enum class Format { Csr, Csr4, Ell, Hyb, Sell };
+std::string to_string(Format f);               // "csr", "csr4", "ell", "hyb", "sell"
 Format parse_format(const std::string& text);  // throws clkr::Error on anything else
 
 struct MatrixOptions {
@@ -35,8 +40,12 @@ struct MatrixOptions {
   bool keep_previous_format = false;
   // HYB: force this ELL width instead of the heuristic.
   std::optional<std::int32_t> hyb_ell_width;
-  // ELL is refused when its padded size exceeds this many times nnz (suggesting HYB instead).
+  // ELL (and SELL) is refused when its padded size exceeds this many times nnz (suggesting HYB instead).
   double max_ell_fill_ratio = 3.0;
+  // SELL: rows per slice (C: a GPU's warp, a CPU's vector of values) and the window its rows are
+  // sorted in (sigma); the device's choice is in DeviceParams (spmv.sell_*), these are the defaults.
+  std::int32_t sell_slice_height = 32;
+  std::int32_t sell_sort_window = 4096;
   // Keep the host CSR given to the constructor (host_csr() then never reads the device back): for
   // matrices the host reference backend computes with, such as a preconditioner's on Location::Host.
   bool keep_host_copy = false;
@@ -55,6 +64,18 @@ struct MatrixStats {
 };
 
 MatrixStats compute_stats(const HostCsrMatrix& A);
+// The statistics of a matrix of `rows` rows whose nonempty rows are listed: row k of listed_rows is its
+// row row_ids[k] (increasing), every other row is empty. What `clkr info` uses for a file declaring far
+// more rows than entries, so that nothing is allocated per row.
+MatrixStats compute_stats(const HostCsrMatrix& listed_rows, const std::vector<std::int32_t>& row_ids,
+                          std::int64_t rows);
+
+// The device bytes a Matrix of A in `format` holds (made by the constructor with default MatrixOptions)
+// once it has values in every precision of `precisions`, as it makes them: the double values where the
+// device has fp64 (single and quasi-double then converted from them on the device, a head of 4 bytes an
+// entry for single, a head and a tail for quasi-double), the quasi-double head and tail where it has
+// not. Every buffer counted as Context::allocate sizes it. Throws what the constructor throws for A.
+std::int64_t matrix_device_bytes(const CsrView& A, Format format, const std::vector<Precision>& precisions, bool fp64);
 
 // The ELL width for HYB, from the row-length histogram (as CUSP does): the largest width W such that
 // at least a fraction max(1/3 ... ) of rows have length >= W; documented in the implementation.
@@ -64,11 +85,24 @@ class Matrix {
  public:
   Matrix(std::shared_ptr<Context> context, const HostCsrMatrix& host, Format format = Format::Csr,
          MatrixOptions options = {});
+  // From arrays the caller owns (validated as CsrView::validate does): uploaded from them directly in
+  // CSR, with no host copy in between; other formats build their layout from them.
+  Matrix(std::shared_ptr<Context> context, const CsrView& view, Format format = Format::Csr,
+         MatrixOptions options = {});
   Matrix(Matrix&&) noexcept;
   Matrix& operator=(Matrix&&) noexcept;
   Matrix(const Matrix&) = delete;
   Matrix& operator=(const Matrix&) = delete;
   ~Matrix();
+
+  // A CSR matrix whose arrays a device computation made (the AMG setup's products), taken as they are:
+  // `row_offsets` (rows + 1), `col_indices` (ascending within each row, no repeats) and double
+  // `values`. Nothing is uploaded, and only a few counts and the diagonal are read back: stats() (its
+  // bytes_per_format left empty) are reduced on the device (kernels/data/csr_row_facts.cl). Needs fp64.
+  // The caller vouches for the arrays: they are not validated as a host matrix is.
+  static Matrix from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
+                                cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
+                                MatrixOptions options = {});
 
   std::int32_t rows() const;
   std::int32_t cols() const;
@@ -120,17 +154,42 @@ class Matrix {
     cl::Buffer col_indices;
     std::int32_t width = 0, pitch = 0;
   };
+  struct SellPart {  // SELL; its values are sell_values()
+    cl::Buffer slice_offsets, col_indices, rows;
+    std::int32_t slice_height = 0, slices = 0;
+    std::int64_t stored = 0;  // entries stored including padding
+  };
   // Parts of the current format (throws if the format has no such part).
   const CsrPart& csr_part() const;
   const EllPart& ell_part() const;
+  const SellPart& sell_part() const;
   // The values of the current format's part in precision p, created lazily (converted on the
   // device from the double or quasi-double copy).
   Values csr_values(Precision p);
   Values ell_values(Precision p);
+  Values sell_values(Precision p);
+
+  // Row blocks of the load-balanced CSR kernels (kernels/spmv/csr_balanced.cl): how the rows are cut
+  // (src/data/row_blocks.hpp has the rules), and the blocks' first rows on the device (count + 1 ints,
+  // the last one rows()). Made from the row offsets on first use per shape and kept with the CSR format
+  // (update_values never changes the pattern). Throws clkr::Error unless the format is CSR.
+  struct RowBlockShape {
+    std::int64_t max_cost = 0;  // work-group blocks: entries; work-item blocks: entries + rows
+    std::int32_t max_rows = 0;  // work-group blocks: at most this many rows (the work-group); 0: work-item blocks
+  };
+  struct RowBlocks {
+    cl::Buffer first_rows;
+    std::int32_t count = 0;
+  };
+  const RowBlocks& csr_row_blocks(const RowBlockShape& shape);
 
  private:
+  void init(std::shared_ptr<Context> context, const CsrView& A, Format format, const MatrixOptions& options);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
+
+  Matrix();  // for from_device_csr
 };
 
 }  // namespace clkr

@@ -28,6 +28,22 @@ HostCsrMatrix anisotropic3d(int n, double epsilon);
 // (contrast >= 1; 1e4 is the spec's default). Jumps by `contrast` across every cube face.
 HostCsrMatrix jumping3d(int n, double contrast);
 
+// powerlaw(): row lengths (the diagonal included) from min_row_length to max_row_length, distributed
+// with a density proportional to length^-exponent (the defaults: 15 to 1,015 entries, mean about 57,
+// the irregular matrix of issue 13), columns at random (a configuration model), seeded.
+struct PowerLawOptions {
+  int min_row_length = 15;
+  int max_row_length = 1015;
+  double exponent = 2.08;
+  std::uint64_t seed = 1;
+};
+
+// n x n, symmetric, off-diagonal entries in (-1, -0.5], each diagonal entry its row's off-diagonal
+// magnitudes plus 1 to 2 (strictly diagonally dominant: SPD, eigenvalues in [1, 2 max diagonal]).
+// Deterministic for a seed on every platform. Throws clkr::Error for n < 1, bad options, more than
+// 2^31 - 1 nonzeros, or more host memory than is available.
+HostCsrMatrix powerlaw(int n, const PowerLawOptions& options = {});
+
 // True when `spec` names a generator ("poisson2d:...", "anisotropic3d:...", ...), well-formed or not.
 bool is_generator_spec(const std::string& spec);
 
@@ -41,9 +57,9 @@ struct DeclaredSize {
 };
 DeclaredSize declared_size(const std::string& spec);
 
-// Generates "poisson2d:N", "poisson3d:N", "anisotropic3d:N[:EPSILON]" or "jumping3d:N[:CONTRAST]"
-// (N >= 1); anything else is read as a Matrix Market file. A malformed generator spec throws
-// clkr::Error saying what was expected.
+// Generates "poisson2d:N", "poisson3d:N", "anisotropic3d:N[:EPSILON]", "jumping3d:N[:CONTRAST]" or
+// "powerlaw:N[:MAXROW]" (N >= 1; powerlaw's rows have 15 to MAXROW entries, default 1015); anything else is read as a
+// Matrix Market file. A malformed generator spec throws clkr::Error saying what was expected.
 HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& options = {});
 
 }  // namespace clkr

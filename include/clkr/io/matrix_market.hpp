@@ -28,6 +28,18 @@ struct MatrixMarketOptions {
 // 1-based line) when it is malformed.
 HostCsrMatrix read_matrix_market(const std::string& path, const MatrixMarketOptions& options = {});
 
+// A file's rows that hold entries, and only those: row k of `listed` (sorted, duplicates summed, mirror
+// images expanded, columns as in the file) is the file's row row_ids[k]; every other row is empty. What
+// `clkr info` reads for a file declaring far more rows than entries, since nothing here is allocated per
+// declared row (a 60-byte file may declare 2e9 rows). Errors as read_matrix_market's.
+struct MatrixMarketRows {
+  HostCsrMatrix listed;               // listed.rows = row_ids.size(), listed.cols the declared columns
+  std::vector<std::int32_t> row_ids;  // increasing
+  std::int64_t rows = 0;              // declared
+  bool symmetric = false;             // declared symmetric (listed itself is stored as general)
+};
+MatrixMarketRows read_matrix_market_rows(const std::string& path, const MatrixMarketOptions& options = {});
+
 // What a Matrix Market file declares on its size line, read without reading its body (the first
 // megabyte at most, inflated): for checking the memory a solve will need before reading gigabytes.
 struct MatrixMarketSize {

@@ -1,9 +1,9 @@
 // clkr::Amg: smoothed-aggregation algebraic multigrid (Vanek, Mandel and Brezina 1996) as a
-// preconditioner: one V-cycle per application. The hierarchy is built on the host (strength of
-// connection, aggregation, tentative prolongator from a near-null space, prolongator smoothing,
-// Galerkin coarse operators P^T A P) and moved to the device, where the cycle runs: damped-Jacobi or
-// Chebyshev smoothing on every level and a direct solve of the coarsest system. The parts live in
-// src/precond/amg/, one file per concept; docs/preconditioners.md describes them.
+// preconditioner: one V-cycle per application. The hierarchy (strength of connection, aggregation,
+// tentative prolongator from a near-null space, prolongator smoothing, Galerkin coarse operators
+// P^T A P) is built on the device or on the host (AmgOptions::setup_on); the cycle runs on the device,
+// with damped-Jacobi or Chebyshev smoothing on every level and a direct solve of the coarsest system.
+// The parts live in src/precond/amg/, one file per concept; docs/preconditioners.md describes them.
 #pragma once
 
 #include <cstdint>
@@ -80,7 +80,22 @@ struct AmgOptions {
   // always the host (it reads A back unless the Matrix keeps its host copy).
   enum class UpdateOn { Auto, Device, Host };
   UpdateOn update_on = UpdateOn::Auto;
+
+  // ---- where the setup runs -----------------------------------------------------------------------
+  // Device: every level built by kernels on the preconditioner's device (a parallel aggregation by
+  // distance-2 independent sets, the sparse products by hashing; docs/preconditioners.md), the
+  // operators never leaving it; Host: the host setup (OpenMP), uploaded. Auto: Device on GPUs, Host
+  // on CPU devices (faster there). The device setup takes block_size 1 without a near_null_space or
+  // aggressive_levels, a device with fp64 and Location::Device: otherwise the host builds the hierarchy
+  // and (with Device) Amg::setup_note() says why. block_size 0 with Device: 1, A not read back; with
+  // Auto or Host: detected on A's host copy (so on a GPU a matrix with blocks is set up on the host).
+  // A device-built hierarchy is updated on the device whatever update_on says.
+  enum class SetupOn { Auto, Device, Host };
+  SetupOn setup_on = SetupOn::Auto;
 };
+
+std::string to_string(AmgOptions::SetupOn where);  // "auto", "device", "host"
+AmgOptions::SetupOn parse_amg_setup_on(const std::string& text);
 
 // One level of a built hierarchy, finest first.
 struct AmgLevelInfo {
@@ -110,6 +125,10 @@ class Amg : public Preconditioner {
   double operator_complexity() const;
   // sum over levels of rows / rows(A).
   double grid_complexity() const;
+  // Where the hierarchy was built: "device" or "host".
+  std::string setup_location() const;
+  // Why the host built it although setup_on asked for the device (empty otherwise).
+  const std::string& setup_note() const;
 
  protected:
   void apply_checked(Vector& r, Vector& z) override;

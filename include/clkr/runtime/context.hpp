@@ -3,6 +3,7 @@
 // lives on; several contexts (devices) can coexist in one process.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -54,7 +55,11 @@ class Context {
   const DeviceInfo& info() const { return info_; }
   const cl::Device& device() const { return device_; }
   const cl::Context& cl_context() const { return context_; }
-  cl::CommandQueue& queue() { return queue_; }
+  // The queue every command goes through (which is where fail_commands_after strikes).
+  cl::CommandQueue& queue() {
+    if (commands_until_fault_.load(std::memory_order_relaxed) != 0) count_down_to_fault();
+    return queue_;
+  }
 
   // A kernel from the embedded file `file` ("blas1/axpy.cl") built with `options` (for example
   // precision_build_option(p) plus tuning -D's). Programs are built once per (file, options) and
@@ -65,6 +70,8 @@ class Context {
   // Allocates a device buffer of `bytes`, refusing clearly (naming `what` and the size) what exceeds
   // the device's maximum allocation or global memory. A zero-byte request allocates a minimal buffer.
   cl::Buffer allocate(std::size_t bytes, const std::string& what, cl_mem_flags flags = CL_MEM_READ_WRITE);
+  // The bytes allocate() takes for a request of `bytes` (what device_memory() counts).
+  static std::size_t buffer_bytes(std::size_t bytes) { return bytes < 16 ? 16 : bytes; }
 
   // Blocks until every command queued so far has finished (a shared context: every thread's commands).
   void finish();
@@ -72,9 +79,25 @@ class Context {
   ProgramCache& program_cache() { return *programs_; }
   // Safe to call from any thread at any time.
   DeviceMemoryUse device_memory() const;
+  // Starts peak_bytes over from the bytes live now (to measure the peak of one step).
+  void reset_device_memory_peak();
+
+  // ---- Faults on purpose, for tests of what a failing device does to a solve ----------------------------
+  // Caps the device memory this Context's buffers may hold together at `bytes` (0 lifts the cap): an
+  // allocation past it fails as the driver's own would, with CL_MEM_OBJECT_ALLOCATION_FAILURE and the
+  // buffer named. The environment variable CLKR_DEVICE_MEMORY_LIMIT (bytes, or with K, M, G, T) sets
+  // it for every Context a process makes, so programs can be run out of device memory too.
+  void limit_device_memory(std::uint64_t bytes);
+  // The cap limit_device_memory (or CLKR_DEVICE_MEMORY_LIMIT) set; 0: none.
+  std::uint64_t device_memory_limit() const { return memory_cap_.load(); }
+  // The `commands`-th use of queue() from now (every enqueue of a kernel, read, write, map goes through
+  // it) throws cl::Error CL_OUT_OF_RESOURCES, as a failed kernel launch on a GPU does; later commands
+  // work again. 0 disarms.
+  void fail_commands_after(std::uint64_t commands);
 
  private:
   Context(const cl::Platform& platform, const cl::Device& device, DeviceInfo info);
+  void count_down_to_fault();
 
   DeviceInfo info_;
   cl::Platform platform_;
@@ -84,6 +107,8 @@ class Context {
   std::unique_ptr<ProgramCache> programs_;
   // Shared with the release callback of every buffer, which the driver may run after this Context is gone.
   std::shared_ptr<detail::DeviceMemoryTracker> memory_;
+  std::atomic<std::uint64_t> memory_cap_{0};            // limit_device_memory; 0: none
+  std::atomic<std::uint64_t> commands_until_fault_{0};  // fail_commands_after; 0: disarmed
 };
 
 }  // namespace clkr

@@ -28,6 +28,11 @@ std::string host_memory_shortfall(std::int64_t need_bytes, const std::string& wh
 // when `need_bytes` exceeds host_memory_limit().
 void check_host_memory(std::int64_t need_bytes, const std::string& what);
 
+// "2G", "500M", "4096": a positive byte count with an optional K, M, G or T suffix (powers of 1000), as
+// the CLKR_HOST_MEMORY_LIMIT and CLKR_DEVICE_MEMORY_LIMIT variables take it; throws clkr::Error naming
+// `variable` for anything else.
+std::int64_t parse_byte_count(const std::string& variable, const std::string& text);
+
 // "16.0 GB (16000000008 bytes)": decimal units, with the exact count for whoever checks the arithmetic.
 std::string bytes_for_message(std::int64_t bytes);
 

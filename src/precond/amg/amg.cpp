@@ -1,5 +1,6 @@
-// clkr::Amg: option checks, the host hierarchy (hierarchy.cpp) and its device V-cycle (cycle.cpp), the
-// update step, and what the preconditioner reports about itself.
+// clkr::Amg: option checks, the hierarchy built on the host (hierarchy.cpp) or the device
+// (device_hierarchy.cpp) and its device V-cycle (cycle.cpp), the update step, and what the
+// preconditioner reports about itself.
 #include "clkr/precond/amg.hpp"
 
 #include <chrono>
@@ -11,7 +12,9 @@
 #include "block_size.hpp"
 #include "clkr/runtime/error.hpp"
 #include "cycle.hpp"
+#include "device_hierarchy.hpp"
 #include "hierarchy.hpp"
+#include "phase_times.hpp"
 
 namespace clkr {
 namespace {
@@ -19,6 +22,12 @@ namespace {
 const std::pair<AmgSmoother, const char*> kSmootherNames[] = {
     {AmgSmoother::Jacobi, "jacobi"},
     {AmgSmoother::Chebyshev, "chebyshev"},
+};
+
+const std::pair<AmgOptions::SetupOn, const char*> kSetupNames[] = {
+    {AmgOptions::SetupOn::Auto, "auto"},
+    {AmgOptions::SetupOn::Device, "device"},
+    {AmgOptions::SetupOn::Host, "host"},
 };
 
 void check_options(const AmgOptions& o, std::int32_t rows) {
@@ -61,12 +70,53 @@ AmgSmoother parse_amg_smoother(const std::string& text) {
   return detail::parse_enum_name(kSmootherNames, text, "AMG smoother");
 }
 
+std::string to_string(AmgOptions::SetupOn where) {
+  return detail::enum_name(kSetupNames, where, "AmgOptions::SetupOn");
+}
+
+AmgOptions::SetupOn parse_amg_setup_on(const std::string& text) {
+  return detail::parse_enum_name(kSetupNames, text, "AMG setup location");
+}
+
 struct Amg::Impl {
   AmgOptions options;
-  std::unique_ptr<detail::amg::HostHierarchy> host;
+  std::unique_ptr<detail::amg::HostHierarchy> host;  // one of these two builds the hierarchy
+  std::unique_ptr<detail::amg::DeviceHierarchy> device;
+  std::string setup_note;
   std::unique_ptr<detail::amg::VCycle> cycle;
   std::vector<AmgLevelInfo> levels;
   double operator_complexity = 0, grid_complexity = 0;
+
+  // block_size 0: the size read from A's pattern, on A's host copy (kept: no transfer where A keeps one,
+  // as the clkr program's matrices do; else one read back of A, which the host setup needs anyway).
+  // Where the caller asked for the device setup and it can take A, 1 without reading A back: the device
+  // setup aggregates one unknown per node. On a GPU with setup_on Auto the detection runs, and a block
+  // size above 1 sends the setup to the host (bcsstk17: 248 PCG iterations with blocks of 6, 564
+  // without; docs/preconditioners.md).
+  void resolve_block_size(const Matrix& A, const Blas& blas, PhaseTimes& phases) {
+    if (options.block_size != 0) return;
+    options.block_size = 1;
+    if (options.setup_on == AmgOptions::SetupOn::Device && detail::amg::device_setup_refusal(options, blas).empty())
+      return;
+    auto start = detail::amg::Clock::now();
+    const HostCsrMatrix& host = A.host_csr();
+    detail::amg::add_phase(phases, "matrix to the host", start);
+    start = detail::amg::Clock::now();
+    options.block_size = detail::amg::detect_block_size(host);
+    detail::amg::add_phase(phases, "block size", start);
+  }
+
+  // Whether the device builds the hierarchy (setup_on, and what the device setup can take); sets
+  // setup_note when the device was asked for and cannot.
+  bool build_on_device(const Blas& blas) {
+    if (options.setup_on == AmgOptions::SetupOn::Host) return false;
+    const std::string refusal = detail::amg::device_setup_refusal(options, blas);
+    if (options.setup_on == AmgOptions::SetupOn::Device) {
+      setup_note = refusal;
+      return refusal.empty();
+    }
+    return refusal.empty() && blas.context()->info().type != DeviceType::Cpu;
+  }
 
   void describe() {
     levels = cycle->level_info();
@@ -86,12 +136,18 @@ Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precis
   impl_->options = std::move(options);
   const auto start = std::chrono::steady_clock::now();
   PhaseTimes phases;
-  const HostCsrMatrix& host = A.host_csr();
-  phases.emplace_back("matrix to the host", seconds_since(start));
-  if (impl_->options.block_size == 0) impl_->options.block_size = detail::amg::detect_block_size(host);
-  impl_->host = std::make_unique<detail::amg::HostHierarchy>(
-      host, impl_->options, detail::amg::near_null_space(impl_->options, A.rows()), phases);
-  impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->host, impl_->options, phases);
+  impl_->resolve_block_size(A, blas(), phases);
+  if (impl_->build_on_device(blas())) {
+    impl_->device = std::make_unique<detail::amg::DeviceHierarchy>(blas(), A, impl_->options, phases);
+    impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->device, impl_->options, phases);
+  } else {
+    const auto read = detail::amg::Clock::now();
+    const HostCsrMatrix& host = A.host_csr();  // kept by A: read back once
+    detail::amg::add_phase(phases, "matrix to the host", read);
+    impl_->host = std::make_unique<detail::amg::HostHierarchy>(
+        host, impl_->options, detail::amg::near_null_space(impl_->options, A.rows()), phases);
+    impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->host, impl_->options, phases);
+  }
   impl_->describe();
   set_setup_time(seconds_since(start), std::move(phases));
 }
@@ -111,19 +167,33 @@ const AmgOptions& Amg::options() const { return impl_->options; }
 const std::vector<AmgLevelInfo>& Amg::levels() const { return impl_->levels; }
 double Amg::operator_complexity() const { return impl_->operator_complexity; }
 double Amg::grid_complexity() const { return impl_->grid_complexity; }
+std::string Amg::setup_location() const { return impl_->device ? "device" : "host"; }
+const std::string& Amg::setup_note() const { return impl_->setup_note; }
 
 void Amg::apply_checked(Vector& r, Vector& z) { impl_->cycle->apply(r, z); }
 
-// The update step: on a device with fp64 (and the prolongators kept) every coarse operator is recomputed
-// there; otherwise the host hierarchy is refreshed from A's host values and uploaded.
+// The update step: a device-built hierarchy, and a host-built one on a device with fp64 with the
+// prolongators kept (A not in SELL), recompute every coarse operator there; otherwise the host hierarchy
+// is refreshed from A's host values and uploaded.
 void Amg::update_values(Matrix& A, PhaseTimes& phases) {
   const AmgOptions& o = impl_->options;
+  if (impl_->device) {  // no host copy of the hierarchy to refresh: always on the device, by its kernels
+    detail::amg::DeviceHierarchy& device = *impl_->device;
+    impl_->cycle->refresh_on_device(A, nullptr, phases, [&](std::size_t l, Matrix& A_l) {
+      device.refresh_next_level(l, A_l, o.update_prolongator, phases);
+    });
+    impl_->describe();
+    return;
+  }
   const DeviceInfo& device = context()->info();
   const bool kernels_here = o.update_on == AmgOptions::UpdateOn::Device ||
                             (o.update_on == AmgOptions::UpdateOn::Auto && device.type != DeviceType::Cpu);
-  const bool on_device = !o.update_prolongator && location() == Location::Device && device.fp64 && kernels_here;
+  // galerkin.cl reads A's ELL and CSR parts; a SELL matrix's slices take the host path (read back).
+  const bool kernels_read_a = A.format() != Format::Sell;
+  const bool on_device =
+      !o.update_prolongator && location() == Location::Device && device.fp64 && kernels_here && kernels_read_a;
   if (on_device) {
-    impl_->cycle->refresh_on_device(A, *impl_->host, phases);
+    impl_->cycle->refresh_on_device(A, impl_->host.get(), phases);
   } else {
     const auto start = std::chrono::steady_clock::now();
     const HostCsrMatrix& host = A.host_csr();

@@ -9,23 +9,10 @@
 #include "../diagonal_scan.hpp"
 #include "clkr/runtime/error.hpp"
 #include "device_galerkin.hpp"
+#include "phase_times.hpp"
+#include "setup_errors.hpp"
 
 namespace clkr::detail::amg {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-void add_phase(PhaseTimes& phases, const std::string& name, Clock::time_point start) {
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  for (auto& [phase, total] : phases)
-    if (phase == name) {
-      total += seconds;
-      return;
-    }
-  phases.emplace_back(name, seconds);
-}
-
-}  // namespace
 
 VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& options, PhaseTimes& phases)
     : blas_(blas), options_(options) {
@@ -33,32 +20,69 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
   MatrixOptions matrix_options;
   // The host backend multiplies with the host CSR: keep it rather than read the device back.
   matrix_options.keep_host_copy = blas.location() == Location::Host;
-  auto start = Clock::now();
+  const auto start = Clock::now();
   levels_.resize(h.size());
   for (std::size_t l = 0; l < h.size(); ++l) {
     const HostLevel& host = h.level(l);
     Level& level = levels_[l];
-    const std::string name = "amg level " + std::to_string(l);
     if (l == 0) {
       level.A = &A;
     } else {
-      level.owned = std::make_unique<Matrix>(context, *host.A, Format::Csr, matrix_options);
+      level.owned = std::make_shared<Matrix>(context, *host.A, Format::Csr, matrix_options);
       level.A = level.owned.get();
-      level.b = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows), name + " b");
-      level.x = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows), name + " x");
     }
     if (l + 1 < h.size()) {
-      level.P = std::make_unique<Matrix>(context, host.smoothed.P, Format::Csr, matrix_options);
-      level.R = std::make_unique<Matrix>(context, host.restriction.matrix, Format::Csr, matrix_options);
-      level.r = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows), name + " r");
-      level.inv_diag = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows), name + " inv_diag");
+      level.P = std::make_shared<Matrix>(context, host.smoothed.P, Format::Csr, matrix_options);
+      level.R = std::make_shared<Matrix>(context, host.restriction.matrix, Format::Csr, matrix_options);
+      level.inv_diag = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows),
+                                                "amg level " + std::to_string(l) + " inv_diag");
     }
+    make_vectors(l);
   }
   inverse_ = std::make_unique<Matrix>(context, h.coarsest_inverse().inverse, Format::Csr, matrix_options);
   add_phase(phases, "upload", start);
-  start = Clock::now();
-  for (std::size_t l = 0; l + 1 < h.size(); ++l)
-    levels_[l].relaxation = make_relaxation(levels_[l], refresh_diagonal(l, h.level(l).A), l);
+  make_smoothers(&h, phases);
+}
+
+VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions& options, PhaseTimes& phases)
+    : blas_(blas), options_(options) {
+  const auto start = Clock::now();
+  levels_.resize(h.size());
+  for (std::size_t l = 0; l < h.size(); ++l) {
+    const DeviceLevel& built = h.level(l);
+    Level& level = levels_[l];
+    level.owned = built.A;
+    level.A = l == 0 ? &A : built.A.get();
+    if (l + 1 < h.size()) {
+      level.P = built.smoothed.P;
+      level.R = built.R;
+      level.AP = built.AP;
+      level.inv_diag = std::make_unique<Vector>(A.context(), static_cast<std::size_t>(level.A->rows()),
+                                                "amg level " + std::to_string(l) + " inv_diag");
+    }
+    make_vectors(l);
+  }
+  inverse_ = std::make_unique<Matrix>(A.context(), h.coarsest_inverse().inverse, Format::Csr);
+  add_phase(phases, "upload", start);
+  make_smoothers(nullptr, phases);
+}
+
+void VCycle::make_vectors(std::size_t l) {
+  Level& level = levels_[l];
+  const auto& context = level.A->context();
+  const auto rows = static_cast<std::size_t>(level.A->rows());
+  const std::string name = "amg level " + std::to_string(l);
+  if (l > 0) {
+    level.b = std::make_unique<Vector>(context, rows, name + " b");
+    level.x = std::make_unique<Vector>(context, rows, name + " x");
+  }
+  if (l + 1 < levels_.size()) level.r = std::make_unique<Vector>(context, rows, name + " r");
+}
+
+void VCycle::make_smoothers(const HostHierarchy* h, PhaseTimes& phases) {
+  const auto start = Clock::now();
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
+    levels_[l].relaxation = make_relaxation(levels_[l], refresh_diagonal(l, h ? h->level(l).A : nullptr), l);
   add_phase(phases, "smoother setup", start);
 }
 
@@ -93,19 +117,24 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, Phase
   add_phase(phases, "smoother setup", start);
 }
 
-void VCycle::refresh_on_device(Matrix& A, const HostHierarchy& h, PhaseTimes& phases) {
-  auto start = Clock::now();
+void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseTimes& phases,
+                               const std::function<void(std::size_t l, Matrix& A_l)>& next_level) {
   levels_[0].A = &A;
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
     Level& level = levels_[l];
     Level& next = levels_[l + 1];
-    if (!level.AP) level.AP = std::make_unique<Matrix>(A.context(), h.level(l + 1).galerkin.AP, Format::Csr);
+    if (next_level) {
+      next_level(l, *level.A);
+      continue;
+    }
+    const auto start = Clock::now();
+    if (!level.AP) level.AP = std::make_shared<Matrix>(A.context(), h->level(l + 1).galerkin.AP, Format::Csr);
     multiply_on_device(*level.A, *level.P, *level.AP, blas_.params().galerkin);
     multiply_on_device(*level.R, *level.AP, *next.owned, blas_.params().galerkin);
     next.owned->values_written_on_device();
+    add_phase(phases, "galerkin product", start);
   }
-  add_phase(phases, "galerkin product", start);
-  start = Clock::now();
+  auto start = Clock::now();
   const HostCsrMatrix coarsest = levels_.back().A->to_host();
   for (double v : coarsest.values)
     if (!std::isfinite(v))
@@ -122,13 +151,8 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy& h, PhaseTimes& ph
 double VCycle::refresh_diagonal(std::size_t l, const HostCsrMatrix* host) {
   Level& level = levels_[l];
   const DiagonalScan scan = scan_diagonal(*level.A, level.inv_diag.get(), blas_.location(), host);
-  if (scan.first_bad_row < 0) return scan.gershgorin;
-  const std::string row = std::to_string(scan.first_bad_row), value = format_number(scan.bad_value);
-  if (l == 0)
-    throw Error("amg: A(" + row + "," + row + ") = " + value +
-                ": smoothed aggregation needs a positive diagonal (an SPD or M-matrix-like operator)");
-  throw Error("amg: the coarse operator of level " + std::to_string(l) + " has diagonal entry " + value + " in row " +
-              row + ": A is not positive definite");
+  if (scan.first_bad_row >= 0) throw diagonal_error(l, scan.first_bad_row, scan.bad_value);
+  return scan.gershgorin;
 }
 
 void VCycle::apply(Vector& r, Vector& z) { cycle(0, r, z); }

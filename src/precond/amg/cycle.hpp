@@ -3,12 +3,14 @@
 // inverse, and the V-cycle that runs on them through the Blas alone.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "../relaxation.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/precond/amg.hpp"
+#include "device_hierarchy.hpp"
 #include "hierarchy.hpp"
 
 namespace clkr::detail::amg {
@@ -17,16 +19,24 @@ class VCycle {
  public:
   // Uploads the hierarchy (level 0's operator is A itself) and sets up the smoothers.
   VCycle(Blas& blas, Matrix& A, const HostHierarchy& hierarchy, const AmgOptions& options, PhaseTimes& phases);
+  // Takes the device-built hierarchy's matrices as they are (shared, not copied): only the coarsest
+  // inverse is uploaded.
+  VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& hierarchy, const AmgOptions& options, PhaseTimes& phases);
   ~VCycle();
 
   // After HostHierarchy::refresh: new values uploaded on the same patterns (P's and R's only when
   // `prolongators` changed too), smoothers refreshed.
   void refresh(Matrix& A, const HostHierarchy& hierarchy, bool prolongators, PhaseTimes& phases);
   // The update step on the device, from A's new values (already there): P and R kept, every coarse
-  // operator R A P recomputed by device kernels (the A P patterns of `hierarchy` uploaded on first
-  // use), the coarsest inverse from its operator read back, the smoothers refreshed. Needs fp64. The
-  // host hierarchy's values are left as the setup made them.
-  void refresh_on_device(Matrix& A, const HostHierarchy& hierarchy, PhaseTimes& phases);
+  // operator R A P recomputed by device kernels (galerkin.cl; the A P patterns of a host-built
+  // `hierarchy` uploaded on first use), the coarsest inverse from its operator read back, the smoothers
+  // refreshed (both kinds of hierarchy: 1 / diag and Gershgorin's bound in one device pass, the bounds
+  // from AmgOptions::update_eigen_iterations Lanczos steps). Needs fp64. The host hierarchy's values are
+  // left as the setup made them. A device-built hierarchy passes `next_level(l, A_l)` instead, which
+  // recomputes level l + 1's operator (and what it derives from, P and R if they are re-smoothed) from
+  // level l's operator A_l with its new values.
+  void refresh_on_device(Matrix& A, const HostHierarchy* hierarchy, PhaseTimes& phases,
+                         const std::function<void(std::size_t l, Matrix& A_l)>& next_level = {});
 
   // z = one V-cycle applied to r, from z = 0.
   void apply(Vector& r, Vector& z);
@@ -36,14 +46,19 @@ class VCycle {
 
  private:
   struct Level {
-    Matrix* A = nullptr;  // level 0: the caller's matrix
-    std::unique_ptr<Matrix> owned, P, R;
-    std::unique_ptr<Matrix> AP;  // A P of this level, for the device update (made on first use)
+    Matrix* A = nullptr;                  // level 0: the caller's matrix
+    std::shared_ptr<Matrix> owned, P, R;  // shared with a device-built hierarchy
+    std::shared_ptr<Matrix> AP;           // A P of this level, for the device update (made on first use)
     std::unique_ptr<Vector> inv_diag, b, x, r;
     std::unique_ptr<Relaxation> relaxation;
   };
 
   void cycle(std::size_t l, Vector& b, Vector& x);
+  // The work vectors of level l (rows of its operator).
+  void make_vectors(std::size_t l);
+  // The smoothers of every level but the coarsest, with their inverse diagonals and Gershgorin bounds
+  // (refresh_diagonal; from a host-built hierarchy's host operators where the scan runs on the host).
+  void make_smoothers(const HostHierarchy* hierarchy, PhaseTimes& phases);
   std::unique_ptr<Relaxation> make_relaxation(Level& level, double gershgorin, std::size_t l);
   // 1 / diag of level l's operator into its inv_diag (on the device where the Blas is and the device
   // has fp64; else on the host, from `host` when given: the level's operator with its current values),

@@ -11,22 +11,11 @@
 #include "aggregation.hpp"
 #include "aggressive_aggregation.hpp"
 #include "clkr/runtime/error.hpp"
+#include "phase_times.hpp"
+#include "setup_errors.hpp"
 
 namespace clkr::detail::amg {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// Adds the time since `start` to the phase `name` (phases repeat on every level: one total each).
-void add_phase(PhaseTimes& phases, const std::string& name, Clock::time_point start) {
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  for (auto& [phase, total] : phases)
-    if (phase == name) {
-      total += seconds;
-      return;
-    }
-  phases.emplace_back(name, seconds);
-}
 
 std::vector<double> diagonal_of(const HostCsrMatrix& A) {
   std::vector<double> d = large_vector(static_cast<std::size_t>(A.rows), 0.0);
@@ -40,10 +29,7 @@ std::vector<double> diagonal_of(const HostCsrMatrix& A) {
 void check_finite(const HostCsrMatrix& A, std::size_t level) {
   for (std::int32_t i = 0; i < A.rows; ++i)
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
-      if (!std::isfinite(A.values[k]))
-        throw Error("amg: the coarse operator of level " + std::to_string(level) + " holds " +
-                    format_number(A.values[k]) + " in row " + std::to_string(i) + ", column " +
-                    std::to_string(A.col_indices[k]) + " (overflow: are A's values finite and scaled sensibly?)");
+      if (!std::isfinite(A.values[k])) throw nonfinite_error(level, A.values[k], i, A.col_indices[k]);
 }
 
 }  // namespace
@@ -80,18 +66,8 @@ NullSpace near_null_space(const AmgOptions& options, std::int32_t rows) {
 }
 
 void HostHierarchy::check_diagonal(std::size_t l) {
-  HostLevel& level = levels_[l];
-  level.diagonal = diagonal_of(*level.A);
-  for (std::size_t i = 0; i < level.diagonal.size(); ++i) {
-    const double d = level.diagonal[i];
-    if (d > 0 && std::isfinite(d)) continue;
-    const std::string row = std::to_string(i);
-    if (l == 0)
-      throw Error("amg: A(" + row + "," + row + ") = " + format_number(d) + (d == 0 ? " (zero or not stored)" : "") +
-                  ": smoothed aggregation needs a positive diagonal (an SPD or M-matrix-like operator)");
-    throw Error("amg: the coarse operator of level " + std::to_string(l) + " has diagonal entry " + format_number(d) +
-                " in row " + row + ": A is not positive definite (or the near-null space does not fit it)");
-  }
+  levels_[l].diagonal = diagonal_of(*levels_[l].A);
+  amg::check_diagonal(levels_[l].diagonal, l);
 }
 
 HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, NullSpace B, PhaseTimes& phases)
@@ -121,10 +97,7 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
     // No progress: too few unknowns leave the level (or none remain) for another level to pay off.
     if (coarse_rows == 0 || coarse_rows > Al.rows * 0.85) {
       if (Al.rows <= 2 * options.coarse_size) break;  // small enough to solve directly after all
-      throw Error("amg: aggregation made no progress on level " + std::to_string(l) + ": " + std::to_string(Al.rows) +
-                  " unknowns in " + std::to_string(nodes.count()) + " nodes gave " + std::to_string(aggregates.count) +
-                  " aggregates and " + std::to_string(coarse_rows) + " coarse unknowns (strength threshold " +
-                  format_number(eps) + ": too few strong connections; lower it, or use another preconditioner)");
+      throw no_progress_error(l, Al.rows, nodes.count(), aggregates.count, coarse_rows, eps);
     }
     HostLevel& level = levels_[l];
     level.keep = std::move(S.keep);
@@ -147,12 +120,7 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
     B = std::move(t.coarse_space);
     eps *= 0.5;
   }
-  const std::int32_t coarsest = levels_.back().A->rows;
-  if (coarsest > kMaxDirectRows)
-    throw Error("amg: the coarsest level (" + std::to_string(levels_.size() - 1) + ") has " + std::to_string(coarsest) +
-                " unknowns, more than the " + std::to_string(kMaxDirectRows) +
-                " its dense direct solve takes (max_levels = " + std::to_string(options.max_levels) +
-                " reached: raise it)");
+  check_coarsest(levels_.size() - 1, levels_.back().A->rows, options.max_levels);
   const auto start = Clock::now();
   coarse_ = dense_inverse(*levels_.back().A, static_cast<int>(levels_.size()) - 1);
   add_phase(phases, "coarse inverse", start);

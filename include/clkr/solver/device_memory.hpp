@@ -1,0 +1,29 @@
+// The device memory a solve will hold, computed from the host matrix before anything is uploaded, so
+// that a solve that cannot fit is refused up front with the need and the limit (as `clkr solve` does)
+// instead of failing at an allocation halfway through.
+#pragma once
+
+#include <cstdint>
+
+#include "clkr/data/csr_view.hpp"
+#include "clkr/data/matrix.hpp"
+#include "clkr/data/precision.hpp"
+#include "clkr/solver/options.hpp"
+
+namespace clkr {
+
+struct DeviceMemoryNeed {
+  std::int64_t matrix = 0;   // A's arrays in its format, with its values in every precision the solve uses
+  std::int64_t vectors = 0;  // b, x and the solver's work vectors
+  std::int64_t total() const { return matrix + vectors; }
+};
+
+// What solve(kind, ...) in `precision` (SolverKind::Ir: the outer one, options.inner_precision and
+// options.inner_solver inside) holds on a device with or without fp64 for A in `format`: the bytes
+// matrix_device_bytes gives, and its vectors as the solvers allocate them (tests/solver/
+// device_memory_test.cpp compares the sum with the device memory counter's peak during the solve).
+// A preconditioner's own memory is not included: the AMG's hierarchy is known only after its setup.
+DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind kind, Precision precision,
+                                     const SolveOptions& options, bool preconditioned, bool fp64);
+
+}  // namespace clkr

@@ -1,0 +1,100 @@
+"""The options beyond solver/precond/precision: storage formats (auto included), mixed precision, the
+preconditioners' and refinement's settings, and the arrays uploaded without a copy; with their bad input."""
+import gc
+
+import numpy as np
+import pytest
+import scipy.sparse.linalg as spla
+
+import clkr
+from conftest import convection_diffusion2d, poisson3d, random_vector, relative_residual
+
+
+@pytest.mark.parametrize("format", ["csr", "csr4", "ell", "hyb", "auto"])
+def test_every_format_solves_the_same_system(ctx, format):
+    A = poisson3d(8)
+    b = random_vector(A.shape[0])
+    M = clkr.matrix(A, device=ctx, format=format)
+    assert M.format in ("csr", "csr4", "ell", "hyb")
+    if format != "auto":
+        assert M.format == format
+    x, info = clkr.solve(M, b, precond="jacobi", tol=1e-10, device=ctx)
+    assert info.converged and relative_residual(A, b, x) <= 1e-9
+
+
+def test_mixed_precision_reaches_double_accuracy_with_single_inside(ctx):
+    A = poisson3d(10)
+    b = random_vector(A.shape[0])
+    x, info = clkr.solve(A, b, precision="mixed", tol=1e-11, device=ctx)
+    assert info.converged and info.inner_iterations > 0, info
+    assert relative_residual(A, b, x) <= 1e-10
+    N = convection_diffusion2d(16)
+    c = random_vector(N.shape[0], seed=2)
+    y, info = clkr.solve(N, c, solver="gmres", precision="mixed", tol=1e-11, device=ctx,
+                         refinement={"scheme": "restarted", "inner_tolerance": 1e-3})
+    assert info.converged and info.inner_iterations > info.iterations, info
+    assert np.allclose(y, spla.spsolve(N.tocsc(), c), rtol=0, atol=1e-8 * np.abs(y).max())
+
+
+def test_preconditioner_settings_take_effect(ctx):
+    A = poisson3d(10)
+    b = random_vector(A.shape[0])
+    _, low = clkr.solve(A, b, precond="chebyshev", chebyshev={"degree": 2}, tol=1e-10, device=ctx)
+    _, high = clkr.solve(A, b, precond="chebyshev", chebyshev={"degree": 8}, tol=1e-10, device=ctx)
+    assert low.converged and high.converged and high.iterations < low.iterations
+    _, many = clkr.solve(A, b, precond="amg", amg={"coarse_size": 50}, tol=1e-10, device=ctx)
+    _, one = clkr.solve(A, b, precond="amg", amg={"coarse_size": 50, "max_levels": 1}, tol=1e-10, device=ctx)
+    assert one.converged and one.iterations <= 2 < many.iterations
+    x, info = clkr.solve(A, b, precond="amg", tol=1e-10, device=ctx,
+                         amg={"smoother": "jacobi", "sweeps": 2, "update_prolongator": True, "coarse_size": 50},
+                         settings={"precond.precision": "single", "cg.path": "fused"})
+    assert info.converged and relative_residual(A, b, x) <= 1e-9
+    solver = clkr.Solver(A, precond="amg", amg={"coarse_size": 50}, settings={"precond.precision": "single"},
+                         device=ctx)
+    assert "single" in solver.description
+    assert any(key.startswith("amg.coarse_size:") for key in clkr.setting_keys())
+
+
+def test_bad_settings_name_the_key_or_value(ctx):
+    A = poisson3d(4)
+    b = np.ones(A.shape[0])
+    with pytest.raises(clkr.Error, match="amg.coarse_size=ten: not an integer"):
+        clkr.solve(A, b, precond="amg", amg={"coarse_size": "ten"}, device=ctx)
+    with pytest.raises(clkr.Error, match="amg.coarse_size=2.5: not an integer"):
+        clkr.solve(A, b, precond="amg", amg={"coarse_size": 2.5}, device=ctx)
+    with pytest.raises(clkr.Error, match="not a boolean"):
+        clkr.solve(A, b, precond="amg", amg={"update_prolongator": "perhaps"}, device=ctx)
+    with pytest.raises(clkr.Error, match="unknown key 'nope'"):
+        clkr.solve(A, b, settings={"nope": 1}, device=ctx)
+    with pytest.raises(clkr.Error, match="without precision='mixed'"):
+        clkr.solve(A, b, refinement={"scheme": "restarted"}, device=ctx)
+    with pytest.raises(clkr.Error, match="does not apply to precision 'mixed'"):
+        clkr.solve(A, b, precond="amg", precision="mixed", device=ctx)
+    with pytest.raises(clkr.Error, match="runs CG inside"):
+        clkr.solve(A, b, solver="bicgstab", precision="mixed", refinement={"scheme": "reliable"}, device=ctx)
+    with pytest.raises(clkr.Error, match="unknown matrix format 'bsr'"):
+        clkr.solve(A, b, format="bsr", device=ctx)
+    with pytest.raises(clkr.Error, match="needs a preconditioner"):
+        clkr.solve(A, b, settings={"precond.precision": "single"}, device=ctx)
+
+
+def test_int32_arrays_are_uploaded_as_they_are_and_not_kept(ctx):
+    """SciPy's int32 CSR takes the path without a host copy; it solves what the int64 copy solves, bit for
+    bit, leaves the arrays untouched and needs them no longer after the upload."""
+    A = poisson3d(6)
+    b = random_vector(A.shape[0])
+    indptr, indices, data = A.indptr.copy(), A.indices.copy(), A.data.copy()
+    assert indptr.dtype == np.int32
+    direct = clkr.csr_matrix(indptr, indices, data, device=ctx)
+    copied = clkr.csr_matrix(indptr.astype(np.int64), indices.astype(np.int64), data, device=ctx)
+    assert np.array_equal(indptr, A.indptr) and np.array_equal(indices, A.indices) and np.array_equal(data, A.data)
+    del indptr, indices, data
+    gc.collect()
+    x1, info1 = clkr.solve(direct, b, tol=1e-10, device=ctx)
+    x2, info2 = clkr.solve(copied, b, tol=1e-10, device=ctx)
+    assert info1.converged and info1.iterations == info2.iterations
+    assert np.array_equal(x1, x2)
+    bad = A.indices.copy()
+    bad[A.indptr[2]] = A.shape[1]
+    with pytest.raises(clkr.Error, match="column index 216 in row 2 out of range"):
+        clkr.csr_matrix(A.indptr, bad, A.data, device=ctx)

@@ -1,0 +1,148 @@
+// Distributed conjugate gradients: the classic iteration (two reductions per iteration) and the
+// single-reduction one of Chronopoulos and Gear, both with an optional block-Jacobi preconditioner.
+#include <cmath>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "dist_solver_core.hpp"
+
+namespace clkr::detail {
+
+// Classic (P)CG. Per iteration: one SpMV with its halo exchange, p'Ap (one MPI_Allreduce), the x and
+// r updates, z = M^-1 r, r'r with r'z (one MPI_Allreduce), the p update. Without M, z is r itself.
+void dist_cg_classic(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor) {
+  DistBlas& blas = ops.blas;
+  DistVector r = ops.vector("cg.r"), p = ops.vector("cg.p"), q = ops.vector("cg.q");
+  std::optional<DistVector> z_store;
+  if (ops.M) z_store.emplace(ops.vector("cg.z"));
+  DistVector& z = ops.M ? *z_store : r;
+  // rr = r'r and rz = r'z (the same value without M) in one reduction.
+  const auto reduce = [&]() -> std::pair<double, double> {
+    if (!ops.M) {
+      const double rr = blas.dot(r, r);
+      return {rr, rr};
+    }
+    const std::vector<double> v = blas.dots({{&r, &r}, {&r, &z}});
+    return {v[0], v[1]};
+  };
+  // From r = b - A x: z = M^-1 r, p = z, rr and rz.
+  double rr = 0, rz = 0;
+  const auto restart = [&] {
+    ops.precondition_or_copy(r, z);
+    blas.copy(z, p);
+    std::tie(rr, rz) = reduce();
+  };
+  // What the iteration divides by, judged after the residual's own verdict (a zero residual has
+  // converged, whatever r'z is): false when the solve ended.
+  const auto usable_rz = [&](int k) {
+    return monitor.check_finite(k, "r'z", rz) && (!ops.M || positive_rz(monitor, k, rz));
+  };
+
+  ops.residual(r, x_is_zero);
+  restart();
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr)) || !usable_rz(0)) return;
+  for (int k = 1; k <= options.max_iterations; ++k) {
+    // q = A p;  alpha = r'z / p'q
+    blas.spmv(1.0, ops.A, p, 0.0, q);
+    const double pq = blas.dot(p, q);
+    if (!positive_curvature(monitor, k, pq)) return;
+    const double alpha = rz / pq;
+    // x += alpha p;  r -= alpha q;  z = M^-1 r;  rr = r'r, rz_new = r'z
+    blas.axpy(alpha, p, ops.x);
+    blas.axpy(-alpha, q, r);
+    ops.precondition_or_copy(r, z);
+    const auto [rr_new, rz_new] = reduce();
+    if (!monitor.check_finite(k, "r'r", rr_new) || !monitor.check_finite(k, "r'z", rz_new)) return;
+    monitor.record(k, std::sqrt(rr_new));
+    if (monitor.reached(std::sqrt(rr_new))) {
+      // Confirm on r = b - A x: if the recursive residual drifted, restart from x.
+      ops.residual(r, false);
+      if (monitor.check_explicit(k, blas.nrm2(r)) == AfterCheck::Stop) return;
+      restart();
+      if (!usable_rz(k)) return;
+      continue;
+    }
+    if (ops.M && !positive_rz(monitor, k, rz_new)) return;
+    // p = z + (rz_new / rz) p
+    blas.aypx(rz_new / rz, z, p);
+    rz = rz_new;
+  }
+}
+
+// Chronopoulos-Gear (P)CG: u = M^-1 r and w = A u come first, then r'r, gamma = r'u and delta = w'u
+// in one reduction; p'Ap = delta - beta gamma / alpha follows without a second one, and s = A p is
+// carried by the recurrence s = w + beta s. Per iteration: one SpMV with its halo exchange, one
+// MPI_Allreduce of three values (two without M), four vector updates (x, r, p, s). The same iterates
+// as classic CG in exact arithmetic.
+void dist_cg_single_reduction(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor) {
+  DistBlas& blas = ops.blas;
+  DistVector r = ops.vector("cg.r"), w = ops.vector("cg.w");
+  DistVector p = ops.vector("cg.p"), s = ops.vector("cg.s");
+  std::optional<DistVector> u_store;
+  if (ops.M) u_store.emplace(ops.vector("cg.u"));
+  DistVector& u = ops.M ? *u_store : r;
+  double rr = 0, gamma = 0, delta = 0;
+  // u = M^-1 r;  w = A u;  then rr, gamma, delta in one reduction.
+  const auto step = [&] {
+    if (ops.M) ops.precondition(r, u);
+    blas.spmv(1.0, ops.A, u, 0.0, w);
+    if (!ops.M) {
+      const std::vector<double> v = blas.dots({{&r, &r}, {&w, &r}});
+      rr = gamma = v[0];
+      delta = v[1];
+      return;
+    }
+    const std::vector<double> v = blas.dots({{&r, &r}, {&r, &u}, {&w, &u}});
+    rr = v[0];
+    gamma = v[1];
+    delta = v[2];
+  };
+  // From r = b - A x: u, w, rr, gamma, delta, then p = u and s = w.
+  const auto restart = [&] {
+    step();
+    blas.copy(u, p);
+    blas.copy(w, s);
+  };
+  // After the residual's own verdict: gamma = r'u > 0 (M SPD) and delta = p'Ap > 0 to divide by; sets
+  // alpha. False when the solve ended.
+  double alpha = 0;
+  const auto usable = [&](int k) {
+    if (!monitor.check_finite(k, "r'z", gamma) || (ops.M && !positive_rz(monitor, k, gamma))) return false;
+    if (!positive_curvature(monitor, k + 1, delta)) return false;
+    alpha = gamma / delta;
+    return true;
+  };
+
+  ops.residual(r, x_is_zero);
+  restart();
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr)) || !usable(0)) return;
+  for (int k = 1; k <= options.max_iterations; ++k) {
+    // x += alpha p;  r -= alpha s (= alpha A p);  u = M^-1 r;  w = A u;  rr, gamma, delta
+    blas.axpy(alpha, p, ops.x);
+    blas.axpy(-alpha, s, r);
+    const double gamma_old = gamma;
+    step();
+    if (!monitor.check_finite(k, "r'r", rr) || !monitor.check_finite(k, "r'z", gamma)) return;
+    monitor.record(k, std::sqrt(rr));
+    if (monitor.reached(std::sqrt(rr))) {
+      ops.residual(r, false);
+      if (monitor.check_explicit(k, blas.nrm2(r)) == AfterCheck::Stop) return;
+      restart();
+      if (!usable(k)) return;
+      continue;
+    }
+    if (ops.M && !positive_rz(monitor, k, gamma)) return;
+    // beta = gamma / gamma_old;  p'Ap = delta - beta gamma / alpha;  alpha = gamma / p'Ap
+    const double beta = gamma / gamma_old;
+    const double pq = delta - beta * gamma / alpha;
+    if (!positive_curvature(monitor, k + 1, pq)) return;
+    alpha = gamma / pq;
+    // p = u + beta p;  s = w + beta s
+    blas.aypx(beta, u, p);
+    blas.aypx(beta, w, s);
+  }
+}
+
+}  // namespace clkr::detail

@@ -1,0 +1,137 @@
+// The level loop of the device setup, with the host setup's stopping rules and refusals
+// (hierarchy.cpp), and the update step's recomputation of each level from the one above.
+#include "device_hierarchy.hpp"
+
+#include <algorithm>
+
+#include "device_csr_view.hpp"
+#include "device_spgemm.hpp"
+#include "phase_times.hpp"
+#include "setup_errors.hpp"
+
+namespace clkr::detail::amg {
+namespace {
+
+// Throws, naming the entry, when the coarse operator of `level` holds NaN or Inf (nonfinite.cl).
+void check_finite(const SetupKernels& kernels, Matrix& A, std::size_t level) {
+  const auto nnz = static_cast<cl_int>(A.nnz());
+  cl::Buffer first = kernels.array<cl_int>(1, "first non-finite entry");
+  kernels.fill(first, nnz, 1);
+  cl::Kernel find = kernels.kernel("nonfinite.cl", "first_nonfinite");
+  set_args(find, nnz, A.csr_values(Precision::Double).primary, first);
+  kernels.per_item(find, static_cast<std::size_t>(nnz));
+  const cl_int k = kernels.read<cl_int>(first, 0);
+  if (k == nnz) return;
+  const HostCsrMatrix host = A.to_host();
+  const auto row = static_cast<std::int32_t>(std::upper_bound(host.row_offsets.begin(), host.row_offsets.end(), k) -
+                                             host.row_offsets.begin() - 1);
+  throw nonfinite_error(level, host.values[k], row, host.col_indices[k]);
+}
+
+// Waits for the device, then adds the phase's time.
+void end_phase(const SetupKernels& kernels, PhaseTimes& phases, const char* name, Clock::time_point start) {
+  kernels.context().finish();
+  add_phase(phases, name, start);
+}
+
+}  // namespace
+
+std::string device_setup_refusal(const AmgOptions& options, const Blas& blas) {
+  if (blas.location() != Location::Device) return "the preconditioner runs on the host backend";
+  if (!blas.context()->info().fp64)
+    return "device " + blas.context()->info().name + " has no fp64 (the device setup computes in double)";
+  if (options.block_size != 1)
+    return "block_size " + std::to_string(options.block_size) +
+           " (the device setup aggregates one unknown per node; the host's does blocks)";
+  if (options.aggressive_levels > 0)
+    return "aggressive_levels " + std::to_string(options.aggressive_levels) +
+           " (the device setup aggregates on distance-two independent sets, on every level alike)";
+  if (!options.near_null_space.empty())
+    return "a near_null_space was given (the device setup takes the constant; the host's orthonormalises any)";
+  return "";
+}
+
+DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& options, PhaseTimes& phases)
+    : kernels_(A.context(), blas.params().amg_setup), options_(options) {
+  auto start = Clock::now();
+  levels_.emplace_back();
+  levels_[0].csr =
+      A.format() == Format::Csr ? std::shared_ptr<Matrix>(std::shared_ptr<Matrix>(), &A) : csr_copy(kernels_, A);
+  if (A.format() != Format::Csr) end_phase(kernels_, phases, "CSR copy", start);
+  // The near-null space: the constant on the finest level, each aggregate's norm of it below.
+  cl::Buffer B = kernels_.array<cl_double>(static_cast<std::size_t>(A.rows()), "near-null space");
+  kernels_.fill(B, cl_double{1.0}, static_cast<std::size_t>(A.rows()));
+  double eps = options.strength_threshold;
+  for (std::size_t l = 0;; ++l) {
+    Matrix& Al = *levels_[l].csr;
+    check_diagonal(Al.diagonal(), l);
+    if (Al.rows() <= options.coarse_size || static_cast<int>(l) + 1 >= options.max_levels) break;
+
+    start = Clock::now();
+    DeviceStrength S = device_strength(kernels_, Al, eps);
+    end_phase(kernels_, phases, "strength of connection", start);
+    start = Clock::now();
+    const DeviceAggregates aggregates = device_aggregate(kernels_, S);
+    end_phase(kernels_, phases, "aggregation", start);
+    start = Clock::now();
+    DeviceTentative t = device_tentative(kernels_, aggregates, Al.rows(), B);
+    end_phase(kernels_, phases, "tentative prolongator", start);
+    const std::int32_t coarse_rows = aggregates.count;
+    if (coarse_rows == 0 || coarse_rows > Al.rows() * 0.85) {
+      if (Al.rows() <= 2 * options.coarse_size) break;  // small enough to solve directly after all
+      throw no_progress_error(l, Al.rows(), Al.rows(), aggregates.count, coarse_rows, eps);
+    }
+    DeviceLevel& level = levels_[l];
+    level.keep = std::move(S.keep);
+    level.filtered = std::move(S.filtered);
+    S = {};  // the strength graph has served
+    start = Clock::now();
+    level.smoothed = device_smoothed(kernels_, *level.filtered, *t.P, options.prolongator_relaxation);
+    level.tentative = std::move(t.P);
+    end_phase(kernels_, phases, "prolongator smoothing", start);
+    start = Clock::now();
+    level.R = std::make_shared<Matrix>(transpose(kernels_, *level.smoothed.P));
+    end_phase(kernels_, phases, "transpose", start);
+    start = Clock::now();
+    level.AP = std::make_shared<Matrix>(multiply(kernels_, Al, *level.smoothed.P));
+    auto coarse = std::make_shared<Matrix>(multiply(kernels_, *level.R, *level.AP));
+    check_finite(kernels_, *coarse, l + 1);
+    end_phase(kernels_, phases, "galerkin product", start);
+    DeviceLevel next;
+    next.A = next.csr = std::move(coarse);
+    levels_.push_back(std::move(next));
+    B = std::move(t.coarse_B);
+    eps *= 0.5;
+  }
+  check_coarsest(levels_.size() - 1, levels_.back().csr->rows(), options.max_levels);
+  start = Clock::now();
+  const HostCsrMatrix coarsest = levels_.size() == 1 ? A.host_csr() : levels_.back().A->to_host();
+  coarse_ = dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1);
+  add_phase(phases, "coarse inverse", start);
+}
+
+void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseTimes& phases) {
+  DeviceLevel& level = levels_[l];
+  auto start = Clock::now();
+  if (l == 0 && A.format() != Format::Csr) {
+    refresh_csr_copy(kernels_, A, *level.csr);
+    end_phase(kernels_, phases, "CSR copy", start);
+  }
+  Matrix& csr = l == 0 && A.format() == Format::Csr ? A : *level.csr;
+  if (prolongators) {
+    start = Clock::now();
+    refresh_filtered(kernels_, csr, level.keep, *level.filtered);
+    resmooth(kernels_, *level.filtered, *level.tentative, options_.prolongator_relaxation, level.smoothed);
+    end_phase(kernels_, phases, "prolongator smoothing", start);
+    start = Clock::now();
+    transpose_values(kernels_, *level.smoothed.P, *level.R);
+    end_phase(kernels_, phases, "transpose", start);
+  }
+  start = Clock::now();
+  multiply_values(kernels_, csr, *level.smoothed.P, *level.AP);
+  multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A);
+  check_finite(kernels_, *levels_[l + 1].A, l + 1);
+  end_phase(kernels_, phases, "galerkin product", start);
+}
+
+}  // namespace clkr::detail::amg

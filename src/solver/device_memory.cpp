@@ -1,0 +1,62 @@
+// solve_device_memory: the matrix's bytes from matrix_device_bytes, and each solver's vectors counted as
+// its implementation allocates them (the file named beside each count).
+#include "clkr/solver/device_memory.hpp"
+
+#include <vector>
+
+#include "clkr/runtime/context.hpp"
+#include "clkr/runtime/error.hpp"
+
+namespace clkr {
+namespace {
+
+// The device bytes of one vector of n elements in precision p (quasi-double: a head and a tail buffer).
+std::int64_t vector_bytes(std::int64_t n, Precision p) {
+  const auto floats = static_cast<std::int64_t>(Context::buffer_bytes(static_cast<std::size_t>(4 * n)));
+  if (p == Precision::Single) return floats;
+  if (p == Precision::QuasiDouble) return 2 * floats;
+  return static_cast<std::int64_t>(Context::buffer_bytes(static_cast<std::size_t>(8 * n)));
+}
+
+// The work vectors of a Krylov solver, b and x not included.
+std::int64_t work_vectors(SolverKind kind, const SolveOptions& options, bool preconditioned) {
+  const int m = options.restart;
+  switch (kind) {
+    case SolverKind::Cg:  // cg.cpp, cg_persistent.cpp: r, p, q; PCG on the device adds z
+      return 3 + (preconditioned ? 1 : 0);
+    case SolverKind::Pcg:  // pcg.cpp: r, z, p, q, and its own Jacobi's inverse diagonal
+      return 5;
+    case SolverKind::BiCgStab:  // bicgstab.cpp: r, r0, p, v, t; p_hat and s_hat when preconditioned
+      return 5 + (preconditioned ? 2 : 0);
+    case SolverKind::Gmres:  // gmres.cpp: the basis v0..vm, w; t when preconditioned
+      return m + 2 + (preconditioned ? 1 : 0);
+    case SolverKind::Fgmres:  // gmres.cpp: as GMRES, and z0..z(m-1) when preconditioned
+      return m + 2 + (preconditioned ? m : 0);
+    case SolverKind::Ir:
+      break;
+  }
+  throw Error("solve_device_memory: no work vectors known for " + to_string(kind));
+}
+
+}  // namespace
+
+DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind kind, Precision precision,
+                                     const SolveOptions& options, bool preconditioned, bool fp64) {
+  const std::int64_t n = A.rows;
+  std::vector<Precision> precisions{precision};
+  DeviceMemoryNeed need;
+  if (kind == SolverKind::Ir) {
+    // iterative_refinement.cpp: b, x, r and d in the outer precision; the inner solver's vectors, and
+    // its right-hand side and solution (r and d), in the inner one.
+    const Precision inner = options.inner_precision;
+    precisions.push_back(inner);
+    need.vectors = 4 * vector_bytes(n, precision) +
+                   (2 + work_vectors(options.inner_solver, options, false)) * vector_bytes(n, inner);
+  } else {
+    need.vectors = (2 + work_vectors(kind, options, preconditioned)) * vector_bytes(n, precision);
+  }
+  need.matrix = matrix_device_bytes(A, format, precisions, fp64);
+  return need;
+}
+
+}  // namespace clkr

@@ -1,0 +1,88 @@
+// choose_format: the storage format for a matrix on a device, from its row-length statistics and the
+// device's parameters (docs/performance.md measures the choices).
+#include "clkr/solver/format_choice.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "clkr/blas/device_params.hpp"
+
+namespace clkr {
+namespace {
+
+std::string format_text(double x) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.3g", x);
+  return buffer;
+}
+
+}  // namespace
+
+FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg) {
+  if (stats.nnz == 0) return {Format::Csr, "an empty matrix"};
+  const DeviceParams params = device_params(device);  // the defaults, or the device's tuned file
+  // Rows of very unequal lengths: CSR runs its load-balanced kernels (row blocks of equal nonzeros, a
+  // long row shared by a work-group), which every format's row-per-work-item kernel lacks (HYB's
+  // overflow part too) and which read no padding.
+  const double ratio = stats.mean_row_length > 0 ? stats.max_row_length / stats.mean_row_length : 1.0;
+  const bool balanced = csr_balanced(params.spmv, stats.mean_row_length, stats.max_row_length);
+  const std::string balanced_note = balanced ? ", load-balanced kernels (longest/mean row " + format_text(ratio) +
+                                                   " >= " + format_text(params.spmv.csr_balanced_min_row_ratio) + ")"
+                                             : "";
+  // CG on a matrix small enough for the persistent kernel (CSR only): its iteration costs grid barriers
+  // instead of launches, 5-7x faster than any format on the fused path for 10^4 rows (docs/performance.md).
+  const std::size_t persistent_rows = params.cg.persistent_max_rows;
+  if (plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows) {
+    return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) + " rows <= " +
+                             std::to_string(persistent_rows) + " (CG runs as a persistent kernel)" + balanced_note};
+  }
+  if (balanced) return {Format::Csr, to_string(device.type) + ": CSR" + balanced_note};
+  if (device.type != DeviceType::Gpu) {
+    // CPUs: a work-item walks whole rows in order, with hardware prefetching, so ELL's padding and
+    // HYB's second pass only add bytes: CSR, as long as the library runs CSR with one row per
+    // work-item, i.e. below spmv.csr_vector_min_mean_row_length (infinite in the CPU defaults; a tuned
+    // parameter file may set one). Above it CSR runs its GPU-style vector kernel (a group of lanes per
+    // row), which PoCL ran 5-13x slower than CSR4 on the SuiteSparse SPD set; CSR4's scalar kernel reads
+    // 4 entries at a time and never switches.
+    const double vector_threshold = params.spmv.csr_vector_min_mean_row_length;
+    const std::string type = to_string(device.type);
+    if (std::isinf(vector_threshold)) return {Format::Csr, type + ": CSR (one row per work-item)"};
+    if (stats.mean_row_length < vector_threshold) {
+      return {Format::Csr, type + ": CSR, mean row length " + format_text(stats.mean_row_length) + " < " +
+                               format_text(vector_threshold) + " (one row per work-item)"};
+    }
+    return {Format::Csr4, type + ": CSR4, mean row length " + format_text(stats.mean_row_length) +
+                              " >= " + format_text(vector_threshold) + " (CSR would use its vector kernel)"};
+  }
+  // GPUs: one work-item per row wants the column-major ELL layout for coalesced reads; it is worth
+  // it when rows are about equally long, i.e. ELL's padding (longest row / mean row) stays under
+  // 1.5x the nonzeros. Irregular matrices get SELL-C-sigma: ELL's layout per slice of rows sorted by
+  // length, so a slice pads little, in one fused CG kernel, where HYB (an ELL part plus a CSR part for
+  // the long rows) runs two SpMV passes and a separate p'q kernel. HYB remains where SELL would still
+  // store more than 1.5x CSR's bytes.
+  constexpr double max_ell_fill = 1.5;
+  const std::string irregular =
+      "irregular rows (longest/mean row " + format_text(ratio) + " > " + format_text(max_ell_fill);
+  if (ratio <= max_ell_fill) {
+    return {Format::Ell, "GPU: ELL, regular rows (longest/mean row " + format_text(ratio) +
+                             " <= " + format_text(max_ell_fill) + ")"};
+  }
+  const auto sell = stats.bytes_per_format.find(Format::Sell), csr = stats.bytes_per_format.find(Format::Csr);
+  if (sell != stats.bytes_per_format.end() && csr != stats.bytes_per_format.end()) {
+    const double sell_over_csr = static_cast<double>(sell->second) / static_cast<double>(csr->second);
+    if (sell_over_csr <= max_ell_fill)
+      return {Format::Sell, "GPU: SELL, " + irregular + ", SELL's bytes " + format_text(sell_over_csr) + "x CSR's)"};
+    return {Format::Hyb, "GPU: HYB, " + irregular + ", SELL's bytes " + format_text(sell_over_csr) + "x CSR's)"};
+  }
+  return {Format::Hyb, "GPU: HYB, " + irregular + ")"};
+}
+
+Format format_named(const std::string& name, const MatrixStats& stats, const DeviceInfo& device) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower == "auto" ? choose_format(stats, device).format : parse_format(name);
+}
+
+}  // namespace clkr

@@ -1,0 +1,64 @@
+// Distributed CG against the single-device CG: iteration counts within 2 and the same solution, for
+// both CG variants, on bundled SPD matrices and a Poisson problem.
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "clkr/dist/dist_solve.hpp"
+#include "clkr/solver/solve.hpp"
+#include "dist_test_support.hpp"
+
+namespace clkr::dist_test {
+namespace {
+
+struct Solved {
+  SolveResult result;
+  std::vector<double> x;
+};
+
+Solved single_device_cg(const HostCsrMatrix& A, const std::vector<double>& b, Precision p, const SolveOptions& o) {
+  Matrix M(context(), A);
+  Blas blas(context(), Location::Device, p);
+  Vector bv(context(), b), xv(context(), b.size());
+  Solved s{solve(SolverKind::Cg, blas, M, bv, xv, o), {}};
+  s.x = xv.to_host();
+  return s;
+}
+
+Solved distributed(SolverKind kind, const HostCsrMatrix& A, const RowPartition& partition, const std::vector<double>& b,
+                   Precision p, const DistSolveOptions& o) {
+  DistMatrix dA(context(), world(), local_rows_of(A, partition, rank()));
+  DistBlas blas(context(), world(), p);
+  DistVector db(context(), world(), partition, slice(b, partition), "b"), dx(context(), world(), partition, "x");
+  Solved s{dist_solve(kind, blas, dA, db, dx, o), {}};
+  s.x = dx.gather();
+  return s;
+}
+
+TEST(DistCg, IterationsWithinTwoOfTheSingleDeviceCg) {
+  const Precision p = test::widest_device_precision(*context());
+  for (const std::string spec : {bundled("nos3.mtx"), bundled("gr_30_30.mtx"), std::string("poisson3d:10")}) {
+    const HostCsrMatrix A = load_matrix(spec);
+    const std::vector<double> b = random_values(static_cast<std::size_t>(A.rows), 3);
+    DistSolveOptions options;
+    options.solve.relative_tolerance = 1e-8;
+    const Solved one = single_device_cg(A, b, p, options.solve);
+    ASSERT_TRUE(one.result.converged()) << spec << ": " << one.result.message;
+    for (DistCgVariant variant : {DistCgVariant::Classic, DistCgVariant::SingleReduction}) {
+      for (const NamedPartition& part : partitions_of(A)) {
+        SCOPED_TRACE(spec + ", " + to_string(variant) + ", partition " + part.name);
+        options.cg_variant = variant;
+        const Solved many = distributed(SolverKind::Cg, A, part.partition, b, p, options);
+        EXPECT_TRUE(many.result.converged()) << many.result.message;
+        EXPECT_LE(std::abs(many.result.iterations - one.result.iterations), 2)
+            << "distributed " << many.result.iterations << ", single device " << one.result.iterations;
+        EXPECT_LE(many.result.true_relative_residual, 2e-8);
+        EXPECT_LE(relative_difference(many.x, one.x), 1e-6);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace clkr::dist_test
