@@ -2,17 +2,33 @@
 // pattern, computed at setup and fixed since (the prolongators and every product's pattern are kept;
 // only values change). Double precision: built with -DCLKR_DOUBLE, on devices with fp64.
 //
-// One work-item per row of C: it clears its row, then for each entry a_ik of A's row adds a_ik times
-// row k of B, finding each column of B's row in C's (sorted) row by bisection. A comes as an ELL part
-// (width 0 when absent; padding has column -1) and a CSR part (null offsets when absent), which covers
-// CSR, CSR4 (its padding has value 0), ELL and HYB; B and C are CSR.
+// LANES work-items share one row of C (a power of two dividing WG; WG / LANES rows per work-group).
+// The row is cleared, then for each entry a_ik of A's row, in order, the lanes split row k of B
+// between them: each finds its entries' columns in C's (sorted) row by bisection and adds a_ik b_kj
+// there. Within one k the columns are distinct, so the lanes never add to the same entry; a barrier
+// between consecutive k's orders their additions, so every entry of C is summed in the order of A's
+// row, as with one work-item per row (LANES 1, which needs no barrier): the result is the same to the
+// last bit whatever LANES is. The host picks LANES from B's mean row length: the coarse rows of R (A P)
+// are long (R's rows span an aggregate's neighbourhood, A P's rows are wide) and one work-item per row
+// left most of a GPU's lanes idle and read every row of B uncoalesced.
+//
+// A comes as an ELL part (width 0 when absent; padding has column -1) and a CSR part (null offsets
+// when absent), which covers CSR, CSR4 (its padding has value 0), ELL and HYB; B and C are CSR.
 #include "common.cl"
 
-// c_vals[col of C's row] += a * B(k, :)
-inline void add_scaled_row(const int k, const double a, __global const int* b_offsets, __global const int* b_cols,
-                           __global const double* b_vals, const int c_begin, const int c_end,
-                           __global const int* c_cols, __global double* c_vals) {
-  for (int kb = b_offsets[k]; kb < b_offsets[k + 1]; ++kb) {
+#ifndef WG
+#define WG 128
+#endif
+#ifndef LANES
+#define LANES 1
+#endif
+#define ROWS_PER_GROUP (WG / LANES)
+
+// c_vals[col of C's row] += a * B(k, j) for the entries of B's row k that lane `lane` takes.
+inline void add_scaled_row(const int k, const double a, const int lane, __global const int* b_offsets,
+                           __global const int* b_cols, __global const double* b_vals, const int c_begin,
+                           const int c_end, __global const int* c_cols, __global double* c_vals) {
+  for (int kb = b_offsets[k] + lane; kb < b_offsets[k + 1]; kb += LANES) {
     const int col = b_cols[kb];
     int lo = c_begin, hi = c_end;
     while (lo < hi) {
@@ -26,23 +42,46 @@ inline void add_scaled_row(const int k, const double a, __global const int* b_of
   }
 }
 
-__kernel void galerkin_multiply(const int rows, const int ell_width, const int ell_pitch, __global const int* ell_cols,
-                                __global const double* ell_vals, __global const int* a_offsets,
-                                __global const int* a_cols, __global const double* a_vals,
-                                __global const int* b_offsets, __global const int* b_cols,
-                                __global const double* b_vals, __global const int* c_offsets,
-                                __global const int* c_cols, __global double* c_vals) {
-  const int row = (int)get_global_id(0);
-  if (row >= rows) return;
-  const int c_begin = c_offsets[row], c_end = c_offsets[row + 1];
-  for (int k = c_begin; k < c_end; ++k) c_vals[k] = 0.0;
+#if LANES > 1
+#define BETWEEN_TERMS() barrier(CLK_GLOBAL_MEM_FENCE)
+#else
+#define BETWEEN_TERMS()
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void galerkin_multiply(
+    const int rows, const int ell_width, const int ell_pitch, __global const int* ell_cols,
+    __global const double* ell_vals, __global const int* a_offsets, __global const int* a_cols,
+    __global const double* a_vals, __global const int* b_offsets, __global const int* b_cols,
+    __global const double* b_vals, __global const int* c_offsets, __global const int* c_cols,
+    __global double* c_vals) {
+  const int lane = (int)get_local_id(0) % LANES;
+  const int slot = (int)get_local_id(0) / LANES;
+  const int row = (int)get_group_id(0) * ROWS_PER_GROUP + slot;
+  const bool active = row < rows;
+  const int c_begin = active ? c_offsets[row] : 0, c_end = active ? c_offsets[row + 1] : 0;
+  for (int k = c_begin + lane; k < c_end; k += LANES) c_vals[k] = 0.0;
+  const int a_begin = active && a_offsets != 0 ? a_offsets[row] : 0;
+  const int a_length = active && a_offsets != 0 ? a_offsets[row + 1] - a_begin : 0;
+#if LANES > 1
+  // Every work-item of the group passes the same barriers: the rows loop to the group's longest.
+  __local int lengths[ROWS_PER_GROUP];
+  if (lane == 0) lengths[slot] = a_length;
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // also orders the clearing before the sums
+  int terms = 0;
+  for (int s = 0; s < ROWS_PER_GROUP; ++s) terms = max(terms, lengths[s]);
+#else
+  const int terms = a_length;
+#endif
   for (int w = 0; w < ell_width; ++w) {
-    const int slot = w * ell_pitch + row;
-    const int k = ell_cols[slot];
-    if (k >= 0) add_scaled_row(k, ell_vals[slot], b_offsets, b_cols, b_vals, c_begin, c_end, c_cols, c_vals);
+    const int at = w * ell_pitch + row;
+    const int k = active ? ell_cols[at] : -1;
+    if (k >= 0) add_scaled_row(k, ell_vals[at], lane, b_offsets, b_cols, b_vals, c_begin, c_end, c_cols, c_vals);
+    BETWEEN_TERMS();
   }
-  if (a_offsets != 0) {
-    for (int ka = a_offsets[row]; ka < a_offsets[row + 1]; ++ka)
-      add_scaled_row(a_cols[ka], a_vals[ka], b_offsets, b_cols, b_vals, c_begin, c_end, c_cols, c_vals);
+  for (int t = 0; t < terms; ++t) {
+    if (t < a_length)
+      add_scaled_row(a_cols[a_begin + t], a_vals[a_begin + t], lane, b_offsets, b_cols, b_vals, c_begin, c_end,
+                     c_cols, c_vals);
+    BETWEEN_TERMS();
   }
 }

@@ -13,6 +13,8 @@
 //     more than SORT_CAPACITY entries.
 #include "common.cl"
 #include "precond/setup_shape.cl"
+// One work-item per row in galerkin.cl's add_scaled_row (lane 0 of 1) for the short rows.
+#define LANES 1
 #include "precond/galerkin.cl"
 
 
@@ -26,7 +28,7 @@ __kernel void spgemm_values_short(const int rows, __global const int* bound, __g
   const int c_begin = c_offsets[row], c_end = c_offsets[row + 1];
   for (int k = c_begin; k < c_end; ++k) c_vals[k] = 0.0;
   for (int ka = a_offsets[row]; ka < a_offsets[row + 1]; ++ka)
-    add_scaled_row(a_cols[ka], a_vals[ka], b_offsets, b_cols, b_vals, c_begin, c_end, c_cols, c_vals);
+    add_scaled_row(a_cols[ka], a_vals[ka], 0, b_offsets, b_cols, b_vals, c_begin, c_end, c_cols, c_vals);
 }
 
 // The slot of `col` in cols[0 .. length) (ascending; col is there).

@@ -30,7 +30,8 @@ std::vector<OptionSpec> bench_solve_specs() {
   std::vector<OptionSpec> specs = {
       {"--methods", "LIST",
        "clkr's methods: cg (no preconditioner), jacobi, chebyshev, amg, amg-single (a single-precision\n"
-       "hierarchy), amg-update (setup = Preconditioner::update after new values on the same pattern);\n"
+       "hierarchy), amg-update (setup = Preconditioner::update after new values on the same pattern),\n"
+       "amg-update-single (the same with a single-precision hierarchy);\n"
        "prefix host: for the host backend (default cg,jacobi,amg,amg-single,host:amg)"},
       {"--peers", "LIST", "eigen-ic, eigen-cg, hypre (CPU), or none (default eigen-ic,eigen-cg,hypre)"},
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8), b = ones"},
@@ -69,16 +70,19 @@ Method parse_method(const std::string& text) {
     m.precond_precision = Precision::Single;
     return m;
   }
-  if (name == "amg-update") {
+  if (name == "amg-update" || name == "amg-update-single") {
     m.kind = PrecondKind::Amg;
     m.update = true;
+    if (name == "amg-update-single") m.precond_precision = Precision::Single;
     return m;
   }
   try {
     m.kind = parse_precond(name);
   } catch (const Error&) {
-    throw UsageError("--methods: unknown method '" + text +
-                     "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-update, each optionally host:)");
+    throw UsageError(
+        "--methods: unknown method '" + text +
+        "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-update, amg-update-single, each optionally "
+        "host:)");
   }
   if (m.kind == PrecondKind::None) m.name = m.location == Location::Host ? "host:cg" : "cg";
   return m;

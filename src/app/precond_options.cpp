@@ -18,7 +18,8 @@ const KindOption kKindOptions[] = {
     {"--amg-smoother", PrecondKind::Amg},      {"--amg-sweeps", PrecondKind::Amg},
     {"--amg-degree", PrecondKind::Amg},        {"--amg-coarse-size", PrecondKind::Amg},
     {"--amg-strength", PrecondKind::Amg},      {"--amg-block-size", PrecondKind::Amg},
-    {"--amg-max-levels", PrecondKind::Amg},    {"--amg-setup", PrecondKind::Amg},
+    {"--amg-max-levels", PrecondKind::Amg},    {"--amg-aggressive", PrecondKind::Amg},
+    {"--amg-update-eigen", PrecondKind::Amg},  {"--amg-setup", PrecondKind::Amg},
     {"--cheb-degree", PrecondKind::Chebyshev},
 };
 
@@ -37,8 +38,16 @@ const std::vector<OptionSpec>& precond_option_specs() {
       {"--amg-degree", "K", "Chebyshev smoother degree: SpMVs per sweep (default 3)"},
       {"--amg-coarse-size", "N", "coarsen until at most N unknowns, then solve directly (default 500)"},
       {"--amg-strength", "X", "strength-of-connection threshold (default 0.08)"},
-      {"--amg-block-size", "N", "unknowns per mesh node, aggregated together (default 1)"},
+      {"--amg-block-size", "N",
+       "unknowns per mesh node, aggregated together, or auto: read from the\n"
+       "sparsity pattern (default auto)"},
       {"--amg-max-levels", "N", "at most N levels (default 20)"},
+      {"--amg-aggressive", "N",
+       "levels (from the finest) aggregated on the distance-two strength graph:\n"
+       "lower operator complexity, more iterations (default 0)"},
+      {"--amg-update-eigen", "N",
+       "Lanczos steps per level for the smoother bounds of an update\n"
+       "(default 4; 0: Gershgorin's bound; 10 or more: a fresh estimate)"},
       {"--amg-setup", "W",
        "auto | device | host: where the hierarchy is built (default auto:\n"
        "the device on GPUs, the host on CPU devices)"},
@@ -97,8 +106,17 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   amg.coarse_size = static_cast<std::int32_t>(opts.integer("--amg-coarse-size", amg.coarse_size, 1, 4000));
   amg.strength_threshold = opts.number("--amg-strength", amg.strength_threshold, 0);
   if (amg.strength_threshold >= 1) throw UsageError("--amg-strength " + opts.text("--amg-strength") + ": must be < 1");
-  amg.block_size = static_cast<int>(opts.integer("--amg-block-size", 1, 1, 64));
+  // The program reads the block size from the pattern unless told (the library's default is 1).
+  if (!opts.has("--amg-block-size") || opts.text("--amg-block-size") == "auto") {
+    amg.block_size = 0;
+  } else {
+    amg.block_size = static_cast<int>(opts.integer("--amg-block-size", 1, 1, 64));
+  }
   amg.max_levels = static_cast<int>(opts.integer("--amg-max-levels", amg.max_levels, 1, 100));
+  amg.aggressive_levels = static_cast<int>(opts.integer("--amg-aggressive", amg.aggressive_levels, 0, 100));
+  const int update_eigen = static_cast<int>(opts.integer("--amg-update-eigen", amg.update_eigen_iterations, 0, 1000));
+  if (update_eigen == 1) throw UsageError("--amg-update-eigen 1: must be 0 (Gershgorin) or at least 2");
+  amg.update_eigen_iterations = update_eigen;
   if (opts.has("--amg-setup")) {
     try {
       amg.setup_on = parse_amg_setup_on(opts.text("--amg-setup"));

@@ -38,6 +38,7 @@ struct DefaultEntry {
   SpmvParams spmv;
   CgParams cg;
   AmgSetupParams amg_setup = {};
+  GalerkinParams galerkin = {};
 };
 
 // GPUs: grid-stride loops with enough groups to fill every compute unit several times over; 8
@@ -77,6 +78,8 @@ const CgParams kCpuCg = {0, 256, 1, 64, 0, std::size_t{1} << 28};
 // CPUs: few, small work-groups for the AMG setup's row-per-group kernels (PoCL runs a work-group as a
 // loop on one thread: more groups than cores only add scheduling).
 const AmgSetupParams kCpuAmgSetup = {64, 2, 32, 4096, 2048};
+// CPUs: one work-item per row of the AMG update's Galerkin products (GalerkinParams says why).
+const GalerkinParams kCpuGalerkin = {128, 1};
 
 const DefaultEntry kDefaults[] = {
     {DeviceType::Gpu,
@@ -87,7 +90,15 @@ const DefaultEntry kDefaults[] = {
      kNvidiaSpmv,
      kNvidiaCg},
     {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kGpuSpmv, {}},
-    {DeviceType::Cpu, "", "cpu", {Blas1Variant::Chunked, 1, 1, 1, 8}, {1, 1}, kCpuSpmv, kCpuCg, kCpuAmgSetup},
+    {DeviceType::Cpu,
+     "",
+     "cpu",
+     {Blas1Variant::Chunked, 1, 1, 1, 8},
+     {1, 1},
+     kCpuSpmv,
+     kCpuCg,
+     kCpuAmgSetup,
+     kCpuGalerkin},
     {DeviceType::Accelerator, "", "accelerator", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
     {DeviceType::Other, "", "other", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, {}, {}},
 };
@@ -225,6 +236,11 @@ const std::vector<Field>& fields() {
       {"amg_setup.sort_capacity",
        [](DeviceParams& p, const std::string& v) { p.amg_setup.sort_capacity = parse_size(v); },
        [](const DeviceParams& p) { return text(p.amg_setup.sort_capacity); }},
+      {"galerkin.work_group_size",
+       [](DeviceParams& p, const std::string& v) { p.galerkin.work_group_size = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.galerkin.work_group_size); }},
+      {"galerkin.max_lanes", [](DeviceParams& p, const std::string& v) { p.galerkin.max_lanes = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.galerkin.max_lanes); }},
   };
   return table;
 }
@@ -290,6 +306,7 @@ DeviceParams default_device_params(const DeviceInfo& info) {
     params.spmv = entry.spmv;
     params.cg = entry.cg;
     params.amg_setup = entry.amg_setup;
+    params.galerkin = entry.galerkin;
     return params;
   }
   throw Error("no default launch parameters for device type " + to_string(info.type));  // the table covers all
@@ -392,6 +409,12 @@ void validate_device_params(const DeviceParams& params) {
       throw Error(std::string("device parameter ") + name + " must be a power of two of at least 64, not " +
                   std::to_string(capacity));
   }
+  if (!power_of_two(params.galerkin.work_group_size))
+    throw Error("device parameter galerkin.work_group_size must be a power of two, not " +
+                std::to_string(params.galerkin.work_group_size));
+  if (!power_of_two(params.galerkin.max_lanes) || params.galerkin.max_lanes > params.galerkin.work_group_size)
+    throw Error("device parameter galerkin.max_lanes must be a power of two up to galerkin.work_group_size, not " +
+                std::to_string(params.galerkin.max_lanes));
   if (!(params.spmv.csr_vector_min_mean_row_length >= 0))
     throw Error("device parameter spmv.csr_vector_min_mean_row_length must be >= 0");
   if (!(params.spmv.csr_balanced_min_row_ratio >= 0))

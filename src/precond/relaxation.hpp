@@ -14,11 +14,25 @@ namespace clkr::detail {
 
 // How lambda_max(D^-1 A) is bounded: `eigen_iterations` Lanczos steps (times a safety factor, and
 // never above Gershgorin's bound), or Gershgorin's bound alone (0). Callers pass Gershgorin's bound
-// (spectrum.hpp: gershgorin_bound, on the host or the device).
+// (spectrum.hpp: gershgorin_bound, on the host or the device). refresh() (new values of A) runs
+// `refresh_eigen_iterations` steps (-1: as many as the setup; 0: Gershgorin's bound alone) from the
+// setup's start vector: as many as the setup's run give a fresh estimate; fewer scale the setup's
+// estimate by the ratio of the new largest Ritz value to the one the setup's run had after as many
+// steps, plus a margin of up to `short_refresh_margin` (relaxation.cpp says why).
 struct SpectrumPolicy {
   int eigen_iterations = 10;
   double upper_safety = 1.1;
   std::uint64_t seed = 1;
+  int refresh_eigen_iterations = -1;
+  double short_refresh_margin = 0.05;
+};
+
+// The interval a smoother works on, and what refresh() scales it from.
+struct SpectrumBounds {
+  double lower = 0, upper = 0;  // the smallest Ritz value (0 without Lanczos steps); the bound used
+  // At setup: upper_safety x the largest Ritz value, and the largest Ritz value of the first
+  // refresh_eigen_iterations steps (0 without Lanczos steps).
+  double estimate = 0, lambda_min = 0, short_ritz = 0;
 };
 
 class Relaxation {
@@ -42,15 +56,16 @@ class DampedJacobi : public Relaxation {
   DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy);
   void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
   void refresh(Matrix& A, double gershgorin) override;
-  double lambda_max() const override { return lambda_max_; }
+  double lambda_max() const override { return bounds_.upper; }
   std::string description() const override;
   double weight() const { return weight_; }
 
  private:
   Blas& blas_;
   Vector& dinv_;
-  double given_weight_, weight_ = 0, lambda_max_ = 0;
+  double given_weight_, weight_ = 0;
   SpectrumPolicy policy_;
+  SpectrumBounds setup_bounds_, bounds_;
   Vector r_;
 };
 
@@ -70,11 +85,14 @@ class ChebyshevRelaxation : public Relaxation {
   double upper() const { return upper_; }
 
  private:
+  void set_interval(double lower, double upper);
+
   Blas& blas_;
   Vector& dinv_;
   int degree_;
   double lower_ratio_;
   SpectrumPolicy policy_;
+  SpectrumBounds setup_bounds_;
   double lower_ = 0, upper_ = 0;
   Vector r_, d_;
 };

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "../runtime/format_number.hpp"
-#include "../runtime/large_vectors.hpp"
-#include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
+#include "diagonal_scan.hpp"
+#include "lanczos_start.hpp"
 #include "relaxation_kernels.hpp"
 
 namespace clkr::detail {
@@ -59,78 +59,18 @@ std::pair<double, double> tridiagonal_extremes(const std::vector<double>& a, con
   return {kth_eigenvalue(a, b, 0, lo, hi), kth_eigenvalue(a, b, n - 1, lo, hi)};
 }
 
-double gershgorin_bound(const HostCsrMatrix& A) {
-  double bound = 0;
-#pragma omp parallel for reduction(max : bound) schedule(static)
-  for (std::int32_t i = 0; i < A.rows; ++i) {
-    double diagonal = 0, sum = 0;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
-      sum += std::abs(A.values[k]);
-      if (A.col_indices[k] == i) diagonal = std::abs(A.values[k]);
-    }
-    if (diagonal > 0) bound = std::max(bound, sum / diagonal);
-  }
-  return bound;
-}
+double gershgorin_bound(const HostCsrMatrix& A) { return scan_diagonal(A, nullptr).gershgorin; }
 
-double gershgorin_bound(Matrix& A) {
-  Context& context = *A.context();
-  if (!context.info().fp64) return gershgorin_bound(A.host_csr());
-  // The kernel reads CSR-like and ELL parts; SELL's slices (a layout of its own) are summed on the host.
-  if (A.format() == Format::Sell) return gershgorin_bound(A.host_csr());
-  const std::size_t local = 256;
-  if (context.info().max_work_group_size < local) return gershgorin_bound(A.host_csr());
-  const std::size_t rows = static_cast<std::size_t>(A.rows());
-  if (rows == 0) return 0;
-  const std::size_t groups =
-      std::min<std::size_t>(std::max<std::size_t>(context.info().compute_units, 1) * 8, (rows + local - 1) / local);
-  cl::Kernel kernel = context.kernel("precond/gershgorin.cl", "gershgorin_partial_max",
-                                     precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local));
-  const bool ell = A.format() == Format::Ell || A.format() == Format::Hyb;
-  const bool csr = A.format() != Format::Ell;
-  cl::Buffer partial = context.allocate(groups * sizeof(double), "gershgorin partial maxima");
-  KernelArgs args(kernel, Precision::Double);
-  args.value(static_cast<cl_int>(rows));
-  if (ell) {
-    args.value(static_cast<cl_int>(A.ell_part().width))
-        .value(static_cast<cl_int>(A.ell_part().pitch))
-        .value(A.ell_part().col_indices)
-        .value(A.ell_values(Precision::Double).primary);
-  } else {
-    args.value(cl_int{0}).value(cl_int{0}).value(cl::Buffer()).value(cl::Buffer());
-  }
-  if (csr) {
-    args.value(A.csr_part().row_offsets).value(A.csr_part().col_indices).value(A.csr_values(Precision::Double).primary);
-  } else {
-    args.value(cl::Buffer()).value(cl::Buffer()).value(cl::Buffer());
-  }
-  args.value(partial);
-  context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
-  std::vector<double> maxima(groups);
-  context.queue().enqueueReadBuffer(partial, CL_TRUE, 0, groups * sizeof(double), maxima.data());
-  return *std::max_element(maxima.begin(), maxima.end());
-}
+double gershgorin_bound(Matrix& A) { return scan_diagonal(A, nullptr, Location::Device).gershgorin; }
 
 SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,
                                    const char* who) {
   const std::size_t n = static_cast<std::size_t>(A.rows());
   SpectrumEstimate estimate;
   if (n == 0 || steps <= 0) return estimate;
-  // Element i of the start vector is a hash of (seed, i) (SplitMix64's finalizer), uniform in [-0.5, 0.5):
-  // filled in parallel and the same whatever the thread count. A sequential generator took 50 ms of
-  // every AMG update on 16.8 M rows.
-  std::vector<double> start = large_vector<double>(n);
-#pragma omp parallel for schedule(static)
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + (i + 1) * 0xD1B54A32D192ED03ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    start[i] = static_cast<double>(z >> 11) * 0x1.0p-53 - 0.5;
-  }
   const auto& context = A.context();
-  Vector r(context, start, "lanczos.r"), z(context, n, "lanczos.z"), p(context, n, "lanczos.p"),
-      q(context, n, "lanczos.q");
+  Vector r = lanczos_start_vector(blas, context, n, seed);
+  Vector z(context, n, "lanczos.z"), p(context, n, "lanczos.p"), q(context, n, "lanczos.q");
   RelaxationKernels kernels(blas);
   auto check = [&](const char* name, double value, int step) {
     if (value > 0 && std::isfinite(value)) return;
@@ -170,7 +110,16 @@ SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int step
   estimate.lambda_min = lo;
   estimate.lambda_max = hi;
   estimate.steps = static_cast<int>(k);
+  estimate.diagonal = std::move(diagonal);
+  estimate.off = std::move(off);
   return estimate;
+}
+
+double SpectrumEstimate::lambda_max_after(int k) const {
+  if (k >= steps) return lambda_max;
+  if (k <= 0) return 0;
+  const std::vector<double> a(diagonal.begin(), diagonal.begin() + k), b(off.begin(), off.begin() + (k - 1));
+  return tridiagonal_extremes(a, b).second;
 }
 
 }  // namespace clkr::detail

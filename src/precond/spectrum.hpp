@@ -13,6 +13,11 @@ namespace clkr::detail {
 struct SpectrumEstimate {
   double lambda_min = 0, lambda_max = 0;  // extreme Ritz values: inside the spectrum, converging outwards
   int steps = 0;                          // Lanczos steps taken (fewer than asked when the space is exhausted)
+  std::vector<double> diagonal, off;      // the Lanczos tridiagonal T (steps x steps)
+
+  // The largest Ritz value after the first `k` steps (the leading k x k block of T; all of it when
+  // k >= steps): what a shorter run from the same start vector would have found.
+  double lambda_max_after(int k) const;
 };
 
 // The extreme Ritz values of D^-1 A after `steps` Lanczos steps, taken from the coefficients of as many

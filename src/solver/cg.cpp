@@ -92,7 +92,14 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
   if (!cg_device_started(monitor, M != nullptr, rr0, rz0)) return;
 
   // At most FusedCgSteps::kReadSlots iterations in flight; iteration k reads into slot k % kReadSlots.
+  // With an AMG preconditioner on a CPU device one: there the host's round trip and the enqueueing of
+  // the next iteration cost microseconds against a V-cycle of milliseconds, and the iteration launched
+  // past the one that converged would cost a whole cycle (PoCL, poisson3d:64: 13 iterations instead of
+  // 12). A GPU keeps two: it would idle while the host enqueues the next iteration's ~45 kernels
+  // (~0.2 ms, 5-15% of a cycle on poisson3d:128-256), about what the extra iteration costs in all.
   constexpr int slots = FusedCgSteps::kReadSlots;
+  const bool amg_on_cpu = M && M->kind() == PrecondKind::Amg && blas.context()->info().type == DeviceType::Cpu;
+  const int in_flight = amg_on_cpu ? 1 : slots;
   int launched = 0, examined = 0;
   auto launch = [&] {
     ++launched;
@@ -111,7 +118,7 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
     blas.context()->queue().flush();
   };
   while (examined < launched || launched < options.max_iterations) {
-    if (launched < options.max_iterations && launched - examined < slots) {
+    if (launched < options.max_iterations && launched - examined < in_flight) {
       launch();
       continue;
     }

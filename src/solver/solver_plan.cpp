@@ -88,8 +88,10 @@ const std::vector<SettingSpec>& setting_specs() {
        integer("amg.max_levels", CLKR_FIELD(p.precond.amg.max_levels))},
       {"amg.prolongator_relaxation", "the prolongator smoother's damping factor (1)", Needs::Amg,
        number("amg.prolongator_relaxation", CLKR_FIELD(p.precond.amg.prolongator_relaxation))},
-      {"amg.block_size", "unknowns per mesh node, aggregated together (1)", Needs::Amg,
+      {"amg.block_size", "unknowns per mesh node, aggregated together; 0: read from the pattern (1)", Needs::Amg,
        integer("amg.block_size", CLKR_FIELD(p.precond.amg.block_size))},
+      {"amg.aggressive_levels", "levels (from the finest) aggregated on the distance-two strength graph (0)",
+       Needs::Amg, integer("amg.aggressive_levels", CLKR_FIELD(p.precond.amg.aggressive_levels))},
       {"amg.smoother", "chebyshev or jacobi (chebyshev)", Needs::Amg,
        named("amg.smoother", CLKR_FIELD(p.precond.amg.smoother), parse_amg_smoother)},
       {"amg.sweeps", "smoothing sweeps before and after the coarse correction (1)", Needs::Amg,
@@ -108,6 +110,9 @@ const std::vector<SettingSpec>& setting_specs() {
        number("amg.jacobi_weight", CLKR_FIELD(p.precond.amg.jacobi_weight))},
       {"amg.eigen_iterations", "Lanczos steps per level for lambda_max; 0: Gershgorin's bound (10)", Needs::Amg,
        integer("amg.eigen_iterations", CLKR_FIELD(p.precond.amg.eigen_iterations))},
+      {"amg.update_eigen_iterations",
+       "Lanczos steps per level for the smoother bounds of an update; 0: Gershgorin's bound (4)", Needs::Amg,
+       integer("amg.update_eigen_iterations", CLKR_FIELD(p.precond.amg.update_eigen_iterations))},
       {"amg.update_prolongator", "an update re-smooths the prolongators too (false)", Needs::Amg,
        [](SolverPlan& p, const std::string& v) {
          p.precond.amg.update_prolongator = bool_value("amg.update_prolongator", v);

@@ -65,6 +65,9 @@ TEST(DeviceParams, DefaultsByTypeAndVendor) {
   EXPECT_EQ(default_device_params(device(DeviceType::Gpu, "Advanced Micro Devices, Inc.")).source, "default:gpu");
   EXPECT_EQ(default_device_params(device(DeviceType::Accelerator, "x")).blas1.variant, Blas1Variant::GridStride);
   EXPECT_NO_THROW(validate_device_params(default_device_params(device(DeviceType::Other, ""))));
+  // The Galerkin product shares rows between work-items on GPUs only.
+  EXPECT_EQ(cpu.galerkin.max_lanes, 1u);
+  EXPECT_GT(nvidia.galerkin.max_lanes, 1u);
 }
 
 TEST(DeviceParams, FileRoundTripsEveryKey) {
@@ -79,6 +82,7 @@ TEST(DeviceParams, FileRoundTripsEveryKey) {
   p.spmv.row_sum_chains = 1;
   p.spmv.row_sum_chains_single = 1;
   p.cg = {12345, 128, 2, 17, 8, 999};
+  p.galerkin = {64, 16};
   const std::string path = dir.str() + "/p.txt";
   write(path, "# written by a test\n\n" + format_device_params(p));
   const DeviceParams back = read_device_params(path, DeviceParams{});
@@ -128,6 +132,9 @@ TEST(DeviceParams, MalformedFilesNameTheLine) {
   expect_parse_error("spmv.row_sum_chains = 2\n", 1, "spmv.row_sum_chains");
   expect_parse_error("cg.persistent_lanes = 3\n", 1, "cg.persistent_lanes");
   expect_parse_error("cg.persistent_iterations_per_launch = 0\n", 1, "cg.persistent_iterations_per_launch");
+  expect_parse_error("galerkin.work_group_size = 100\n", 1, "galerkin.work_group_size");
+  expect_parse_error("galerkin.max_lanes = 3\n", 1, "galerkin.max_lanes");
+  expect_parse_error("galerkin.max_lanes = 256\n", 1, "galerkin.max_lanes");
   EXPECT_THROW(read_device_params(dir.str() + "/missing.txt", DeviceParams{}), Error);
 }
 

@@ -143,3 +143,36 @@ TEST(DeviceGershgorin, MatchesTheHostBoundInEveryFormat) {
 
 }  // namespace
 }  // namespace clkr
+
+namespace clkr {
+namespace {
+
+// The device update of a single-precision hierarchy (the Galerkin products in double, then narrowed;
+// 1/diag written in double and read in single) applies as the double hierarchy updated the same way,
+// to single precision.
+TEST(AmgUpdateSingle, DeviceUpdateOfASinglePrecisionHierarchyMatchesTheDoubleOne) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
+  auto context = test::amg_context();
+  const HostCsrMatrix host = test::jumping_coefficient3d(11, 100.0);
+  const HostCsrMatrix changed = new_values(host, 13);
+  AmgOptions options;
+  options.coarse_size = 40;
+  options.update_on = AmgOptions::UpdateOn::Device;
+  const std::vector<double> r = test::random_values(host.rows, 8);
+  std::vector<std::vector<double>> results;
+  for (Precision p : {Precision::Single, Precision::Double}) {
+    Matrix A(context, host);
+    Blas blas(context, Location::Device, Precision::Double);
+    Amg M(blas, A, options, p);
+    A.update_values(changed.values);
+    M.update(A);
+    EXPECT_EQ(M.update_phases().front().first, "galerkin product") << to_string(p);
+    Vector rv(context, r, "r"), z(context, host.rows, "z");
+    M.apply(rv, z);
+    results.push_back(z.to_host());
+  }
+  EXPECT_LT(relative_error(results[0], Vec(results[1].begin(), results[1].end())), 1e-5);
+}
+
+}  // namespace
+}  // namespace clkr

@@ -2,7 +2,8 @@
 // product: rows with no products, short rows, rows hashed in local memory and rows too long for it
 // (global hash tables), rectangular shapes from 0 x 0 up, in every launch shape. Patterns must be
 // equal (structural, columns ascending), values equal to 1e-14 of the row's sum of |terms|, and equal
-// to the bit to what galerkin.cl's kernel (the update step's) computes on the same pattern.
+// to the bit to what galerkin.cl's kernel (the update step's) computes on the same pattern, in one or
+// several lanes per row.
 #include "precond/amg/device_spgemm.hpp"
 
 #include <gtest/gtest.h>
@@ -36,9 +37,6 @@ TEST(DeviceSpgemm, EqualsTheHostProduct) {
       const HostCsrMatrix b = test::random_sparse(c.inner, c.cols, c.b_per_row, 6, c.b_long);
       Matrix A(test::amg_context(), a, Format::Csr), B(test::amg_context(), b, Format::Csr);
       const HostCsrMatrix got = detail::amg::multiply(kernels, A, B).to_host();
-      Matrix by_update_kernel(test::amg_context(), got);
-      detail::amg::multiply_on_device(A, B, by_update_kernel);
-      by_update_kernel.values_written_on_device();
       const HostCsrMatrix expected = detail::amg::multiply(a, b);
       const std::string what =
           shape.name + ", " + std::to_string(c.rows) + " x " + std::to_string(c.inner) + " x " + std::to_string(c.cols);
@@ -51,7 +49,13 @@ TEST(DeviceSpgemm, EqualsTheHostProduct) {
       const HostCsrMatrix scale = detail::amg::multiply(abs_a, abs_b);
       for (std::size_t k = 0; k < got.values.size(); ++k)
         ASSERT_LE(std::abs(got.values[k] - expected.values[k]), 1e-14 * scale.values[k]) << what << ", entry " << k;
-      EXPECT_EQ(got.values, by_update_kernel.to_host().values) << what;
+      // The update kernel with one work-item per row (CPUs) and with rows shared by up to 32 (GPUs).
+      for (const GalerkinParams& lanes : {GalerkinParams{128, 1}, GalerkinParams{128, 32}}) {
+        Matrix by_update_kernel(test::amg_context(), got);
+        detail::amg::multiply_on_device(A, B, by_update_kernel, lanes);
+        by_update_kernel.values_written_on_device();
+        EXPECT_EQ(got.values, by_update_kernel.to_host().values) << what << ", up to " << lanes.max_lanes << " lanes";
+      }
     }
   }
 }

@@ -97,6 +97,15 @@ struct CgParams {
   std::size_t persistent_spin_limit = std::size_t{1} << 22;
 };
 
+// The AMG update's Galerkin products on the device (kernels/precond/galerkin.cl): work-items per
+// group, and the most work-items that share one row of the product (a power of two; the launch takes
+// the power of two at or above the mean length of the rows they split, up to this). CPUs: 1, one
+// work-item per row (a work-group runs on one thread there; barriers only cost).
+struct GalerkinParams {
+  std::size_t work_group_size = 128;
+  std::size_t max_lanes = 32;
+};
+
 // The AMG setup on the device (src/precond/amg/device_*.cpp, kernels/precond/): one-work-item-per-row
 // kernels run in work-groups of `work_group_size`; the kernels that give a work-group to each long row
 // (sparse-product patterns, sorting a row) run `groups_per_compute_unit` work-groups per compute unit
@@ -118,6 +127,7 @@ struct DeviceParams {
   ReductionParams reduction;
   SpmvParams spmv;
   CgParams cg;
+  GalerkinParams galerkin;
   AmgSetupParams amg_setup;
 };
 

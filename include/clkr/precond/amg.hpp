@@ -33,8 +33,14 @@ struct AmgOptions {
   // rho bounded by Gershgorin's theorem (A_F: A with its weak connections lumped onto the diagonal).
   double prolongator_relaxation = 1.0;
   // Unknowns per node (numbered node by node: rows k*b .. k*b+b-1 belong to node k); aggregates are
-  // built from whole nodes. A.rows() must be a multiple.
+  // built from whole nodes. A.rows() must be a multiple. 0: read from the sparsity pattern (of the
+  // host CSR: A.host_csr()), 1 unless groups of b consecutive rows couple to the same nodes (bcsstk17:
+  // 6, bcsstk16: 3; stencils: 1); Amg::options() reports the size used. The `clkr` program's default.
   int block_size = 1;
+  // Levels (from the finest) that aggregate aggressively: on the distance-two strength graph, a node's
+  // strong neighbours and theirs. 1 on 3D Poisson: operator complexity 1.61 -> 1.11, 12 -> 15 PCG
+  // iterations (docs/preconditioners.md); 0 by default.
+  int aggressive_levels = 0;
   // The near-null space B: vectors of A.rows() elements that A nearly annihilates and that the coarse
   // levels must represent exactly (3D elasticity: the six rigid-body modes). Empty: block_size
   // vectors, the constant on each unknown of a node (the constant vector for block_size 1).
@@ -62,6 +68,11 @@ struct AmgOptions {
   // interpolation; true: also re-smooth P from the new values on the host (the hierarchy a fresh setup
   // on the kept aggregates would build; slower).
   bool update_prolongator = false;
+  // Lanczos steps per level for the smoothers' bound in update(), from the setup's start vector: the
+  // setup's bound is scaled by the ratio of their largest Ritz value to the one the setup's run had
+  // after as many steps (exact when the values are scaled; docs/preconditioners.md says how close
+  // otherwise). eigen_iterations or more: a fresh estimate, as the setup makes; 0: Gershgorin's bound.
+  int update_eigen_iterations = 4;
   // Where update() recomputes R (A P) when the prolongators are kept. Auto: on the device when it is
   // not a CPU and has fp64 (the galerkin.cl kernels, no transfer of A), else on the host, whose
   // sparse products beat the kernels on CPU devices (poisson3d:64 on PoCL, 2 cores: an update takes
@@ -74,9 +85,11 @@ struct AmgOptions {
   // Device: every level built by kernels on the preconditioner's device (a parallel aggregation by
   // distance-2 independent sets, the sparse products by hashing; docs/preconditioners.md), the
   // operators never leaving it; Host: the host setup (OpenMP), uploaded. Auto: Device on GPUs, Host
-  // on CPU devices (faster there). The device setup takes block_size 1 without a near_null_space, a
-  // device with fp64 and Location::Device: otherwise the host builds the hierarchy and Amg::setup_note()
-  // says why. A device-built hierarchy is updated on the device whatever update_on says.
+  // on CPU devices (faster there). The device setup takes block_size 1 without a near_null_space or
+  // aggressive_levels, a device with fp64 and Location::Device: otherwise the host builds the hierarchy
+  // and (with Device) Amg::setup_note() says why. block_size 0 with Device: 1, A not read back; with
+  // Auto or Host: detected on A's host copy (so on a GPU a matrix with blocks is set up on the host).
+  // A device-built hierarchy is updated on the device whatever update_on says.
   enum class SetupOn { Auto, Device, Host };
   SetupOn setup_on = SetupOn::Auto;
 };

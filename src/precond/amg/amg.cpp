@@ -9,10 +9,12 @@
 
 #include "../../runtime/enum_names.hpp"
 #include "../../runtime/format_number.hpp"
+#include "block_size.hpp"
 #include "clkr/runtime/error.hpp"
 #include "cycle.hpp"
 #include "device_hierarchy.hpp"
 #include "hierarchy.hpp"
+#include "phase_times.hpp"
 
 namespace clkr {
 namespace {
@@ -38,9 +40,10 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
   if (o.max_levels < 1) fail("max_levels = " + std::to_string(o.max_levels) + " must be >= 1");
   if (!(o.prolongator_relaxation >= 0 && o.prolongator_relaxation <= 2))
     fail("prolongator_relaxation = " + detail::format_number(o.prolongator_relaxation) + " must lie in [0, 2]");
-  if (o.block_size < 1 || rows % o.block_size != 0)
-    fail("block_size = " + std::to_string(o.block_size) + " must be >= 1 and divide the " + std::to_string(rows) +
+  if (o.block_size < 0 || (o.block_size > 0 && rows % o.block_size != 0))
+    fail("block_size = " + std::to_string(o.block_size) + " must be 0 (auto) or divide the " + std::to_string(rows) +
          " rows");
+  if (o.aggressive_levels < 0) fail("aggressive_levels = " + std::to_string(o.aggressive_levels) + " must be >= 0");
   if (o.pre_sweeps < 0 || o.post_sweeps < 0)
     fail("pre_sweeps and post_sweeps must be >= 0 (got " + std::to_string(o.pre_sweeps) + " and " +
          std::to_string(o.post_sweeps) + ")");
@@ -51,6 +54,8 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
     fail("jacobi_weight = " + detail::format_number(o.jacobi_weight) + " must be >= 0 (0: 4 / (3 lambda_max))");
   if (o.eigen_iterations != 0 && o.eigen_iterations < 2)
     fail("eigen_iterations = " + std::to_string(o.eigen_iterations) + " must be 0 (Gershgorin) or >= 2");
+  if (o.update_eigen_iterations != 0 && o.update_eigen_iterations < 2)
+    fail("update_eigen_iterations = " + std::to_string(o.update_eigen_iterations) + " must be 0 (Gershgorin) or >= 2");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -82,6 +87,25 @@ struct Amg::Impl {
   std::vector<AmgLevelInfo> levels;
   double operator_complexity = 0, grid_complexity = 0;
 
+  // block_size 0: the size read from A's pattern, on A's host copy (kept: no transfer where A keeps one,
+  // as the clkr program's matrices do; else one read back of A, which the host setup needs anyway).
+  // Where the caller asked for the device setup and it can take A, 1 without reading A back: the device
+  // setup aggregates one unknown per node. On a GPU with setup_on Auto the detection runs, and a block
+  // size above 1 sends the setup to the host (bcsstk17: 248 PCG iterations with blocks of 6, 564
+  // without; docs/preconditioners.md).
+  void resolve_block_size(const Matrix& A, const Blas& blas, PhaseTimes& phases) {
+    if (options.block_size != 0) return;
+    options.block_size = 1;
+    if (options.setup_on == AmgOptions::SetupOn::Device && detail::amg::device_setup_refusal(options, blas).empty())
+      return;
+    auto start = detail::amg::Clock::now();
+    const HostCsrMatrix& host = A.host_csr();
+    detail::amg::add_phase(phases, "matrix to the host", start);
+    start = detail::amg::Clock::now();
+    options.block_size = detail::amg::detect_block_size(host);
+    detail::amg::add_phase(phases, "block size", start);
+  }
+
   // Whether the device builds the hierarchy (setup_on, and what the device setup can take); sets
   // setup_note when the device was asked for and cannot.
   bool build_on_device(const Blas& blas) {
@@ -112,12 +136,14 @@ Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precis
   impl_->options = std::move(options);
   const auto start = std::chrono::steady_clock::now();
   PhaseTimes phases;
+  impl_->resolve_block_size(A, blas(), phases);
   if (impl_->build_on_device(blas())) {
     impl_->device = std::make_unique<detail::amg::DeviceHierarchy>(blas(), A, impl_->options, phases);
     impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->device, impl_->options, phases);
   } else {
-    const HostCsrMatrix& host = A.host_csr();
-    phases.emplace_back("matrix to the host", seconds_since(start));
+    const auto read = detail::amg::Clock::now();
+    const HostCsrMatrix& host = A.host_csr();  // kept by A: read back once
+    detail::amg::add_phase(phases, "matrix to the host", read);
     impl_->host = std::make_unique<detail::amg::HostHierarchy>(
         host, impl_->options, detail::amg::near_null_space(impl_->options, A.rows()), phases);
     impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->host, impl_->options, phases);
@@ -130,9 +156,11 @@ Amg::~Amg() = default;
 
 std::string Amg::description() const {
   const std::size_t n = impl_->levels.size();
+  const int b = impl_->options.block_size;
   return "amg (smoothed aggregation, " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
-         impl_->cycle->smoother_description() + " smoothing, operator complexity " +
-         detail::format_number(impl_->operator_complexity) + ", " + to_string(precision()) + ")";
+         (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + impl_->cycle->smoother_description() +
+         " smoothing, operator complexity " + detail::format_number(impl_->operator_complexity) + ", " +
+         to_string(precision()) + ")";
 }
 
 const AmgOptions& Amg::options() const { return impl_->options; }
@@ -171,7 +199,7 @@ void Amg::update_values(Matrix& A, PhaseTimes& phases) {
     const HostCsrMatrix& host = A.host_csr();
     phases.emplace_back("matrix to the host", seconds_since(start));
     impl_->host->refresh(host, impl_->options.update_prolongator, phases);
-    impl_->cycle->refresh(A, *impl_->host, phases);
+    impl_->cycle->refresh(A, *impl_->host, impl_->options.update_prolongator, phases);
   }
   impl_->describe();
 }

@@ -6,29 +6,13 @@
 #include <cmath>
 
 #include "../../runtime/format_number.hpp"
-#include "../../runtime/large_vectors.hpp"
-#include "../spectrum.hpp"
+#include "../diagonal_scan.hpp"
 #include "clkr/runtime/error.hpp"
 #include "device_galerkin.hpp"
 #include "phase_times.hpp"
 #include "setup_errors.hpp"
 
 namespace clkr::detail::amg {
-namespace {
-
-std::vector<double> inverse_of(const std::vector<double>& d) {
-  std::vector<double> inv = large_vector<double>(d.size());
-  for (std::size_t i = 0; i < d.size(); ++i) inv[i] = 1.0 / d[i];
-  return inv;
-}
-
-// 1 / diag of level l's operator, refused as the setup refuses it.
-std::vector<double> checked_inverse_diagonal(const std::vector<double>& d, std::size_t l) {
-  check_diagonal(d, l);
-  return inverse_of(d);
-}
-
-}  // namespace
 
 VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& options, PhaseTimes& phases)
     : blas_(blas), options_(options) {
@@ -38,7 +22,6 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
   matrix_options.keep_host_copy = blas.location() == Location::Host;
   const auto start = Clock::now();
   levels_.resize(h.size());
-  std::vector<double> gershgorin;
   for (std::size_t l = 0; l < h.size(); ++l) {
     const HostLevel& host = h.level(l);
     Level& level = levels_[l];
@@ -51,22 +34,20 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
     if (l + 1 < h.size()) {
       level.P = std::make_shared<Matrix>(context, host.smoothed.P, Format::Csr, matrix_options);
       level.R = std::make_shared<Matrix>(context, host.restriction.matrix, Format::Csr, matrix_options);
-      level.inv_diag =
-          std::make_unique<Vector>(context, inverse_of(host.diagonal), "amg level " + std::to_string(l) + " inv_diag");
-      gershgorin.push_back(gershgorin_bound(*host.A));
+      level.inv_diag = std::make_unique<Vector>(context, static_cast<std::size_t>(host.A->rows),
+                                                "amg level " + std::to_string(l) + " inv_diag");
     }
     make_vectors(l);
   }
   inverse_ = std::make_unique<Matrix>(context, h.coarsest_inverse().inverse, Format::Csr, matrix_options);
   add_phase(phases, "upload", start);
-  make_smoothers(gershgorin, phases);
+  make_smoothers(&h, phases);
 }
 
 VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions& options, PhaseTimes& phases)
     : blas_(blas), options_(options) {
   const auto start = Clock::now();
   levels_.resize(h.size());
-  std::vector<double> gershgorin;
   for (std::size_t l = 0; l < h.size(); ++l) {
     const DeviceLevel& built = h.level(l);
     Level& level = levels_[l];
@@ -76,15 +57,14 @@ VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions
       level.P = built.smoothed.P;
       level.R = built.R;
       level.AP = built.AP;
-      level.inv_diag = std::make_unique<Vector>(A.context(), inverse_of(level.A->diagonal()),
+      level.inv_diag = std::make_unique<Vector>(A.context(), static_cast<std::size_t>(level.A->rows()),
                                                 "amg level " + std::to_string(l) + " inv_diag");
-      gershgorin.push_back(gershgorin_bound(*level.A));
     }
     make_vectors(l);
   }
   inverse_ = std::make_unique<Matrix>(A.context(), h.coarsest_inverse().inverse, Format::Csr);
   add_phase(phases, "upload", start);
-  make_smoothers(gershgorin, phases);
+  make_smoothers(nullptr, phases);
 }
 
 void VCycle::make_vectors(std::size_t l) {
@@ -99,41 +79,41 @@ void VCycle::make_vectors(std::size_t l) {
   if (l + 1 < levels_.size()) level.r = std::make_unique<Vector>(context, rows, name + " r");
 }
 
-void VCycle::make_smoothers(const std::vector<double>& gershgorin, PhaseTimes& phases) {
+void VCycle::make_smoothers(const HostHierarchy* h, PhaseTimes& phases) {
   const auto start = Clock::now();
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
-    levels_[l].relaxation = make_relaxation(levels_[l], gershgorin[l], l);
+    levels_[l].relaxation = make_relaxation(levels_[l], refresh_diagonal(l, h ? h->level(l).A : nullptr), l);
   add_phase(phases, "smoother setup", start);
 }
 
 VCycle::~VCycle() = default;
 
 std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, double gershgorin, std::size_t l) {
-  const SpectrumPolicy policy{options_.eigen_iterations, 1.1, static_cast<std::uint64_t>(l) + 1};
+  const SpectrumPolicy policy{options_.eigen_iterations, 1.1, static_cast<std::uint64_t>(l) + 1,
+                              options_.update_eigen_iterations};
   if (options_.smoother == AmgSmoother::Jacobi)
     return std::make_unique<DampedJacobi>(blas_, *level.A, gershgorin, *level.inv_diag, options_.jacobi_weight, policy);
   return std::make_unique<ChebyshevRelaxation>(blas_, *level.A, gershgorin, *level.inv_diag, options_.chebyshev_degree,
                                                options_.chebyshev_lower_ratio, policy);
 }
 
-void VCycle::refresh(Matrix& A, const HostHierarchy& h, PhaseTimes& phases) {
+void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, PhaseTimes& phases) {
   auto start = Clock::now();
   for (std::size_t l = 0; l < h.size(); ++l) {
     const HostLevel& host = h.level(l);
     Level& level = levels_[l];
     if (l == 0) level.A = &A;
     if (level.owned) level.owned->update_values(host.A->values);
-    if (level.P) {
+    if (level.P && prolongators) {
       level.P->update_values(host.smoothed.P.values);
       level.R->update_values(host.restriction.matrix.values);
-      level.inv_diag->assign(inverse_of(host.diagonal));
     }
   }
   inverse_->update_values(h.coarsest_inverse().inverse.values);
   add_phase(phases, "upload", start);
   start = Clock::now();
   for (std::size_t l = 0; l + 1 < h.size(); ++l)
-    levels_[l].relaxation->refresh(*levels_[l].A, gershgorin_bound(*h.level(l).A));
+    levels_[l].relaxation->refresh(*levels_[l].A, refresh_diagonal(l, h.level(l).A));
   add_phase(phases, "smoother setup", start);
 }
 
@@ -149,8 +129,8 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseTimes& ph
     }
     const auto start = Clock::now();
     if (!level.AP) level.AP = std::make_shared<Matrix>(A.context(), h->level(l + 1).galerkin.AP, Format::Csr);
-    multiply_on_device(*level.A, *level.P, *level.AP);
-    multiply_on_device(*level.R, *level.AP, *next.owned);
+    multiply_on_device(*level.A, *level.P, *level.AP, blas_.params().galerkin);
+    multiply_on_device(*level.R, *level.AP, *next.owned, blas_.params().galerkin);
     next.owned->values_written_on_device();
     add_phase(phases, "galerkin product", start);
   }
@@ -163,11 +143,16 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseTimes& ph
   inverse_->update_values(dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1).inverse.values);
   add_phase(phases, "coarse inverse", start);
   start = Clock::now();
-  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
-    levels_[l].inv_diag->assign(checked_inverse_diagonal(levels_[l].A->diagonal(), l));
-    levels_[l].relaxation->refresh(*levels_[l].A, gershgorin_bound(*levels_[l].A));
-  }
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
+    levels_[l].relaxation->refresh(*levels_[l].A, refresh_diagonal(l, nullptr));
   add_phase(phases, "smoother setup", start);
+}
+
+double VCycle::refresh_diagonal(std::size_t l, const HostCsrMatrix* host) {
+  Level& level = levels_[l];
+  const DiagonalScan scan = scan_diagonal(*level.A, level.inv_diag.get(), blas_.location(), host);
+  if (scan.first_bad_row >= 0) throw diagonal_error(l, scan.first_bad_row, scan.bad_value);
+  return scan.gershgorin;
 }
 
 void VCycle::apply(Vector& r, Vector& z) { cycle(0, r, z); }

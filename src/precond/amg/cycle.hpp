@@ -24,14 +24,17 @@ class VCycle {
   VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& hierarchy, const AmgOptions& options, PhaseTimes& phases);
   ~VCycle();
 
-  // After HostHierarchy::refresh: new values uploaded on the same patterns, smoothers refreshed.
-  void refresh(Matrix& A, const HostHierarchy& hierarchy, PhaseTimes& phases);
+  // After HostHierarchy::refresh: new values uploaded on the same patterns (P's and R's only when
+  // `prolongators` changed too), smoothers refreshed.
+  void refresh(Matrix& A, const HostHierarchy& hierarchy, bool prolongators, PhaseTimes& phases);
   // The update step on the device, from A's new values (already there): P and R kept, every coarse
   // operator R A P recomputed by device kernels (galerkin.cl; the A P patterns of a host-built
   // `hierarchy` uploaded on first use), the coarsest inverse from its operator read back, the smoothers
-  // refreshed. Needs fp64. The host hierarchy's values are left as the setup made them. A device-built
-  // hierarchy passes `next_level(l, A_l)` instead, which recomputes level l + 1's operator (and what
-  // it derives from, P and R if they are re-smoothed) from level l's operator A_l with its new values.
+  // refreshed (both kinds of hierarchy: 1 / diag and Gershgorin's bound in one device pass, the bounds
+  // from AmgOptions::update_eigen_iterations Lanczos steps). Needs fp64. The host hierarchy's values are
+  // left as the setup made them. A device-built hierarchy passes `next_level(l, A_l)` instead, which
+  // recomputes level l + 1's operator (and what it derives from, P and R if they are re-smoothed) from
+  // level l's operator A_l with its new values.
   void refresh_on_device(Matrix& A, const HostHierarchy* hierarchy, PhaseTimes& phases,
                          const std::function<void(std::size_t l, Matrix& A_l)>& next_level = {});
 
@@ -53,9 +56,14 @@ class VCycle {
   void cycle(std::size_t l, Vector& b, Vector& x);
   // The work vectors of level l (rows of its operator).
   void make_vectors(std::size_t l);
-  // The smoothers of every level but the coarsest, from their Gershgorin bounds.
-  void make_smoothers(const std::vector<double>& gershgorin, PhaseTimes& phases);
+  // The smoothers of every level but the coarsest, with their inverse diagonals and Gershgorin bounds
+  // (refresh_diagonal; from a host-built hierarchy's host operators where the scan runs on the host).
+  void make_smoothers(const HostHierarchy* hierarchy, PhaseTimes& phases);
   std::unique_ptr<Relaxation> make_relaxation(Level& level, double gershgorin, std::size_t l);
+  // 1 / diag of level l's operator into its inv_diag (on the device where the Blas is and the device
+  // has fp64; else on the host, from `host` when given: the level's operator with its current values),
+  // and Gershgorin's bound, which it returns. Refuses a diagonal entry that is not positive and finite.
+  double refresh_diagonal(std::size_t l, const HostCsrMatrix* host);
 
   Blas& blas_;
   AmgOptions options_;

@@ -1,45 +1,43 @@
-// Launch of galerkin_multiply: one work-item per row of C.
+// Launch of galerkin_multiply: LANES work-items per row of C, chosen from B's row lengths.
 #include "device_galerkin.hpp"
 
 #include <algorithm>
+#include <string>
 
+#include "../any_format_args.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr::detail::amg {
 
-void multiply_on_device(Matrix& A, Matrix& B, Matrix& C) {
+std::size_t galerkin_lanes(const Matrix& B, const GalerkinParams& params) {
+  const double mean = B.rows() > 0 ? static_cast<double>(B.nnz()) / B.rows() : 0.0;
+  std::size_t lanes = 1;
+  while (lanes < params.max_lanes && static_cast<double>(lanes) < mean) lanes *= 2;
+  return lanes;
+}
+
+void multiply_on_device(Matrix& A, Matrix& B, Matrix& C, const GalerkinParams& params) {
   Context& context = *C.context();
   if (!context.info().fp64) throw Error("amg: the device update of the Galerkin products needs fp64");
   if (B.format() != Format::Csr || C.format() != Format::Csr)
     throw Error("amg: the device Galerkin product takes B and C in CSR");
-  cl::Kernel kernel =
-      context.kernel("precond/galerkin.cl", "galerkin_multiply", precision_build_option(Precision::Double));
-  const bool ell = A.format() == Format::Ell || A.format() == Format::Hyb;
-  const bool csr = A.format() != Format::Ell;
+  std::size_t local = params.work_group_size;  // a power of two (validate_device_params)
+  while (local > 1 && local > context.info().max_work_group_size) local /= 2;
+  const std::size_t lanes = std::min(galerkin_lanes(B, params), local);
+  cl::Kernel kernel = context.kernel("precond/galerkin.cl", "galerkin_multiply",
+                                     precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local) +
+                                         " -DLANES=" + std::to_string(lanes));
   KernelArgs args(kernel, Precision::Double);
   args.value(static_cast<cl_int>(C.rows()));
-  if (ell) {
-    args.value(static_cast<cl_int>(A.ell_part().width))
-        .value(static_cast<cl_int>(A.ell_part().pitch))
-        .value(A.ell_part().col_indices)
-        .value(A.ell_values(Precision::Double).primary);
-  } else {
-    args.value(cl_int{0}).value(cl_int{0}).value(cl::Buffer()).value(cl::Buffer());
-  }
-  // HYB with no overflow entries still has a (small) CSR part: its loops just find empty rows.
-  if (csr) {
-    args.value(A.csr_part().row_offsets).value(A.csr_part().col_indices).value(A.csr_values(Precision::Double).primary);
-  } else {
-    args.value(cl::Buffer()).value(cl::Buffer()).value(cl::Buffer());
-  }
+  add_any_format_args(args, A);
   args.value(B.csr_part().row_offsets).value(B.csr_part().col_indices).value(B.csr_values(Precision::Double).primary);
   args.value(C.csr_part().row_offsets).value(C.csr_part().col_indices).value(C.csr_values(Precision::Double).primary);
-  const std::size_t local = std::max<std::size_t>(1, std::min<std::size_t>(128, context.info().max_work_group_size));
   const std::size_t rows = static_cast<std::size_t>(C.rows());
   if (rows == 0) return;
-  context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange((rows + local - 1) / local * local),
-                                       cl::NDRange(local));
+  const std::size_t rows_per_group = local / lanes;
+  const std::size_t groups = (rows + rows_per_group - 1) / rows_per_group;
+  context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
 }
 
 }  // namespace clkr::detail::amg

@@ -43,6 +43,9 @@ std::string device_setup_refusal(const AmgOptions& options, const Blas& blas) {
   if (options.block_size != 1)
     return "block_size " + std::to_string(options.block_size) +
            " (the device setup aggregates one unknown per node; the host's does blocks)";
+  if (options.aggressive_levels > 0)
+    return "aggressive_levels " + std::to_string(options.aggressive_levels) +
+           " (the device setup aggregates on distance-two independent sets, on every level alike)";
   if (!options.near_null_space.empty())
     return "a near_null_space was given (the device setup takes the constant; the host's orthonormalises any)";
   return "";

@@ -2,9 +2,10 @@
 // connection, aggregation, the tentative and smoothed prolongators, R = P^T and R (A P), all by kernels
 // on the preconditioner's device, the operators staying there as clkr::Matrix objects that the V-cycle
 // (cycle.cpp) uses as they are; only the coarsest operator (at most a few thousand rows) comes to the
-// host, for its dense inverse. One unknown per node and the constant near-null space (block_size 1, no
-// near_null_space), in double (fp64); device_setup_refusal() says when the host setup must build it
-// instead. The same hierarchy on every run: every kernel is deterministic.
+// host, for its dense inverse. One unknown per node, the constant near-null space and the standard
+// aggregation (block_size 1, no near_null_space, no aggressive_levels), in double (fp64);
+// device_setup_refusal() says when the host setup must build it instead. The same hierarchy on every
+// run: every kernel is deterministic.
 #pragma once
 
 #include <memory>

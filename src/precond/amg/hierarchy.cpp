@@ -9,6 +9,7 @@
 #include "../../runtime/format_number.hpp"
 #include "../../runtime/large_vectors.hpp"
 #include "aggregation.hpp"
+#include "aggressive_aggregation.hpp"
 #include "clkr/runtime/error.hpp"
 #include "phase_times.hpp"
 #include "setup_errors.hpp"
@@ -34,6 +35,9 @@ void check_finite(const HostCsrMatrix& A, std::size_t level) {
 }  // namespace
 
 NullSpace near_null_space(const AmgOptions& options, std::int32_t rows) {
+  if (options.block_size < 1)
+    throw Error("amg: the near-null space needs the block size resolved (block_size = " +
+                std::to_string(options.block_size) + "; Amg reads 0 from the pattern)");
   NullSpace B;
   B.rows = rows;
   if (options.near_null_space.empty()) {
@@ -83,7 +87,8 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
     StrengthGraph S = strength_of_connection(Al, nodes, eps);
     add_phase(phases, "strength of connection", start);
     start = Clock::now();
-    const Aggregates aggregates = aggregate(S);
+    const Aggregates aggregates =
+        static_cast<int>(l) < options.aggressive_levels ? aggregate(distance_two_graph(S)) : aggregate(S);
     add_phase(phases, "aggregation", start);
     start = Clock::now();
     TentativeProlongator t = tentative_prolongator(nodes, aggregates, B);

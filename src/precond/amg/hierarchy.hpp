@@ -58,7 +58,8 @@ class HostHierarchy {
 };
 
 // The near-null space from the options: the given vectors (checked: count, length, finite), or one
-// constant per unknown of a node.
+// constant per unknown of a node. options.block_size must be resolved (>= 1; Amg detects 0), as it must
+// for HostHierarchy.
 NullSpace near_null_space(const AmgOptions& options, std::int32_t rows);
 
 }  // namespace clkr::detail::amg

@@ -10,17 +10,19 @@
 namespace clkr::detail::amg {
 
 void check_diagonal(const std::vector<double>& diagonal, std::size_t level) {
-  for (std::size_t i = 0; i < diagonal.size(); ++i) {
-    const double d = diagonal[i];
-    if (d > 0 && std::isfinite(d)) continue;
-    const std::string row = std::to_string(i);
-    if (level == 0)
-      throw Error("amg: A(" + row + "," + row + ") = " + format_number(d) + (d == 0 ? " (zero or not stored)" : "") +
-                  ": smoothed aggregation needs a positive diagonal (an SPD or M-matrix-like operator)");
-    throw Error("amg: the coarse operator of level " + std::to_string(level) + " has diagonal entry " +
-                format_number(d) + " in row " + row +
-                ": A is not positive definite (or the near-null space does not fit it)");
-  }
+  for (std::size_t i = 0; i < diagonal.size(); ++i)
+    if (!(diagonal[i] > 0 && std::isfinite(diagonal[i])))
+      throw diagonal_error(level, static_cast<std::int64_t>(i), diagonal[i]);
+}
+
+Error diagonal_error(std::size_t level, std::int64_t row, double value) {
+  const std::string i = std::to_string(row);
+  if (level == 0)
+    return Error("amg: A(" + i + "," + i + ") = " + format_number(value) + (value == 0 ? " (zero or not stored)" : "") +
+                 ": smoothed aggregation needs a positive diagonal (an SPD or M-matrix-like operator)");
+  return Error("amg: the coarse operator of level " + std::to_string(level) + " has diagonal entry " +
+               format_number(value) + " in row " + i +
+               ": A is not positive definite (or the near-null space does not fit it)");
 }
 
 Error no_progress_error(std::size_t level, std::int32_t rows, std::int32_t nodes, std::int32_t aggregates,

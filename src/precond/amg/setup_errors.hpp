@@ -14,6 +14,8 @@ namespace clkr::detail::amg {
 
 // Throws unless every entry of `diagonal` (level `level`'s operator's) is positive and finite.
 void check_diagonal(const std::vector<double>& diagonal, std::size_t level);
+// The refusal of level `level`'s operator for its diagonal entry `value` (not positive and finite) in `row`.
+Error diagonal_error(std::size_t level, std::int64_t row, double value);
 
 Error no_progress_error(std::size_t level, std::int32_t rows, std::int32_t nodes, std::int32_t aggregates,
                         std::int32_t coarse_rows, double eps);

@@ -1,0 +1,71 @@
+// Block-size detection: per candidate b, up to 4096 nodes spread evenly over the matrix, each row's set
+// of reached nodes compared with its node's first row's, and the diagonal blocks' entries counted.
+#include "block_size.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace clkr::detail::amg {
+namespace {
+
+constexpr std::int32_t kSampledNodes = 4096;
+
+// The sorted, deduplicated nodes (column / b) row i reaches, into `out`.
+void reached_nodes(const HostCsrMatrix& A, std::int32_t i, std::int32_t b, std::vector<std::int32_t>& out) {
+  out.clear();
+  for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) out.push_back(A.col_indices[k] / b);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+struct Sample {
+  double consistent = 0;  // share of nodes whose rows reach the same nodes
+  double fill = 0;        // mean share of the b x b diagonal block that is stored
+};
+
+Sample sample_nodes(const HostCsrMatrix& A, std::int32_t b) {
+  const std::int32_t nodes = A.rows / b, samples = std::min(nodes, kSampledNodes);
+  std::vector<std::int32_t> first, other;
+  std::int64_t consistent = 0, stored = 0;
+  for (std::int32_t s = 0; s < samples; ++s) {
+    const std::int32_t node = static_cast<std::int32_t>(static_cast<std::int64_t>(s) * nodes / samples);
+    reached_nodes(A, node * b, b, first);
+    bool same = true;
+    for (std::int32_t c = 0; c < b; ++c) {
+      const std::int32_t row = node * b + c;
+      for (std::int32_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k)
+        stored += A.col_indices[k] / b == node ? 1 : 0;
+      if (c == 0 || !same) continue;
+      reached_nodes(A, row, b, other);
+      same = other == first;
+    }
+    consistent += same ? 1 : 0;
+  }
+  Sample sample;
+  if (samples > 0) {
+    sample.consistent = static_cast<double>(consistent) / samples;
+    sample.fill = static_cast<double>(stored) / (static_cast<double>(samples) * b * b);
+  }
+  return sample;
+}
+
+}  // namespace
+
+std::int32_t detect_block_size(const HostCsrMatrix& A) {
+  std::int32_t best = 1;
+  double best_share = 0;
+  for (std::int32_t b = 2; b <= kMaxDetectedBlock; ++b) {
+    if (A.rows < b || A.rows % b != 0) continue;
+    const Sample sample = sample_nodes(A, b);
+    if (sample.fill < kDetectedBlockFill) continue;
+    // Ties go to the larger b: where a node's unknowns all couple to all of a neighbour's, every
+    // divisor of the true block size passes as well.
+    if (sample.consistent > 0 && sample.consistent >= best_share) {
+      best_share = sample.consistent;
+      best = b;
+    }
+  }
+  return best_share >= kDetectedBlockShare ? best : 1;
+}
+
+}  // namespace clkr::detail::amg

@@ -1,0 +1,80 @@
+// Gershgorin's bound, the diagonal's check and 1 / diag(A): the host loop and the launch of
+// gershgorin_partial_max (kernels/precond/gershgorin.cl), whose partial maxima the host reduces.
+#include "diagonal_scan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "any_format_args.hpp"
+#include "clkr/blas/kernel_args.hpp"
+
+namespace clkr::detail {
+
+DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv) {
+  if (dinv) dinv->resize(static_cast<std::size_t>(A.rows));
+  double bound = 0;
+  std::int64_t bad = A.rows;
+#pragma omp parallel for reduction(max : bound) reduction(min : bad) schedule(static)
+  for (std::int32_t i = 0; i < A.rows; ++i) {
+    double diagonal = 0, sum = 0;
+    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+      sum += std::abs(A.values[k]);
+      if (A.col_indices[k] == i) diagonal += A.values[k];
+    }
+    if (diagonal != 0) bound = std::max(bound, sum / std::abs(diagonal));
+    if (!(diagonal > 0 && std::isfinite(diagonal))) bad = std::min<std::int64_t>(bad, i);
+    if (dinv) (*dinv)[static_cast<std::size_t>(i)] = 1.0 / diagonal;
+  }
+  DiagonalScan scan;
+  scan.gershgorin = bound;
+  if (bad < A.rows) {
+    scan.first_bad_row = bad;
+    for (std::int32_t k = A.row_offsets[bad]; k < A.row_offsets[bad + 1]; ++k)
+      if (A.col_indices[k] == bad) scan.bad_value += A.values[k];
+  }
+  return scan;
+}
+
+DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host) {
+  Context& context = *A.context();
+  const std::size_t local = 256;
+  // The kernel reads CSR-like and ELL parts (any_format_args); SELL's slices, a layout of their own, are
+  // scanned on the host.
+  const bool device = where == Location::Device && context.info().fp64 && context.info().max_work_group_size >= local &&
+                      A.format() != Format::Sell;
+  if (!device) {
+    std::vector<double> inverse;
+    const DiagonalScan scan = scan_diagonal(host ? *host : A.host_csr(), dinv ? &inverse : nullptr);
+    if (dinv) dinv->assign(inverse);
+    return scan;
+  }
+  const std::size_t rows = static_cast<std::size_t>(A.rows());
+  if (rows == 0) return {};
+  const std::size_t groups =
+      std::min<std::size_t>(std::max<std::size_t>(context.info().compute_units, 1) * 8, (rows + local - 1) / local);
+  cl::Kernel kernel = context.kernel("precond/gershgorin.cl", "gershgorin_partial_max",
+                                     precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local));
+  cl::Buffer partial = context.allocate(groups * sizeof(double), "gershgorin partial maxima");
+  cl::Buffer partial_bad = context.allocate(groups * sizeof(cl_int), "gershgorin partial bad rows");
+  KernelArgs args(kernel, Precision::Double);
+  args.value(static_cast<cl_int>(rows));
+  add_any_format_args(args, A);
+  args.value(dinv ? dinv->device(Precision::Double, Access::Write).primary : cl::Buffer());
+  args.value(partial).value(partial_bad);
+  context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
+  std::vector<double> maxima(groups);
+  std::vector<cl_int> bad(groups);
+  context.queue().enqueueReadBuffer(partial, CL_FALSE, 0, groups * sizeof(double), maxima.data());
+  context.queue().enqueueReadBuffer(partial_bad, CL_TRUE, 0, groups * sizeof(cl_int), bad.data());
+  DiagonalScan scan;
+  scan.gershgorin = *std::max_element(maxima.begin(), maxima.end());
+  const cl_int first_bad = *std::min_element(bad.begin(), bad.end());
+  if (static_cast<std::size_t>(first_bad) < rows) {
+    scan.first_bad_row = first_bad;
+    scan.bad_value = A.diagonal()[static_cast<std::size_t>(first_bad)];
+  }
+  return scan;
+}
+
+}  // namespace clkr::detail

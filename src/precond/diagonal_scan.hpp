@@ -1,0 +1,29 @@
+// One pass over a matrix for the diagonal-based smoothers: Gershgorin's bound on the spectrum of
+// D^-1 A, the first diagonal entry that is not positive and finite, and optionally 1 / diag(A) written
+// into a Vector: on the device by kernels/precond/gershgorin.cl (the AMG's update step then moves no
+// operator and no diagonal across the bus), or on the host.
+#pragma once
+
+#include <cstdint>
+
+#include "clkr/blas/blas.hpp"
+#include "clkr/data/host_csr_matrix.hpp"
+
+namespace clkr::detail {
+
+struct DiagonalScan {
+  double gershgorin = 0;            // max_i sum_j |a_ij| / |a_ii| over the rows with a_ii != 0
+  std::int64_t first_bad_row = -1;  // the first row with a_ii <= 0, NaN or Inf; -1 when there is none
+  double bad_value = 0;             // a_ii of that row
+};
+
+// The scan of a host matrix (dinv, when given, receives 1 / a_ii per row).
+DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv);
+
+// The scan of a device matrix. `dinv` (when not null) receives 1 / diag(A): its double device copy is
+// written by the kernel where the device has fp64, `where` is Location::Device and A is not in SELL (the working
+// precision's copy is then converted on the device when first used); otherwise everything is computed
+// on the host, from `host` when given (A's values on the host) or A.host_csr(), and dinv assigned.
+DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host = nullptr);
+
+}  // namespace clkr::detail

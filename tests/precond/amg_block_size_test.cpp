@@ -1,0 +1,152 @@
+// AmgOptions::block_size = 0 (auto, detail::amg::detect_block_size): the unknowns per node read from the
+// sparsity pattern. Node-structured matrices with structural zeros inside their couplings give their
+// block size, stencils and matrices whose rows no candidate divides give 1, ties go to the larger size;
+// Amg reports the size it used, and block sizes that do not divide the rows are refused; the size is
+// resolved before the setup's location is chosen.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+
+#include "../precision_support.hpp"
+#include "amg_test_support.hpp"
+#include "clkr/blas/blas.hpp"
+#include "clkr/precond/amg.hpp"
+#include "clkr/runtime/error.hpp"
+#include "precond/amg/block_size.hpp"
+
+namespace clkr {
+namespace {
+
+using detail::amg::detect_block_size;
+
+// b unknowns on every node of a 2D grid (n x n), all unknowns of neighbouring nodes coupled except
+// the pairs (c, d) with c + d == b - 1 off the node (structural zeros, as shell elements leave some
+// rotation-translation couplings out); SPD by diagonal dominance.
+HostCsrMatrix grid_with_blocks(int n, int b) {
+  const HostCsrMatrix S = poisson2d(n);
+  HostCsrMatrix A;
+  A.rows = A.cols = S.rows * b;
+  for (std::int32_t i = 0; i < S.rows; ++i)
+    for (int c = 0; c < b; ++c) {
+      for (std::int32_t k = S.row_offsets[i]; k < S.row_offsets[i + 1]; ++k) {
+        const std::int32_t j = S.col_indices[k];
+        for (int d = 0; d < b; ++d) {
+          if (j != i && c + d == b - 1 && c != d) continue;
+          A.col_indices.push_back(j * b + d);
+          A.values.push_back(j == i ? (c == d ? 4.0 * (1 + 0.2 * b) + 1 : 0.1) : (c == d ? -1.0 : -0.2));
+        }
+      }
+      A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    }
+  A.validate();
+  return A;
+}
+
+TEST(AmgBlockSize, ReadFromThePattern) {
+  EXPECT_EQ(detect_block_size(test::vector_laplacian2d(8)), 2);
+  for (int b : {3, 4, 6}) EXPECT_EQ(detect_block_size(grid_with_blocks(7, b)), b) << b;
+  // Stencils: every row's neighbours straddle node boundaries differently from its node-mates'.
+  EXPECT_EQ(detect_block_size(poisson3d(12)), 1);  // 1728 rows: 2, 3, 4, 6 and 8 divide them
+  EXPECT_EQ(detect_block_size(poisson2d(12)), 1);
+  EXPECT_EQ(detect_block_size(test::jumping_coefficient3d(6, 100.0)), 1);
+  // No candidate divides 3 * 49 + 1 rows: 1.
+  HostCsrMatrix odd = grid_with_blocks(7, 3);
+  odd.rows = odd.cols = odd.rows + 1;
+  odd.row_offsets.push_back(odd.row_offsets.back() + 1);
+  odd.col_indices.push_back(odd.rows - 1);
+  odd.values.push_back(1.0);
+  odd.validate();
+  EXPECT_EQ(detect_block_size(odd), 1);
+  // Whole lines of a small grid: each row of an x-line reaches the same lines, but the line's block is
+  // tridiagonal (34% full for 8 rows): not a node.
+  EXPECT_EQ(detect_block_size(poisson3d(8)), 1);
+  EXPECT_EQ(detect_block_size(poisson2d(6)), 1);
+  // A diagonal matrix: each row reaches its own node only, but a node's block is 1/b full: 1.
+  HostCsrMatrix diagonal;
+  diagonal.rows = diagonal.cols = 30;
+  for (std::int32_t i = 0; i < 30; ++i) {
+    diagonal.col_indices.push_back(i);
+    diagonal.values.push_back(1.0);
+    diagonal.row_offsets.push_back(i + 1);
+  }
+  EXPECT_EQ(detect_block_size(diagonal), 1);
+  // Nodes of 4: groups of 2 pass as well (a node's pairs reach the same pairs); the larger size wins.
+  EXPECT_EQ(detect_block_size(grid_with_blocks(5, 4)), 4);
+  HostCsrMatrix empty;
+  EXPECT_EQ(detect_block_size(empty), 1);
+}
+
+// Nodes of 3 unknowns on a 12 x 12 grid (432 rows) on the AMG tests' device, in double, and the
+// options both tests start from (a coarse size that leaves more than one level).
+class AmgOnBlocks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CLKR_SKIP_UNLESS_AVAILABLE(context, Precision::Double);
+    blas = std::make_unique<Blas>(context, Location::Device, Precision::Double);
+    A = std::make_unique<Matrix>(context, grid_with_blocks(12, 3));
+    options.coarse_size = 30;
+  }
+  std::shared_ptr<Context> context = test::amg_context();
+  std::unique_ptr<Blas> blas;
+  std::unique_ptr<Matrix> A;
+  AmgOptions options;
+};
+
+TEST_F(AmgOnBlocks, AmgReportsTheDetectedSizeAndRefusesBadOnes) {
+  EXPECT_EQ(options.block_size, 1);  // the library's default; 0 asks for the detection
+  options.block_size = 0;
+  const Amg detected(*blas, *A, options);
+  EXPECT_EQ(detected.options().block_size, 3);
+  options.block_size = 3;
+  const Amg given(*blas, *A, options);
+  EXPECT_EQ(detected.levels().size(), given.levels().size());
+  for (std::size_t l = 0; l < given.levels().size(); ++l) EXPECT_EQ(detected.levels()[l].nnz, given.levels()[l].nnz);
+  for (int bad : {-1, 5}) {  // 432 rows: 5 does not divide them
+    options.block_size = bad;
+    EXPECT_THROW(Amg M(*blas, *A, options), Error) << bad;
+  }
+}
+
+// Block size 0 with each setup_on: Auto and Host detect it on A's host copy (so a matrix with blocks is
+// set up on the host, GPUs included); Device takes 1 without reading A back where the device setup can
+// take A, and detects it where the host must build the hierarchy anyway.
+TEST_F(AmgOnBlocks, ResolvedBeforeChoosingWhereTheSetupRuns) {
+  options.block_size = 0;
+  auto has_phase = [](const Amg& M, const std::string& name) {
+    for (const auto& [phase, seconds] : M.setup_phases())
+      if (phase == name) return true;
+    return false;
+  };
+  for (AmgOptions::SetupOn where : {AmgOptions::SetupOn::Auto, AmgOptions::SetupOn::Host}) {
+    options.setup_on = where;
+    const Amg M(*blas, *A, options);
+    EXPECT_EQ(M.options().block_size, 3) << to_string(where);
+    EXPECT_EQ(M.setup_location(), "host") << to_string(where);
+    EXPECT_TRUE(has_phase(M, "block size")) << to_string(where);
+  }
+  options.setup_on = AmgOptions::SetupOn::Device;
+  const Amg on_device(*blas, *A, options);
+  if (context->info().fp64) {
+    EXPECT_EQ(on_device.options().block_size, 1);
+    EXPECT_EQ(on_device.setup_location(), "device");
+    EXPECT_EQ(on_device.setup_note(), "");
+    EXPECT_FALSE(has_phase(on_device, "block size"));
+    EXPECT_FALSE(has_phase(on_device, "matrix to the host"));
+  } else {
+    EXPECT_EQ(on_device.options().block_size, 3);
+    EXPECT_EQ(on_device.setup_location(), "host");
+  }
+  // The host backend cannot take the device setup: detected there too.
+  Blas host_blas(context, Location::Host, Precision::Double);
+  EXPECT_EQ(Amg(host_blas, *A, options).options().block_size, 3);
+  // A stencil: 1 wherever it is resolved, and the device builds it under Auto on GPUs as before.
+  Matrix S(context, poisson3d(12));
+  options.setup_on = AmgOptions::SetupOn::Auto;
+  const Amg stencil(*blas, S, options);
+  EXPECT_EQ(stencil.options().block_size, 1);
+  EXPECT_EQ(stencil.setup_location(), context->info().type == DeviceType::Cpu ? "host" : "device");
+}
+
+}  // namespace
+}  // namespace clkr
