@@ -17,8 +17,9 @@ std::string mib(std::uint64_t bytes) { return std::to_string(bytes / (1024 * 102
 
 // Builds every kernel file in every precision, with the options this device's parameter table gives
 // it (the BLAS1 split variant, for every file written on kernels/blas1/blas1.cl's split); prints one
-// line per failure and returns the count.
-int self_check(Context& context, std::ostream& out) {
+// line per failure and returns the count. `verbose` names each build on stderr before it starts: a
+// driver whose compiler aborts the process (PoCL 5's assertions) then shows which kernel did it.
+int self_check(Context& context, std::ostream& out, bool verbose) {
   int built = 0, failed = 0;
   std::vector<Precision> precisions{Precision::Single, Precision::QuasiDouble};
   if (context.info().fp64) precisions.push_back(Precision::Double);
@@ -29,6 +30,7 @@ int self_check(Context& context, std::ostream& out) {
     const bool split = file.rfind("blas1/", 0) == 0 || source.find("\"blas1/blas1.cl\"") != std::string::npos;
     const std::string extra = split ? blas1_variant : "";
     for (Precision p : precisions) {
+      if (verbose) std::cerr << "      building " << file << " (" << to_string(p) << ")" << std::endl;
       try {
         context.program(file, precision_build_option(p) + extra);
         ++built;
@@ -46,14 +48,17 @@ int self_check(Context& context, std::ostream& out) {
 }  // namespace
 
 int devices_command(const Args& args) {
-  bool check = true;
+  bool check = true, verbose = false;
   for (const auto& a : args) {
     if (a == "--no-check") {
       check = false;
+    } else if (a == "--verbose") {
+      verbose = true;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: clkr devices [--no-check]\n  Lists OpenCL devices; * marks the default "
+      std::cout << "usage: clkr devices [--no-check] [--verbose]\n  Lists OpenCL devices; * marks the default "
                    "(CLKR_DEVICE, else first GPU, else first CPU).\n  Without --no-check, builds every "
-                   "kernel on every device and reports pass/fail.\n";
+                   "kernel on every device and reports pass/fail;\n  --verbose names each kernel build on "
+                   "stderr before it starts.\n";
       return 0;
     } else {
       throw UsageError("unknown option '" + a + "'");
@@ -80,7 +85,7 @@ int devices_command(const Args& args) {
       try {
         auto context = Context::create(d.index_selector());
         std::cout << "      preferred work-group multiple " << context->info().preferred_work_group_multiple << "\n";
-        failures += self_check(*context, std::cout);
+        failures += self_check(*context, std::cout, verbose);
       } catch (const Error& e) {
         ++failures;
         std::cout << "      FAIL: " << e.what() << "\n";

@@ -284,7 +284,10 @@ TEST(Tuner, EveryChosenChallengerWasTimedAgainBesideTheDefault) {
   const TuneResult& r = quick_result();
   for (const TuneSearch& s : r.searches) {
     const TuneMeasurement* def = find_default(s);
-    if (s.chosen.empty() || def == nullptr || s.chosen == def->label) continue;
+    // The thresholds are composed from the kernel tables without running anything (every threshold
+    // from the same measurements), so there is nothing to time again.
+    const bool composed = s.name == "spmv_threshold" || s.name == "spmv_balanced_threshold";
+    if (composed || s.chosen.empty() || def == nullptr || s.chosen == def->label) continue;
     const std::string line = s.name + ": " + s.chosen + " timed again beside the default";
     const auto& lines = progress_lines();
     EXPECT_TRUE(std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(line, 0) == 0; }))

@@ -60,6 +60,9 @@ TEST_P(AmgCycle, MatchesTheHostReferenceVCycle) {
   options.pre_sweeps = pre;
   options.post_sweeps = post;
   options.chebyshev_degree = 3;
+  // The host-built hierarchy, which HostHierarchy mirrors aggregate by aggregate (Auto builds on the
+  // device on GPUs, with aggregates of its own: device_setup_solve_test.cpp and device_*_test.cpp test that one).
+  options.setup_on = AmgOptions::SetupOn::Host;
   auto context = test::amg_context();
   // The hierarchy in double on the device needs fp64; in single or quasi-double it does not, and the
   // solver's Blas (whose precision the cycle does not use) is then quasi-double there.

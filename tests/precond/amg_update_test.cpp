@@ -46,6 +46,9 @@ TEST_P(AmgUpdate, MatchesAHostHierarchyRefreshedTheSameWay) {
   AmgOptions options;
   options.coarse_size = 40;
   options.update_prolongator = prolongators;
+  // The host-built hierarchy, which HostHierarchy mirrors aggregate by aggregate (Auto builds on the
+  // device on GPUs, with aggregates of its own: device_setup_solve_test.cpp and device_*_test.cpp test that one).
+  options.setup_on = AmgOptions::SetupOn::Host;
   // The device's galerkin.cl kernels whenever the prolongators are kept (Auto would take the host's
   // products on a CPU device such as PoCL, and leave the kernels untested there).
   options.update_on = AmgOptions::UpdateOn::Device;
@@ -108,6 +111,7 @@ TEST(AmgUpdateOn, AutoPicksTheHostOnCpuDevicesAndTheKernelsElsewhere) {
     AmgOptions options;
     options.coarse_size = 40;
     options.update_on = where;
+    options.setup_on = AmgOptions::SetupOn::Host;  // update_on chooses for host-built hierarchies only
     Matrix A(context, host);
     Blas blas(context, Location::Device, Precision::Double);
     Amg M(blas, A, options);

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -150,7 +151,9 @@ TEST(DeviceMemoryFault, RunningOutInTheMiddleOfAGmresSolveIsAnErrorThatLeavesNot
 // A command failing at the k-th use of the queue, for k across the setup and the solve: either the
 // call ends in a clkr::Error carrying CL_OUT_OF_RESOURCES (never a crash, a hang or a raw cl::Error),
 // or it needed fewer commands and solved. Once its objects are gone the context holds no device memory,
-// and the next solve on it gives the answer.
+// and the next solve on it gives the answer. The k are fixed and fractions of the commands a clean
+// solve issues (the persistent CG on a GPU issues a few dozen, the fused path on PoCL thousands); every
+// k up to a quarter of those must strike (a faulted run's count varies: the persistent CG's polls).
 TEST(CommandFault, AFailedCommandAnywhereInASetupOrSolveIsAnErrorAndTheNextSolveWorks) {
   const std::vector<SolveCase> runs = {
       {SolverKind::Cg, PrecondKind::None, "cg"},
@@ -161,8 +164,22 @@ TEST(CommandFault, AFailedCommandAnywhereInASetupOrSolveIsAnErrorAndTheNextSolve
   for (const SolveCase& run : runs) {
     const Answer expected = reference(run);
     const std::shared_ptr<Context> context = Context::create();
+    std::uint64_t commands = 0;
+    {
+      constexpr std::uint64_t kArmed = std::uint64_t{1} << 40;
+      System s(context);
+      context->fail_commands_after(kArmed);
+      solve_with(s, run);
+      commands = kArmed - context->commands_until_fault();
+      context->fail_commands_after(0);
+    }
+    ASSERT_GE(commands, 8u) << run.label;
+    std::set<std::uint64_t> ks = {commands / 4, commands / 2, commands};
+    for (std::uint64_t k : {1, 2, 5, 17, 60, 200, 700, 2500})
+      if (k <= commands) ks.insert(k);
     int failed = 0;
-    for (std::uint64_t k : {1, 2, 5, 17, 60, 200, 700, 2500}) {
+    for (std::uint64_t k : ks) {
+      const bool must_strike = k <= commands / 4;
       const std::string label = std::string(run.label) + ", command " + std::to_string(k) + " failing";
       {
         System s(context);
@@ -178,13 +195,17 @@ TEST(CommandFault, AFailedCommandAnywhereInASetupOrSolveIsAnErrorAndTheNextSolve
           ADD_FAILURE() << label << ": not a clkr::Error: " << e.what();
         }
         context->fail_commands_after(0);
-        if (answer) expect_same_answer(*answer, expected, label + " (the solve needed fewer commands)");
+        if (answer) {
+          EXPECT_FALSE(must_strike) << label << ": solved, though a clean solve issues " << commands << " commands";
+          expect_same_answer(*answer, expected, label + " (the solve needed fewer commands)");
+        }
       }
       EXPECT_EQ(idle_bytes(*context), 0u) << label << ": device memory held with every object gone";
       System s(context);
       expect_same_answer(solve_with(s, run), expected, label + ", the next solve");
     }
-    EXPECT_GE(failed, 5) << run.label << ": the faults should have struck most of these solves";
+    EXPECT_GE(failed, 4) << run.label << ": " << commands << " commands; the faults should have struck most of "
+                         << ks.size() << " solves";
   }
 }
 

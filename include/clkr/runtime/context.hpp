@@ -94,6 +94,9 @@ class Context {
   // it) throws cl::Error CL_OUT_OF_RESOURCES, as a failed kernel launch on a GPU does; later commands
   // work again. 0 disarms.
   void fail_commands_after(std::uint64_t commands);
+  // What is left of fail_commands_after's count (0: disarmed): armed with a large count before some
+  // work, the difference after it is how many commands the work issued.
+  std::uint64_t commands_until_fault() const { return commands_until_fault_.load(); }
 
  private:
   Context(const cl::Platform& platform, const cl::Device& device, DeviceInfo info);
