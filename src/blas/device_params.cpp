@@ -69,8 +69,10 @@ const SpmvParams kGpuSpmv = {256, 12.0, 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkGr
 
 // NVIDIA: persistent CG up to 1.5 M rows, one work-group of 512 per compute unit. On an H200 it ran
 // 3.9x faster than the fused path on poisson3d:64 (262,144 rows), 1.35x on poisson3d:96 (884,736),
-// and 2% slower on poisson3d:128 (2,097,152), where memory bounds both (docs/performance.md).
-const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22};
+// and 2% slower on poisson3d:128 (2,097,152), where memory bounds both (docs/performance.md). With the
+// load-balanced kernels up to 4 M nonzeros: powerlaw:30000 (1.7 M) ran 0.067 ms an iteration there,
+// 0.79x ViennaCL's, but powerlaw:300000 (17.4 M) 0.866 ms where its SpMV alone takes 0.153 ms.
+const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22, 4000000};
 // CPUs: persistent CG off (three launches cost little next to a CPU's iteration); if asked for, a
 // patient wait, since an operating system may deschedule a work-group's thread for milliseconds.
 const CgParams kCpuCg = {0, 256, 1, 64, 0, std::size_t{1} << 28};
@@ -200,6 +202,9 @@ const std::vector<Field>& fields() {
       {"cg.persistent_spin_limit",
        [](DeviceParams& p, const std::string& v) { p.cg.persistent_spin_limit = parse_size(v); },
        [](const DeviceParams& p) { return text(p.cg.persistent_spin_limit); }},
+      {"cg.persistent_max_balanced_nnz",
+       [](DeviceParams& p, const std::string& v) { p.cg.persistent_max_balanced_nnz = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.persistent_max_balanced_nnz); }},
       {"spmv.row_sum_chains", [](DeviceParams& p, const std::string& v) { p.spmv.row_sum_chains = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.row_sum_chains); }},
       {"spmv.row_sum_chains_single",

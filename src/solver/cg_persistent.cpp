@@ -197,7 +197,10 @@ bool persistent_cg_supported(const Blas& blas, const Matrix& A) {
 }
 
 bool persistent_cg_preferred(const Blas& blas, const Matrix& A) {
-  return persistent_cg_supported(blas, A) && static_cast<std::size_t>(A.rows()) <= blas.params().cg.persistent_max_rows;
+  const CgParams& cg = blas.params().cg;
+  if (!persistent_cg_supported(blas, A) || static_cast<std::size_t>(A.rows()) > cg.persistent_max_rows) return false;
+  return static_cast<std::size_t>(A.nnz()) <= cg.persistent_max_balanced_nnz ||
+         !csr_balanced_applies(blas.params().spmv, A);
 }
 
 bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,

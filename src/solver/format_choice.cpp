@@ -34,7 +34,9 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   // CG on a matrix small enough for the persistent kernel (CSR only): its iteration costs grid barriers
   // instead of launches, 5-7x faster than any format on the fused path for 10^4 rows (docs/performance.md).
   const std::size_t persistent_rows = params.cg.persistent_max_rows;
-  if (plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows) {
+  const bool persistent_entries =
+      !balanced || static_cast<std::size_t>(stats.nnz) <= params.cg.persistent_max_balanced_nnz;
+  if (plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows && persistent_entries) {
     return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) + " rows <= " +
                              std::to_string(persistent_rows) + " (CG runs as a persistent kernel)" + balanced_note};
   }
@@ -58,25 +60,17 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   }
   // GPUs: one work-item per row wants the column-major ELL layout for coalesced reads; it is worth
   // it when rows are about equally long, i.e. ELL's padding (longest row / mean row) stays under
-  // 1.5x the nonzeros. Irregular matrices get SELL-C-sigma: ELL's layout per slice of rows sorted by
-  // length, so a slice pads little, in one fused CG kernel, where HYB (an ELL part plus a CSR part for
-  // the long rows) runs two SpMV passes and a separate p'q kernel. HYB remains where SELL would still
-  // store more than 1.5x CSR's bytes.
+  // 1.5x the nonzeros. Irregular rows stay in CSR: on the H200 (2026-11-25, docs/performance.md) the
+  // SpMV of powerlaw:300000 took 219 us in CSR's row kernels, 384 us in HYB and 803 us in SELL-C-sigma,
+  // and CG per iteration on the irregular SuiteSparse SPD matrices ran 5-7x slower in SELL (fused) than
+  // in CSR (persistent); SELL and HYB remain for `--format sell|hyb`.
   constexpr double max_ell_fill = 1.5;
-  const std::string irregular =
-      "irregular rows (longest/mean row " + format_text(ratio) + " > " + format_text(max_ell_fill);
   if (ratio <= max_ell_fill) {
     return {Format::Ell, "GPU: ELL, regular rows (longest/mean row " + format_text(ratio) +
                              " <= " + format_text(max_ell_fill) + ")"};
   }
-  const auto sell = stats.bytes_per_format.find(Format::Sell), csr = stats.bytes_per_format.find(Format::Csr);
-  if (sell != stats.bytes_per_format.end() && csr != stats.bytes_per_format.end()) {
-    const double sell_over_csr = static_cast<double>(sell->second) / static_cast<double>(csr->second);
-    if (sell_over_csr <= max_ell_fill)
-      return {Format::Sell, "GPU: SELL, " + irregular + ", SELL's bytes " + format_text(sell_over_csr) + "x CSR's)"};
-    return {Format::Hyb, "GPU: HYB, " + irregular + ", SELL's bytes " + format_text(sell_over_csr) + "x CSR's)"};
-  }
-  return {Format::Hyb, "GPU: HYB, " + irregular + ")"};
+  return {Format::Csr, "GPU: CSR, irregular rows (longest/mean row " + format_text(ratio) + " > " +
+                           format_text(max_ell_fill) + "; SELL and HYB measured slower)"};
 }
 
 Format format_named(const std::string& name, const MatrixStats& stats, const DeviceInfo& device) {

@@ -16,9 +16,9 @@ DeviceInfo device(DeviceType type, const std::string& vendor) {
   return info;
 }
 
-// Rows of 20 entries but one of `longest`: irregular (SELL on a GPU without the persistent kernel, HYB
-// where SELL would store more than 1.5x CSR's bytes: `sell_bytes` of the 12 CSR bytes a nonzero), or
-// past the load-balanced kernels' 8x the mean with 200 (CSR then).
+// Rows of 20 entries but one of `longest`: irregular (CSR's row kernels on a GPU: SELL and HYB measured
+// slower on the H200, whatever SELL's padding, `sell_bytes` of the 12 CSR bytes a nonzero), or past the
+// load-balanced kernels' 8x the mean with 200 (CSR then, with those kernels).
 MatrixStats irregular(std::int64_t rows, std::int64_t longest = 100, double sell_bytes = 13) {
   MatrixStats s;
   s.rows = s.cols = rows;
@@ -37,15 +37,16 @@ TEST(FormatChoice, PlainCgOnNvidiaTakesCsrUpToThePersistentRowLimit) {
   const auto rows = static_cast<std::int64_t>(limit);
   EXPECT_EQ(choose_format(irregular(rows), nvidia, true).format, Format::Csr);
   EXPECT_NE(choose_format(irregular(rows), nvidia, true).reason.find("persistent"), std::string::npos);
-  EXPECT_EQ(choose_format(irregular(rows + 1), nvidia, true).format, Format::Sell);  // over the limit
-  EXPECT_EQ(choose_format(irregular(rows), nvidia, false).format, Format::Sell);     // another solver
+  // Over the limit, or another solver: the row-length rule, CSR for irregular rows.
+  const FormatChoice over = choose_format(irregular(rows + 1), nvidia, true);
+  EXPECT_EQ(over.format, Format::Csr);
+  EXPECT_EQ(over.reason.find("persistent"), std::string::npos) << over.reason;
+  EXPECT_NE(over.reason.find("irregular rows (longest/mean row 5 > 1.5"), std::string::npos) << over.reason;
+  EXPECT_EQ(choose_format(irregular(rows), nvidia, false).format, Format::Csr);
+  EXPECT_EQ(choose_format(irregular(rows + 1, 100, 19), nvidia, true).format, Format::Csr);
   // A GPU without a measured persistent kernel keeps the row-length rule.
-  EXPECT_EQ(choose_format(irregular(1000), device(DeviceType::Gpu, "Advanced Micro Devices, Inc."), true).format,
-            Format::Sell);
-  // HYB where SELL's slices would pad too much.
-  const FormatChoice padded = choose_format(irregular(rows + 1, 100, 19), nvidia, true);
-  EXPECT_EQ(padded.format, Format::Hyb);
-  EXPECT_NE(padded.reason.find("SELL's bytes 1.58x CSR's"), std::string::npos) << padded.reason;
+  const DeviceInfo amd = device(DeviceType::Gpu, "Advanced Micro Devices, Inc.");
+  EXPECT_NE(choose_format(irregular(1000), amd, true).reason.find("irregular rows"), std::string::npos);
   MatrixStats regular = irregular(rows + 1);
   regular.max_row_length = 21;  // over the limit, rows about equally long: ELL
   EXPECT_EQ(choose_format(regular, nvidia, true).format, Format::Ell);
@@ -61,11 +62,17 @@ TEST(FormatChoice, VeryIrregularRowsTakeTheLoadBalancedCsr) {
     EXPECT_NE(choice.reason.find("load-balanced"), std::string::npos) << choice.reason;
     EXPECT_EQ(choose_format(irregular(1000000000, 100), d).reason.find("load-balanced"), std::string::npos);
   }
-  EXPECT_EQ(choose_format(irregular(1000000000, 100), device(DeviceType::Gpu, "")).format, Format::Sell);
+  EXPECT_EQ(choose_format(irregular(1000000000, 100), device(DeviceType::Gpu, "")).format, Format::Csr);
   const FormatChoice persistent =
       choose_format(irregular(1000, 200), device(DeviceType::Gpu, "NVIDIA Corporation"), true);
   EXPECT_NE(persistent.reason.find("persistent"), std::string::npos) << persistent.reason;
   EXPECT_NE(persistent.reason.find("load-balanced"), std::string::npos) << persistent.reason;
+  // Past cg.persistent_max_balanced_nnz the balanced CG runs on the fused path: the reason says no
+  // persistent kernel.
+  const FormatChoice past = choose_format(irregular(200000, 200), device(DeviceType::Gpu, "NVIDIA Corporation"), true);
+  EXPECT_EQ(past.format, Format::Csr);
+  EXPECT_EQ(past.reason.find("persistent"), std::string::npos) << past.reason;
+  EXPECT_NE(past.reason.find("load-balanced"), std::string::npos) << past.reason;
   // Devices whose parameters leave the kernels off (accelerators: not measured) never mention them.
   EXPECT_EQ(choose_format(irregular(1000, 200), device(DeviceType::Accelerator, "")).reason.find("load-balanced"),
             std::string::npos);

@@ -132,6 +132,29 @@ INSTANTIATE_TEST_SUITE_P(Precisions, BalancedPersistentCg,
                          ::testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double),
                          [](const auto& info) { return to_string(info.param); });
 
+// CgPath::Auto takes the persistent kernel for a load-balanced matrix up to cg.persistent_max_balanced_nnz
+// nonzeros and the fused path past it (the H200 ran powerlaw:300000 4x slower in the persistent kernel
+// than its SpMV alone); a matrix without the balanced kernels is not limited by it.
+TEST(BalancedPersistentCg, AutoTakesTheFusedPathPastTheEntryLimit) {
+  const Precision p = test::widest_device_precision(*test::context());
+  const auto nnz = static_cast<std::size_t>(matrix().nnz());
+  auto ran_persistent = [&](bool balanced, std::size_t limit) {
+    DeviceParams params = params_for(Shape::GpuLaunch, balanced);
+    params.cg.persistent_max_rows = std::size_t{1} << 30;
+    params.cg.persistent_work_group_size = 64;
+    params.cg.persistent_spin_limit = std::size_t{1} << 30;  // patient on a busy machine
+    params.cg.persistent_max_balanced_nnz = limit;
+    System system(matrix(), Format::Csr);
+    Blas blas = make_blas(p, params);
+    const SolveResult result = solve(system, blas, CgPath::Auto);
+    EXPECT_TRUE(result.converged()) << result.message;
+    return blas.counters().count("cg_persistent") == 1;
+  };
+  EXPECT_TRUE(ran_persistent(true, nnz));
+  EXPECT_FALSE(ran_persistent(true, nnz - 1));
+  EXPECT_TRUE(ran_persistent(false, nnz - 1));
+}
+
 // Jacobi-PCG on the fused path (its r'z and preconditioned p update around the balanced SpMV).
 TEST(BalancedPcg, MatchesTheUnbalancedIteration) {
   const Precision widest = test::widest_device_precision(*test::context());

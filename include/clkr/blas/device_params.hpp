@@ -95,6 +95,10 @@ struct CgParams {
   // within seconds. A poll is one read of device memory (about 0.5 us on a GPU, a few ns on a CPU, so
   // CPUs get a larger limit in the default table).
   std::size_t persistent_spin_limit = std::size_t{1} << 22;
+  // CG::Auto runs the persistent kernel on a matrix with the load-balanced CSR kernels only up to this
+  // many nonzeros (within persistent_max_rows): with few resident work-groups each walks a long block,
+  // and past this the fused path's launches cost less than that walk.
+  std::size_t persistent_max_balanced_nnz = std::numeric_limits<std::size_t>::max();
 };
 
 // The AMG update's Galerkin products on the device (kernels/precond/galerkin.cl): work-items per
