@@ -37,8 +37,9 @@ bool numerically_symmetric(const HostCsrMatrix& A, const std::vector<std::int32_
 // The value of --cg-path (auto, persistent, fused, unfused); throws UsageError on anything else.
 CgPath cg_path_option(const std::string& value);
 inline const char* const kCgPathHelp =
-    "auto | persistent | fused | unfused: how CG runs on a device (default auto:\n"
-    "persistent for CSR up to the device's row limit, else fused; docs/performance.md)";
+    "auto | persistent | fused | unfused | host: how CG runs on a device (default auto:\n"
+    "host for small systems on CPU devices, persistent for CSR up to the device's row\n"
+    "limit, else fused; docs/performance.md)";
 
 // "1.23 s", "4.56 ms", "789 us"; "12.3 MiB"; "%.3g" of a number.
 std::string seconds_text(double seconds);

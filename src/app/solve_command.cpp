@@ -323,7 +323,12 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
           to_string(run.refinement() ? options.inner_solver : solver_kind),
       run.format.format,
       solve_device_memory(host, run.format.format, run.refinement() ? SolverKind::Ir : solver_kind, run.precision.outer,
-                          options, precond_options.kind != PrecondKind::None, run.device.fp64),
+                          options, precond_options.kind != PrecondKind::None, run.device.fp64,
+                          (precond_options.kind == PrecondKind::None ||
+                           (precond_options.kind == PrecondKind::Jacobi &&
+                            precond_options.precision.value_or(run.precision.outer) == run.precision.outer)) &&
+                              cg_runs_on_host(options.cg_path, context->info(), device_params(context->info()),
+                                              run.precision.outer, host.nnz())),
       *context);
 
   Stopwatch upload_clock;

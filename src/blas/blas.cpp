@@ -483,6 +483,10 @@ void Blas::record(const std::string& op, double flops, double bytes, std::vector
   translate_cl_errors("Blas::record", [&] { impl_->record_device(op, flops, bytes, std::move(events)); });
 }
 
+void Blas::record_host(const std::string& op, double flops, double bytes, double seconds) {
+  impl_->count(op, flops, bytes).seconds += seconds;
+}
+
 const std::map<std::string, OpCounters>& Blas::counters() const {
   translate_cl_errors("Blas::counters (reading profiling events)", [&] { impl_->settle(0); });
   return impl_->counters;

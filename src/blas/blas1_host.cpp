@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "clkr/runtime/error.hpp"
+#include "host_arithmetic.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -17,72 +18,12 @@
 namespace clkr::detail {
 namespace {
 
-// A precision's arithmetic and how to reach a Vector's host copy in it.
-template <class T>
-struct IeeeArith {  // float, double
-  using real = T;
-  struct View {
-    T* data;
-    T get(std::ptrdiff_t i) const { return data[i]; }
-    void set(std::ptrdiff_t i, T v) const { data[i] = v; }
-  };
-  static View view(Vector& v, Access access) {
-    if constexpr (sizeof(T) == sizeof(float))
-      return {v.host_single(access)};
-    else
-      return {v.host_double(access)};
-  }
-  static T scalar(double a) { return static_cast<T>(a); }
-  static T zero() { return T(0); }
-  static T add(T a, T b) { return a + b; }
-  static T mul(T a, T b) { return a * b; }
-  static T mad(T a, T b, T c) { return a * b + c; }
-  static double to_double(T a) { return static_cast<double>(a); }
-};
-
-struct QdArith {
-  using real = Qd;
-  struct View {
-    float* hi;
-    float* lo;
-    Qd get(std::ptrdiff_t i) const { return {hi[i], lo[i]}; }
-    void set(std::ptrdiff_t i, Qd v) const {
-      hi[i] = v.hi;
-      lo[i] = v.lo;
-    }
-  };
-  static View view(Vector& v, Access access) {
-    const auto copy = v.host_quasi_double(access);
-    return {copy.head, copy.tail};
-  }
-  static Qd scalar(double a) { return qd_from_double(a); }
-  static Qd zero() { return {}; }
-  static Qd add(Qd a, Qd b) { return qd_add(a, b); }
-  static Qd mul(Qd a, Qd b) { return qd_mul(a, b); }
-  static Qd mad(Qd a, Qd b, Qd c) { return qd_add(qd_mul(a, b), c); }
-  static double to_double(Qd a) { return qd_to_double(a); }
-};
-
-// Runs body(arith) with the arithmetic type of precision p.
-template <class Body>
-auto dispatch(Precision p, Body&& body) {
-  switch (p) {
-    case Precision::Single:
-      return body(IeeeArith<float>{});
-    case Precision::QuasiDouble:
-      return body(QdArith{});
-    case Precision::Double:
-      return body(IeeeArith<double>{});
-  }
-  throw Error("invalid Precision value " + std::to_string(static_cast<int>(p)));
-}
-
 std::ptrdiff_t length(const Vector& v) { return static_cast<std::ptrdiff_t>(v.size()); }
 
 }  // namespace
 
 void axpy_host(Precision p, double alpha, Vector& x, Vector& y) {
-  dispatch(p, [&](auto arith) {
+  with_host_arithmetic(p, [&](auto arith) {
     using A = decltype(arith);
     const auto a = A::scalar(alpha);
     const auto xv = A::view(x, Access::Read);
@@ -94,7 +35,7 @@ void axpy_host(Precision p, double alpha, Vector& x, Vector& y) {
 }
 
 void aypx_host(Precision p, double alpha, Vector& x, Vector& y) {
-  dispatch(p, [&](auto arith) {
+  with_host_arithmetic(p, [&](auto arith) {
     using A = decltype(arith);
     const auto a = A::scalar(alpha);
     const auto xv = A::view(x, Access::Read);
@@ -106,7 +47,7 @@ void aypx_host(Precision p, double alpha, Vector& x, Vector& y) {
 }
 
 void scal_host(Precision p, double alpha, Vector& x) {
-  dispatch(p, [&](auto arith) {
+  with_host_arithmetic(p, [&](auto arith) {
     using A = decltype(arith);
     const auto a = A::scalar(alpha);
     const auto xv = A::view(x, Access::ReadWrite);
@@ -117,7 +58,7 @@ void scal_host(Precision p, double alpha, Vector& x) {
 }
 
 void copy_host(Precision p, Vector& x, Vector& y) {
-  dispatch(p, [&](auto arith) {
+  with_host_arithmetic(p, [&](auto arith) {
     using A = decltype(arith);
     const auto xv = A::view(x, Access::Read);
     const auto yv = A::view(y, Access::Write);
@@ -128,7 +69,7 @@ void copy_host(Precision p, Vector& x, Vector& y) {
 }
 
 double dot_host(Precision p, Vector& x, Vector& y) {
-  return dispatch(p, [&](auto arith) {
+  return with_host_arithmetic(p, [&](auto arith) {
     using A = decltype(arith);
     using real = typename A::real;
     const auto xv = A::view(x, Access::Read);

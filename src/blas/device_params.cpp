@@ -75,7 +75,12 @@ const SpmvParams kGpuSpmv = {256, 12.0, 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkGr
 const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22, 4000000};
 // CPUs: persistent CG off (three launches cost little next to a CPU's iteration); if asked for, a
 // patient wait, since an operating system may deschedule a work-group's thread for milliseconds.
-const CgParams kCpuCg = {0, 256, 1, 64, 0, std::size_t{1} << 28};
+// CG on the host up to 1 M nonzeros (100 k in quasi-double): on 2 cores of PoCL 3.1 it ran 1.1-2.6x
+// faster per iteration than the fused kernels from nos3 (15 k) to poisson3d:48 (0.77 M), even on
+// poisson3d:64 (1.8 M), and in quasi-double 1.17x faster on bcsstk14 (63 k) but 1.4x slower on
+// poisson3d:32 (0.22 M) (docs/performance.md, "Small systems on CPU devices").
+const CgParams kCpuCg = {0,       256,   1, 64, 0, std::size_t{1} << 28, std::numeric_limits<std::size_t>::max(),
+                         1000000, 100000};
 
 // CPUs: few, small work-groups for the AMG setup's row-per-group kernels (PoCL runs a work-group as a
 // loop on one thread: more groups than cores only add scheduling).
@@ -205,6 +210,11 @@ const std::vector<Field>& fields() {
       {"cg.persistent_max_balanced_nnz",
        [](DeviceParams& p, const std::string& v) { p.cg.persistent_max_balanced_nnz = parse_size(v); },
        [](const DeviceParams& p) { return text(p.cg.persistent_max_balanced_nnz); }},
+      {"cg.host_max_nnz", [](DeviceParams& p, const std::string& v) { p.cg.host_max_nnz = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.host_max_nnz); }},
+      {"cg.host_max_nnz_quasi_double",
+       [](DeviceParams& p, const std::string& v) { p.cg.host_max_nnz_quasi_double = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.host_max_nnz_quasi_double); }},
       {"spmv.row_sum_chains", [](DeviceParams& p, const std::string& v) { p.spmv.row_sum_chains = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.row_sum_chains); }},
       {"spmv.row_sum_chains_single",

@@ -9,6 +9,7 @@
 
 #include "../runtime/enum_names.hpp"
 #include "cg_fused.hpp"
+#include "cg_host.hpp"
 #include "cg_persistent.hpp"
 #include "clkr/runtime/error.hpp"
 #include "solver_core.hpp"
@@ -149,6 +150,22 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
 // runs cg_device above. A preconditioner (other than the identity) runs PCG (pcg.cpp).
 void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
              const SolveOptions& options, SolveMonitor& monitor) {
+  std::string& path = monitor.result().path;
+  if (blas.location() == Location::Device && options.cg_path == CgPath::Host) {
+    if (const std::string why = host_cg_unsupported(blas, M); !why.empty())
+      throw Error("cg: the host path cannot run this solve: " + why);
+    path = "host";
+    cg_host(blas, A, M, b, x, x_is_zero, options, monitor);
+    return;
+  }
+  if (blas.location() == Location::Device && options.cg_path == CgPath::Auto && host_cg_preferred(blas, A, M)) {
+    path = "host: " + std::to_string(A.nnz()) + " nonzeros <= " +
+           (blas.precision() == Precision::QuasiDouble ? "cg.host_max_nnz_quasi_double " : "cg.host_max_nnz ") +
+           std::to_string(host_cg_max_nnz(blas)) + " on a CPU device, where kernel launches cost more";
+    cg_host(blas, A, M, b, x, x_is_zero, options, monitor);
+    return;
+  }
+  if (blas.location() == Location::Device) path = options.cg_path == CgPath::Unfused ? "unfused" : "fused";
   if (preconditioned(M)) {
     // PCG: on a device the fused iteration (scalars on the device), else the BLAS-call one.
     if (blas.location() == Location::Device && options.cg_path != CgPath::Unfused) {
@@ -167,7 +184,9 @@ void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, boo
       if (!persistent_cg_supported(blas, A))
         throw Error("cg: the persistent CG kernel needs the matrix in CSR, not " + to_string(A.format()));
       // false: the device did not run the kernel's work-groups together; start over on the fused path.
+      path = "persistent";
       if (cg_persistent(blas, A, b, x, x_is_zero, options, monitor)) return;
+      path = "fused: the persistent kernel's work-groups did not all run at once";
     }
     cg_device(blas, A, nullptr, b, x, x_is_zero, options, monitor);
     return;
@@ -212,8 +231,11 @@ void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, boo
 }  // namespace detail
 
 namespace {
-const std::pair<CgPath, const char*> kCgPathNames[] = {
-    {CgPath::Auto, "auto"}, {CgPath::Persistent, "persistent"}, {CgPath::Fused, "fused"}, {CgPath::Unfused, "unfused"}};
+const std::pair<CgPath, const char*> kCgPathNames[] = {{CgPath::Auto, "auto"},
+                                                       {CgPath::Persistent, "persistent"},
+                                                       {CgPath::Fused, "fused"},
+                                                       {CgPath::Unfused, "unfused"},
+                                                       {CgPath::Host, "host"}};
 }  // namespace
 
 std::string to_string(CgPath path) { return detail::enum_name(kCgPathNames, path, "CgPath"); }

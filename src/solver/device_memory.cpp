@@ -41,7 +41,7 @@ std::int64_t work_vectors(SolverKind kind, const SolveOptions& options, bool pre
 }  // namespace
 
 DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind kind, Precision precision,
-                                     const SolveOptions& options, bool preconditioned, bool fp64) {
+                                     const SolveOptions& options, bool preconditioned, bool fp64, bool cg_on_host) {
   const std::int64_t n = A.rows;
   std::vector<Precision> precisions{precision};
   DeviceMemoryNeed need;
@@ -52,6 +52,12 @@ DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind
     precisions.push_back(inner);
     need.vectors = 4 * vector_bytes(n, precision) +
                    (2 + work_vectors(options.inner_solver, options, false)) * vector_bytes(n, inner);
+  } else if (cg_on_host && (kind == SolverKind::Cg || kind == SolverKind::Pcg)) {
+    // cg_host.cpp: the work vectors are host arrays, and A's values are converted on the host, so the
+    // device holds only the values the Matrix uploads (double, or quasi-double without fp64).
+    need.vectors = 2 * vector_bytes(n, precision);
+    need.matrix = matrix_device_bytes(A, format, {fp64 ? Precision::Double : precision}, fp64);
+    return need;
   } else {
     need.vectors = (2 + work_vectors(kind, options, preconditioned)) * vector_bytes(n, precision);
   }

@@ -144,6 +144,7 @@ TEST(BalancedPersistentCg, AutoTakesTheFusedPathPastTheEntryLimit) {
     params.cg.persistent_work_group_size = 64;
     params.cg.persistent_spin_limit = std::size_t{1} << 30;  // patient on a busy machine
     params.cg.persistent_max_balanced_nnz = limit;
+    params.cg.host_max_nnz = 0;  // the device paths, also on a CPU device
     System system(matrix(), Format::Csr);
     Blas blas = make_blas(p, params);
     const SolveResult result = solve(system, blas, CgPath::Auto);

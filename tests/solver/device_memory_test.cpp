@@ -91,6 +91,7 @@ TEST(DeviceMemoryEstimate, ASolvePeaksWithinScratchOfTheEstimate) {
         {
           Matrix A(test::context(), host, format);
           Vector b(test::context(), test::random_vector(host.rows, 1), "b"), x(test::context(), host.rows, "x");
+          b.device(p, Access::Read);  // b on the device, as a solve that runs there needs it
           Blas blas(test::context(), Location::Device, p);
           PrecondOptions precond;
           precond.kind = c.precond;
@@ -104,8 +105,11 @@ TEST(DeviceMemoryEstimate, ASolvePeaksWithinScratchOfTheEstimate) {
             solve(c.kind, blas, A, *M, b, x, options);
           }
           context.finish();
+          // CG and PCG of this size run on the host of a CPU device (cg_host.cpp): only A, b and x there.
+          const bool on_host = (c.kind == SolverKind::Cg || c.kind == SolverKind::Pcg) &&
+                               cg_runs_on_host(options.cg_path, context.info(), blas.params(), p, host.nnz());
           const DeviceMemoryNeed need =
-              solve_device_memory(host, format, c.kind, p, options, c.precond != PrecondKind::None, fp64);
+              solve_device_memory(host, format, c.kind, p, options, c.precond != PrecondKind::None, fp64, on_host);
           const std::int64_t peak = static_cast<std::int64_t>(context.device_memory().peak_bytes - before) - own;
           // Jacobi also makes a vector of its own at its first application (its memory, not the solve's).
           const std::int64_t jacobi_scratch =

@@ -48,6 +48,7 @@ struct SolveCase {
   SolverKind solver;
   PrecondKind precond;
   const char* label;
+  CgPath cg_path = CgPath::Auto;
 };
 struct Answer {
   SolveStatus status;
@@ -61,6 +62,7 @@ Answer solve_with(System& s, const SolveCase& run) {
   std::unique_ptr<Preconditioner> M = make_preconditioner(s.blas, s.A, precond);
   SolveOptions options;
   options.relative_tolerance = 1e-8;
+  options.cg_path = run.cg_path;
   const SolveResult r = solve(run.solver, s.blas, s.A, *M, s.b, s.x, options);
   return {r.status, r.iterations, s.x.to_host()};
 }
@@ -156,7 +158,9 @@ TEST(DeviceMemoryFault, RunningOutInTheMiddleOfAGmresSolveIsAnErrorThatLeavesNot
 // k up to a quarter of those must strike (a faulted run's count varies: the persistent CG's polls).
 TEST(CommandFault, AFailedCommandAnywhereInASetupOrSolveIsAnErrorAndTheNextSolveWorks) {
   const std::vector<SolveCase> runs = {
-      {SolverKind::Cg, PrecondKind::None, "cg"},
+      // CG's device kernels (Auto would run this small system on the host of a CPU device, with only
+      // the uploads and read-backs of b and x as commands).
+      {SolverKind::Cg, PrecondKind::None, "cg", CgPath::Fused},
       {SolverKind::Cg, PrecondKind::Amg, "cg + amg"},
       {SolverKind::Gmres, PrecondKind::Jacobi, "gmres + jacobi"},
       {SolverKind::BiCgStab, PrecondKind::Chebyshev, "bicgstab + chebyshev"},

@@ -28,6 +28,8 @@ struct SolveJob {
   SolverKind solver = SolverKind::Cg;
   PrecondKind precond = PrecondKind::None;
   double tolerance = 1e-8;
+  // Auto runs small CG solves on the host of a CPU device; Fused keeps them on the device's kernels.
+  CgPath cg_path = CgPath::Auto;
 
   std::string label() const {
     return matrix + " " + to_string(format) + " " + to_string(precision) + " " + to_string(solver) + "+" +
@@ -63,6 +65,7 @@ inline JobResult run_job(const std::shared_ptr<Context>& context, const SolveJob
   SolveOptions options;
   options.relative_tolerance = job.tolerance;
   options.max_iterations = 3000;
+  options.cg_path = job.cg_path;
   const SolveResult r = solve(job.solver, blas, A, *M, b, x, options);
   return {r.status, r.iterations, r.true_relative_residual, x.to_host()};
 }

@@ -39,7 +39,9 @@ constexpr int kThreads = 4;
 // Jacobi, Chebyshev and the AMG. Small, so that a ThreadSanitizer run stays short.
 std::vector<SolveJob> varied_jobs() {
   return {
-      {"poisson3d:12", Format::Csr, Precision::Double, SolverKind::Cg, PrecondKind::None, 1e-8},
+      // The fused kernels for the first (what concurrent program builds and disk-cache writes need),
+      // the host path of small systems on CPU devices for the second (Auto).
+      {"poisson3d:12", Format::Csr, Precision::Double, SolverKind::Cg, PrecondKind::None, 1e-8, CgPath::Fused},
       {"poisson3d:10", Format::Ell, Precision::Single, SolverKind::Cg, PrecondKind::Jacobi, 1e-5},
       {"poisson3d:11", Format::Hyb, Precision::QuasiDouble, SolverKind::BiCgStab, PrecondKind::Chebyshev, 1e-8},
       {"poisson3d:14", Format::Csr4, Precision::Double, SolverKind::Cg, PrecondKind::Amg, 1e-8},

@@ -71,6 +71,9 @@ class Blas {
   // the flops and bytes it moves, timed by the profiling events of its kernels (read when the
   // counters are next asked for; no events: no time).
   void record(const std::string& op, double flops, double bytes, std::vector<cl::Event> events = {});
+  // The same for an operation that ran on the host (CG of a small system on a CPU device), with the
+  // wall time the caller measured.
+  void record_host(const std::string& op, double flops, double bytes, double seconds);
 
   // Counters since construction or the last reset.
   const std::map<std::string, OpCounters>& counters() const;

@@ -99,6 +99,12 @@ struct CgParams {
   // many nonzeros (within persistent_max_rows): with few resident work-groups each walks a long block,
   // and past this the fused path's launches cost less than that walk.
   std::size_t persistent_max_balanced_nnz = std::numeric_limits<std::size_t>::max();
+  // CPU devices: CG::Auto (and PCG with Jacobi) runs systems of at most this many nonzeros on the host
+  // (src/solver/cg_host.cpp), where a kernel launch and a scalar read cost more than the arithmetic of
+  // a whole iteration; 0 (GPUs, the default): never. Quasi-double has its own limit: its double-single
+  // arithmetic is compute-bound, and the device's vectorized kernels win it back on smaller systems.
+  std::size_t host_max_nnz = 0;
+  std::size_t host_max_nnz_quasi_double = 0;
 };
 
 // The AMG update's Galerkin products on the device (kernels/precond/galerkin.cl): work-items per

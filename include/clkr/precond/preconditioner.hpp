@@ -67,6 +67,9 @@ class Preconditioner {
   const PhaseTimes& setup_phases() const { return setup_phases_; }
   const PhaseTimes& update_phases() const { return update_phases_; }
   std::uint64_t applications() const { return applications_; }
+  // Counts `count` applications that a solver made itself with M's data instead of calling apply()
+  // (the host CG of small systems applies Jacobi's inverse diagonal inside its own loop).
+  void count_applications(std::uint64_t count) { applications_ += count; }
 
  protected:
   // Computes on a new Blas with `solver`'s context, location and device parameters, in `precision`

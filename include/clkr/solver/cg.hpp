@@ -2,6 +2,8 @@
 // it, with fused and persistent device paths), or with any SPD preconditioner (PCG).
 #pragma once
 
+#include <cstdint>
+
 #include "clkr/blas/blas.hpp"
 #include "clkr/precond/preconditioner.hpp"
 #include "clkr/solver/options.hpp"
@@ -14,5 +16,12 @@ SolveResult cg(Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& 
 // otherwise) and live on blas's context and location; r'z <= 0 ends the solve as NotSpd (M is not
 // positive definite). An Identity M runs the unpreconditioned iteration above.
 SolveResult cg(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, const SolveOptions& options = {});
+
+// Whether a device Blas on `device` with `params` runs CG (and PCG) in `precision` on the host, for a
+// matrix of `nnz` nonzeros with no preconditioner or a Jacobi one in the solver's precision:
+// CgPath::Host always; CgPath::Auto on a CPU device up to cg.host_max_nnz nonzeros
+// (cg.host_max_nnz_quasi_double in quasi-double), where kernel launches cost more than the arithmetic.
+bool cg_runs_on_host(CgPath path, const DeviceInfo& device, const DeviceParams& params, Precision precision,
+                     std::int64_t nnz);
 
 }  // namespace clkr

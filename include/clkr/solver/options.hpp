@@ -44,14 +44,19 @@ RefinementScheme parse_refinement(const std::string& text);
 
 // How CG runs on a device (the host backend always runs the BLAS-call iteration).
 enum class CgPath {
-  Auto,        // Persistent where the device's parameters choose it (DeviceParams::cg: CSR, at most
-               // cg.persistent_max_rows rows), else Fused
+  Auto,        // Host or Persistent where the device's parameters choose them (DeviceParams::cg: Host
+               // for small systems on CPU devices; Persistent for CSR of at most cg.persistent_max_rows
+               // rows), else Fused
   Persistent,  // one kernel launch per chunk of iterations, grid barriers inside (CSR only); falls back
                // to Fused, from the initial guess, when the device does not run its work-groups together
   Fused,       // three fused kernels per iteration, every scalar on the device
-  Unfused      // the plain BLAS-call iteration (for comparison and benchmarks)
+  Unfused,     // the plain BLAS-call iteration (for comparison and benchmarks)
+  // The iteration on the host, on copies of A, b and x in the solver's precision, with no kernel
+  // launches (src/solver/cg_host.cpp): what Auto runs on a CPU device for a system of at most
+  // DeviceParams::cg.host_max_nnz nonzeros, without a preconditioner or with Jacobi.
+  Host
 };
-std::string to_string(CgPath path);  // "auto", "persistent", "fused", "unfused"
+std::string to_string(CgPath path);  // "auto", "persistent", "fused", "unfused", "host"
 // Accepts the names above (case-insensitive); throws clkr::Error listing them on anything else.
 CgPath parse_cg_path(const std::string& text);
 
@@ -117,6 +122,10 @@ struct SolveResult {
   // float's range (D A D, b times a power of two), and why; empty when none was needed. The residuals
   // above are then the scaled system's, except true_relative_residual, which is A's own.
   std::string scaling;
+  // CG on a device: the path that ran ("persistent", "fused", "unfused", "host"), with the reason when
+  // Auto chose it for a reason a user would not guess ("host: 15,844 nonzeros <= cg.host_max_nnz ...");
+  // empty for the other solvers and the host backend.
+  std::string path;
 };
 
 }  // namespace clkr
