@@ -64,9 +64,9 @@ TEST(DeviceParams, DefaultsByTypeAndVendor) {
   EXPECT_EQ(default_device_params(device(DeviceType::Gpu, "Advanced Micro Devices, Inc.")).cg.persistent_max_rows, 0u);
   EXPECT_EQ(default_device_params(device(DeviceType::Gpu, "Advanced Micro Devices, Inc.")).source, "default:gpu");
   // CG runs small systems on the host of CPU devices only (a GPU's launches are cheap next to its rate).
-  const DeviceParams cpu = default_device_params(device(DeviceType::Cpu, "x"));
-  EXPECT_GT(cpu.cg.host_max_nnz, cpu.cg.host_max_nnz_quasi_double);
-  EXPECT_GT(cpu.cg.host_max_nnz_quasi_double, 0u);
+  const DeviceParams cpu_cg = default_device_params(device(DeviceType::Cpu, "x"));
+  EXPECT_GT(cpu_cg.cg.host_max_nnz, cpu_cg.cg.host_max_nnz_quasi_double);
+  EXPECT_GT(cpu_cg.cg.host_max_nnz_quasi_double, 0u);
   EXPECT_EQ(nvidia.cg.host_max_nnz, 0u);
   EXPECT_EQ(nvidia.cg.host_max_nnz_quasi_double, 0u);
   EXPECT_EQ(default_device_params(device(DeviceType::Accelerator, "x")).blas1.variant, Blas1Variant::GridStride);
