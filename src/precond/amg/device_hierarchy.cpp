@@ -29,9 +29,9 @@ void check_finite(const SetupKernels& kernels, Matrix& A, std::size_t level) {
 }
 
 // Waits for the device, then adds the phase's time.
-void end_phase(const SetupKernels& kernels, PhaseTimes& phases, const char* name, Clock::time_point start) {
+void end_phase(const SetupKernels& kernels, PhaseLog& phases, const char* name, Clock::time_point start) {
   kernels.context().finish();
-  add_phase(phases, name, start);
+  phases.add(name, start);
 }
 
 }  // namespace
@@ -51,7 +51,7 @@ std::string device_setup_refusal(const AmgOptions& options, const Blas& blas) {
   return "";
 }
 
-DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& options, PhaseTimes& phases)
+DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& options, PhaseLog& phases)
     : kernels_(A.context(), blas.params().amg_setup), options_(options) {
   auto start = Clock::now();
   levels_.emplace_back();
@@ -107,10 +107,10 @@ DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& 
   start = Clock::now();
   const HostCsrMatrix coarsest = levels_.size() == 1 ? A.host_csr() : levels_.back().A->to_host();
   coarse_ = dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1);
-  add_phase(phases, "coarse inverse", start);
+  phases.add("coarse inverse", start);
 }
 
-void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseTimes& phases) {
+void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseLog& phases) {
   DeviceLevel& level = levels_[l];
   auto start = Clock::now();
   if (l == 0 && A.format() != Format::Csr) {

@@ -16,6 +16,7 @@
 #include "clkr/precond/amg.hpp"
 #include "coarse_solver.hpp"
 #include "device_prolongator.hpp"
+#include "phase_times.hpp"
 
 namespace clkr::detail::amg {
 
@@ -36,7 +37,7 @@ class DeviceHierarchy {
   // Builds the hierarchy for A (kept by reference: it must outlive the hierarchy). Phases are timed
   // into `phases` (each waits for the device). Throws clkr::Error as the host setup does: a diagonal
   // entry that is not positive (row and level), no progress (the level), NaN/Inf in a coarse operator.
-  DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& options, PhaseTimes& phases);
+  DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& options, PhaseLog& phases);
 
   std::size_t size() const { return levels_.size(); }
   const DeviceLevel& level(std::size_t l) const { return levels_[l]; }
@@ -46,7 +47,7 @@ class DeviceHierarchy {
   // level l's operator `A` (level 0: the caller's matrix; below: already refreshed) by the setup's
   // product kernels (the same bits as galerkin.cl's); with `prolongators`, first level l's filtered
   // matrix, P and R too.
-  void refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseTimes& phases);
+  void refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseLog& phases);
 
  private:
   SetupKernels kernels_;

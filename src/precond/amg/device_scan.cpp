@@ -23,7 +23,7 @@ std::int32_t exclusive_scan(const SetupKernels& kernels, const cl::Buffer& value
   set_args(offsets, group_count, sums);
   cl::Kernel chunks = kernels.kernel("scan.cl", "scan_chunks");
   set_args(chunks, static_cast<cl_int>(n), static_cast<cl_int>(chunk), group_count, values, sums);
-  cl::CommandQueue& queue = kernels.context().queue();
+  auto& queue = kernels.context().queue();
   queue.enqueueNDRangeKernel(chunk_sums, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * wg),
                              cl::NDRange(wg));
   queue.enqueueNDRangeKernel(offsets, cl::NullRange, cl::NDRange(wg), cl::NDRange(wg));
