@@ -52,7 +52,7 @@ cl::Buffer upload(const std::vector<T>& v) {
 }
 
 Matrix from_device(const HostCsrMatrix& A, MatrixOptions options = {}) {
-  return Matrix::from_device_csr(context(), A.rows, A.cols, upload(A.row_offsets), upload(A.col_indices),
+  return Matrix::from_device_csr(context(), A.rows, A.cols, A.nnz(), upload(A.row_offsets), upload(A.col_indices),
                                  upload(A.values), options);
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "../diagonal_scan.hpp"
 #include "device_csr_view.hpp"
 #include "device_spgemm.hpp"
 #include "phase_times.hpp"
@@ -64,7 +65,10 @@ DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& 
   double eps = options.strength_threshold;
   for (std::size_t l = 0;; ++l) {
     Matrix& Al = *levels_[l].csr;
-    check_diagonal(Al.diagonal(), l);
+    // The host setup's check of the diagonal, by one pass over the operator on the device (its diagonal
+    // comes to the host only to name a bad entry).
+    if (const DiagonalScan scan = scan_diagonal(Al, nullptr, Location::Device); scan.first_bad_row >= 0)
+      throw diagonal_error(l, scan.first_bad_row, scan.bad_value);
     if (Al.rows() <= options.coarse_size || static_cast<int>(l) + 1 >= options.max_levels) break;
 
     start = Clock::now();

@@ -36,7 +36,7 @@ DeviceTentative device_tentative(const SetupKernels& kernels, const DeviceAggreg
   set_args(fill, static_cast<cl_int>(nodes), aggregates.of_node, B, t.coarse_B, p.offsets, values);
   kernels.per_item(fill, rows);
   t.P = std::make_shared<Matrix>(
-      Matrix::from_device_csr(kernels.shared_context(), p.rows, p.cols, p.offsets, p.columns, values));
+      Matrix::from_device_csr(kernels.shared_context(), p.rows, p.cols, p.nnz, p.offsets, p.columns, values));
   return t;
 }
 

@@ -78,7 +78,7 @@ Matrix multiply(const SetupKernels& kernels, Matrix& A, Matrix& B) {
   const DevicePattern C = product_pattern(kernels, pattern_of(A), pattern_of(B), &bound);
   cl::Buffer values = kernels.array<cl_double>(static_cast<std::size_t>(C.nnz), "product values");
   product_values(kernels, A, B, C, bound, values);
-  return Matrix::from_device_csr(kernels.shared_context(), C.rows, C.cols, C.offsets, C.columns, values);
+  return Matrix::from_device_csr(kernels.shared_context(), C.rows, C.cols, C.nnz, C.offsets, C.columns, values);
 }
 
 void multiply_values(const SetupKernels& kernels, Matrix& A, Matrix& B, Matrix& C) {

@@ -36,7 +36,7 @@ DeviceStrength device_strength(const SetupKernels& kernels, Matrix& A, double ep
            s.weights, f_offsets, f_cols, f_values);
   kernels.per_item(fill, rows);
   s.filtered = std::make_shared<Matrix>(
-      Matrix::from_device_csr(kernels.shared_context(), n, A.cols(), f_offsets, f_cols, f_values));
+      Matrix::from_device_csr(kernels.shared_context(), n, A.cols(), kept, f_offsets, f_cols, f_values));
   return s;
 }
 

@@ -63,7 +63,7 @@ Matrix transpose(const SetupKernels& kernels, Matrix& A) {
   const DevicePattern t = transpose_pattern(kernels, pattern_of(A));
   cl::Buffer values = kernels.array<cl_double>(static_cast<std::size_t>(t.nnz), "transpose values");
   place_values(kernels, A, t, values);
-  return Matrix::from_device_csr(kernels.shared_context(), t.rows, t.cols, t.offsets, t.columns, values);
+  return Matrix::from_device_csr(kernels.shared_context(), t.rows, t.cols, t.nnz, t.offsets, t.columns, values);
 }
 
 void transpose_values(const SetupKernels& kernels, Matrix& A, Matrix& At) {
