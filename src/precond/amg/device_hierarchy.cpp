@@ -97,8 +97,12 @@ DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& 
     level.R = std::make_shared<Matrix>(transpose(kernels_, *level.smoothed.P));
     end_phase(kernels_, phases, "transpose", start);
     start = Clock::now();
-    level.AP = std::make_shared<Matrix>(multiply(kernels_, Al, *level.smoothed.P));
-    auto coarse = std::make_shared<Matrix>(multiply(kernels_, *level.R, *level.AP));
+    DeviceProduct AP = multiply(kernels_, Al, *level.smoothed.P);
+    level.AP = std::move(AP.C);
+    level.ap_bound = std::move(AP.bound);
+    DeviceProduct RAP = multiply(kernels_, *level.R, *level.AP);
+    level.coarse_bound = std::move(RAP.bound);
+    std::shared_ptr<Matrix> coarse = std::move(RAP.C);
     check_finite(kernels_, *coarse, l + 1);
     end_phase(kernels_, phases, "galerkin product", start);
     DeviceLevel next;
@@ -132,8 +136,8 @@ void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolonga
     end_phase(kernels_, phases, "transpose", start);
   }
   start = Clock::now();
-  multiply_values(kernels_, csr, *level.smoothed.P, *level.AP);
-  multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A);
+  multiply_values(kernels_, csr, *level.smoothed.P, *level.AP, level.ap_bound);
+  multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A, level.coarse_bound);
   check_finite(kernels_, *levels_[l + 1].A, l + 1);
   end_phase(kernels_, phases, "galerkin product", start);
 }

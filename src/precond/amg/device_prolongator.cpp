@@ -60,14 +60,16 @@ void finish(const SetupKernels& kernels, Matrix& F, Matrix& T, double relaxation
 
 DeviceSmoothed device_smoothed(const SetupKernels& kernels, Matrix& filtered, Matrix& tentative, double relaxation) {
   DeviceSmoothed s;
-  s.P = std::make_shared<Matrix>(multiply(kernels, filtered, tentative));
+  DeviceProduct product = multiply(kernels, filtered, tentative);
+  s.P = std::move(product.C);
+  s.bound = std::move(product.bound);
   finish(kernels, filtered, tentative, relaxation, s);
   return s;
 }
 
 void resmooth(const SetupKernels& kernels, Matrix& filtered, Matrix& tentative, double relaxation,
               DeviceSmoothed& smoothed) {
-  multiply_values(kernels, filtered, tentative, *smoothed.P);
+  multiply_values(kernels, filtered, tentative, *smoothed.P, smoothed.bound);
   finish(kernels, filtered, tentative, relaxation, smoothed);
 }
 
