@@ -64,8 +64,7 @@ std::array<std::int32_t, 2> exclusive_scans(const SetupKernels& kernels, const c
   std::size_t slot = 0;
   for (const cl::Buffer* values : {&first, &second}) {
     const ScanTotal total = enqueue_scan(kernels, *values, n);
-    queue.enqueueCopyBuffer(total.sums, both, total.index * sizeof(cl_long), slot++ * sizeof(cl_long),
-                            sizeof(cl_long));
+    queue.enqueueCopyBuffer(total.sums, both, total.index * sizeof(cl_long), slot++ * sizeof(cl_long), sizeof(cl_long));
   }
   cl_long totals[2] = {0, 0};
   queue.enqueueReadBuffer(both, CL_TRUE, 0, sizeof totals, totals);
