@@ -52,8 +52,8 @@ std::string device_setup_refusal(const AmgOptions& options, const Blas& blas) {
   return "";
 }
 
-DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& options, PhaseLog& phases)
-    : kernels_(A.context(), blas.params().amg_setup), options_(options) {
+DeviceHierarchy::DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& options, PhaseLog& phases)
+    : kernels_(A.context(), blas.params().amg_setup, &blas), options_(options) {
   auto start = Clock::now();
   levels_.emplace_back();
   levels_[0].csr =

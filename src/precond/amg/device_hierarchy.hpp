@@ -36,9 +36,10 @@ struct DeviceLevel {
 class DeviceHierarchy {
  public:
   // Builds the hierarchy for A (kept by reference: it must outlive the hierarchy). Phases are timed
-  // into `phases` (each waits for the device). Throws clkr::Error as the host setup does: a diagonal
+  // into `phases` (each waits for the device), every kernel into `blas`'s counters (also the update's;
+  // blas must outlive the hierarchy). Throws clkr::Error as the host setup does: a diagonal
   // entry that is not positive (row and level), no progress (the level), NaN/Inf in a coarse operator.
-  DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& options, PhaseLog& phases);
+  DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& options, PhaseLog& phases);
 
   std::size_t size() const { return levels_.size(); }
   const DeviceLevel& level(std::size_t l) const { return levels_[l]; }

@@ -30,12 +30,9 @@ ScanTotal enqueue_scan(const SetupKernels& kernels, const cl::Buffer& values, st
   set_args(offsets, group_count, sums);
   cl::Kernel chunks = kernels.kernel("scan.cl", "scan_chunks");
   set_args(chunks, static_cast<cl_int>(n), static_cast<cl_int>(chunk), group_count, values, sums);
-  auto& queue = kernels.context().queue();
-  queue.enqueueNDRangeKernel(chunk_sums, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * wg),
-                             cl::NDRange(wg));
-  queue.enqueueNDRangeKernel(offsets, cl::NullRange, cl::NDRange(wg), cl::NDRange(wg));
-  queue.enqueueNDRangeKernel(chunks, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * wg),
-                             cl::NDRange(wg));
+  kernels.launch(chunk_sums, static_cast<std::size_t>(groups) * wg, wg);
+  kernels.launch(offsets, wg, wg);
+  kernels.launch(chunks, static_cast<std::size_t>(groups) * wg, wg);
   return {sums, static_cast<std::size_t>(groups)};
 }
 
