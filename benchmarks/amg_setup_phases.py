@@ -4,9 +4,13 @@ setup_commands), medians of fresh processes: time, launches, waits and the time 
 transfers, allocations and the time spent in them, and what is left (the host's own work, launch
 overheads, releases). Prints one table per matrix, then the totals.
 
-    usage: benchmarks/amg_setup_phases.py [--clkr build/clkr] [--reps 3] [--extra "--amg-setup device"] MATRIX...
+    usage: benchmarks/amg_setup_phases.py [--clkr build/clkr] [--reps 3] [--extra "--amg-setup device"]
+                                          [--csv FILE] MATRIX...
+
+--csv writes one row per matrix and phase (the medians above), the phase "total" last.
 """
 import argparse
+import csv
 import json
 import shlex
 import statistics
@@ -31,8 +35,10 @@ def main():
     parser.add_argument("--clkr", default="build/clkr")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--extra", default="--amg-setup device")
+    parser.add_argument("--csv", help="write the medians, one row per matrix and phase")
     parser.add_argument("matrices", nargs="+")
     args = parser.parse_args()
+    rows = []
     for matrix in args.matrices:
         runs = [run(args.clkr, matrix, args.extra) for _ in range(args.reps)]
         phases = list(runs[0]["setup_phases"])
@@ -54,10 +60,18 @@ def main():
                 totals[f] += c[f]
             totals["ms"] += ms
             totals["rest"] += rest
+            rows.append(dict(matrix=matrix, phase=phase, ms=ms, rest_ms=rest, **c))
         t = totals
         print(f"{'total':24s} {t['ms']:8.1f} {t['launches']:7.0f} {t['waits']:6.0f} {t['wait_seconds'] * 1e3:8.1f} "
               f"{t['reads']:6.0f} {t['read_bytes'] / 1e6:8.2f} {t['writes']:6.0f} {t['allocations']:6.0f} "
               f"{t['allocated_bytes'] / 1e6:9.1f} {t['allocation_seconds'] * 1e3:8.1f} {t['rest']:8.1f}", flush=True)
+        setup_ms = statistics.median(r["setup_seconds"] for r in runs) * 1e3
+        rows.append(dict(matrix=matrix, phase="total", ms=setup_ms, rest_ms=t["rest"], **{f: t[f] for f in FIELDS}))
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=["matrix", "phase", "ms", "rest_ms"] + FIELDS)
+            writer.writeheader()
+            writer.writerows(rows)
 
 
 if __name__ == "__main__":
