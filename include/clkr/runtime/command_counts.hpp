@@ -11,11 +11,13 @@
 namespace clkr {
 
 struct CommandCounts {
-  std::uint64_t launches = 0;                 // kernels enqueued
-  std::uint64_t waits = 0;                    // the host waited for the device: blocking reads, writes, maps, finish
-  std::uint64_t reads = 0, read_bytes = 0;    // device -> host transfers (blocking or not)
-  std::uint64_t writes = 0, write_bytes = 0;  // host -> device transfers
-  std::uint64_t fills = 0, copies = 0;        // fills and buffer copies on the device
+  std::uint64_t launches = 0;  // kernels enqueued
+  // The host waited for the device: blocking reads, writes, maps, finish (not the waits on events, by
+  // which the solvers collect their staged scalar reads and the Blas its timings).
+  std::uint64_t waits = 0;
+  std::uint64_t reads = 0, read_bytes = 0;             // device -> host transfers (blocking or not)
+  std::uint64_t writes = 0, write_bytes = 0;           // host -> device transfers
+  std::uint64_t fills = 0, copies = 0;                 // fills and buffer copies on the device
   std::uint64_t allocations = 0, allocated_bytes = 0;  // Context::allocate
   // Host time spent inside the waits and inside the allocations (the driver's calls, timed on the
   // host): what of a phase's time the device's latency and the allocator took, apart from the launches
