@@ -3,7 +3,9 @@
 //   csr_row_facts: where each row's diagonal entry is (-1 when absent), and per work-group the
 //     shortest and longest row, the empty rows and the farthest reach from the diagonal, max |i - j|
 //     (a row's first and last column, as they are sorted): partial[4 g .. 4 g + 3];
-//   csr_length_histogram: counts[w] = rows of exactly w entries (zeroed before), for the HYB width.
+//   csr_length_histogram: counts[first + w] = rows of exactly w entries, for w < last, and
+//     counts[first + last] the rows of `last` or more (zeroed before), for the HYB width: a fixed size,
+//     read back with the partials, which come first in the same buffer.
 #ifndef WG
 #define WG 256
 #endif
@@ -53,7 +55,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void csr_row_facts(
   }
 }
 
-__kernel void csr_length_histogram(const int rows, __global const int* offsets, __global int* counts) {
+__kernel void csr_length_histogram(const int rows, const int last, __global const int* offsets,
+                                   __global int* counts, const int first) {
   const int row = (int)get_global_id(0);
-  if (row < rows) atomic_inc(&counts[offsets[row + 1] - offsets[row]]);
+  if (row < rows) atomic_inc(&counts[first + min(offsets[row + 1] - offsets[row], last)]);
 }

@@ -1,4 +1,4 @@
-// `clkr bench <suite>`: dispatches to the benchmark suites (cg, blas1, spmv, solve, rhs).
+// `clkr bench <suite>`: dispatches to the benchmark suites (cg, blas1, spmv, solve, rhs, commands).
 #include <iostream>
 
 #include "bench_commands.hpp"
@@ -21,6 +21,8 @@ const Suite suites[] = {
      bench_solve_command},
     {"rhs", "K right-hand sides with CG: batched solve_many vs the column loop vs K separate solves",
      bench_rhs_command},
+    {"commands", "what a launch, a wait, a pageable transfer and an allocation cost (the AMG setup's model)",
+     bench_command_costs_command},
 };
 
 void print_suites(std::ostream& out) {
@@ -41,7 +43,7 @@ int bench_command(const Args& args) {
   for (const Suite& s : suites) {
     if (args[0] == s.name) return s.run(Args(args.begin() + 1, args.end()));
   }
-  throw UsageError("unknown benchmark suite '" + args[0] + "' (expected cg, blas1, spmv, solve or rhs)");
+  throw UsageError("unknown benchmark suite '" + args[0] + "' (expected cg, blas1, spmv, solve, rhs or commands)");
 }
 
 }  // namespace clkr::app

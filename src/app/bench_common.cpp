@@ -24,7 +24,7 @@ CopyBandwidth measure_copy_bandwidth(Context& context) {
   return translate_cl_errors("measure_copy_bandwidth", [&] {
     cl::Buffer source = context.allocate(bytes, "copy bandwidth source");
     cl::Buffer target = context.allocate(bytes, "copy bandwidth target");
-    cl::CommandQueue& queue = context.queue();
+    auto& queue = context.queue();
     // Written once so the source pages exist (a never-touched buffer can be cheaper to read).
     queue.enqueueFillBuffer(source, cl_uchar{1}, 0, bytes);
     std::vector<double> rates;

@@ -158,6 +158,8 @@ SolveSample run_clkr(Context& context, const std::shared_ptr<Context>& shared, M
     s.note = r.message;
   } else if (const PhaseTimes& phases = kept ? M->update_phases() : M->setup_phases(); !phases.empty()) {
     s.note = (kept ? "update: " : "setup: ") + phases_text(phases);  // where the setup time went
+    if (const auto* amg = dynamic_cast<const Amg*>(M))
+      s.note += "; device commands: " + commands_text(kept ? amg->update_commands() : amg->setup_commands());
   }
   return s;
 }

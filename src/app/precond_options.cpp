@@ -133,6 +133,42 @@ std::string phases_text(const PhaseTimes& phases) {
   return text;
 }
 
+std::string commands_text(const PhaseCommands& phases) {
+  CommandCounts c;
+  for (const auto& [phase, counts] : phases) c += counts;
+  return std::to_string(c.launches) + " launches, " + std::to_string(c.waits) + " waits (" +
+         seconds_text(static_cast<double>(c.wait_nanoseconds) * 1e-9) + "), " + std::to_string(c.reads) + " reads (" +
+         bytes_text(static_cast<double>(c.read_bytes)) + "), " + std::to_string(c.writes) + " writes (" +
+         bytes_text(static_cast<double>(c.write_bytes)) + "), " + std::to_string(c.allocations) + " allocations (" +
+         bytes_text(static_cast<double>(c.allocated_bytes)) + ", " +
+         seconds_text(static_cast<double>(c.allocation_nanoseconds) * 1e-9) + ")";
+}
+
+namespace {
+
+void write_commands_json(JsonWriter& json, const char* key, const PhaseCommands& phases) {
+  json.key(key).begin_object();
+  for (const auto& [phase, c] : phases) {
+    json.key(phase).begin_object();
+    json.member("launches", c.launches)
+        .member("waits", c.waits)
+        .member("reads", c.reads)
+        .member("read_bytes", c.read_bytes)
+        .member("writes", c.writes)
+        .member("write_bytes", c.write_bytes)
+        .member("fills", c.fills)
+        .member("copies", c.copies)
+        .member("allocations", c.allocations)
+        .member("allocated_bytes", c.allocated_bytes)
+        .member("wait_seconds", static_cast<double>(c.wait_nanoseconds) * 1e-9)
+        .member("allocation_seconds", static_cast<double>(c.allocation_nanoseconds) * 1e-9);
+    json.end_object();
+  }
+  json.end_object();
+}
+
+}  // namespace
+
 void print_precond(std::ostream& out, const Preconditioner& M) {
   out << "precond     " << M.description() << "\n"
       << "setup       " << seconds_text(M.setup_seconds());
@@ -143,6 +179,7 @@ void print_precond(std::ostream& out, const Preconditioner& M) {
   out << "built on    the " << amg->setup_location();
   if (!amg->setup_note().empty()) out << " (" << amg->setup_note() << ")";
   out << "\n";
+  out << "commands    " << commands_text(amg->setup_commands()) << " in the setup\n";
   char line[160];
   std::snprintf(line, sizeof line, "levels      %5s %12s %14s %12s %10s  %s\n", "level", "rows", "nnz", "P nnz",
                 "lambda_max", "format");
@@ -171,6 +208,7 @@ void write_precond_json(JsonWriter& json, const Preconditioner& M) {
   if (const auto* amg = dynamic_cast<const Amg*>(&M)) {
     json.member("operator_complexity", amg->operator_complexity()).member("grid_complexity", amg->grid_complexity());
     json.member("setup_on", amg->setup_location()).member("setup_note", amg->setup_note());
+    write_commands_json(json, "setup_commands", amg->setup_commands());
     json.key("levels").begin_array();
     for (const AmgLevelInfo& level : amg->levels()) {
       json.begin_object()

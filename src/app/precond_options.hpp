@@ -29,6 +29,8 @@ bool has_precond_options(const ParsedArgs& opts);
 void print_precond(std::ostream& out, const Preconditioner& M);
 // "strength of connection 416 ms, aggregation 185 ms, ...": a setup's or update's phases in one line.
 std::string phases_text(const PhaseTimes& phases);
+// The commands of all phases together: "412 launches, 96 waits, 57 reads (1.2 MB), ...".
+std::string commands_text(const PhaseCommands& phases);
 // "preconditioner": {kind, description, precision, setup_seconds, setup_phases, applications,
 // levels, operator_complexity, grid_complexity}, as a member of the current object.
 void write_precond_json(JsonWriter& json, const Preconditioner& M);

@@ -380,7 +380,10 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   if (!x0.empty()) x.assign(x0);
   blas.reset_counters();
   if (inner) inner->reset_counters();
-  if (M) M->blas().reset_counters();
+  if (M) {
+    run.precond_setup_kernels = M->blas().counters();
+    M->blas().reset_counters();
+  }
   run.setup_seconds = setup_clock.seconds();
   if (report) print_preamble(out, run);
 

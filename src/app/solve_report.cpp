@@ -1,6 +1,7 @@
 // The text report and the JSON object of `clkr solve`.
 #include "solve_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -11,18 +12,41 @@
 namespace clkr::app {
 namespace {
 
-void write_kernels(JsonWriter& json, const Blas& blas, const char* role) {
-  for (const auto& [name, c] : blas.counters()) {
+void write_kernels(JsonWriter& json, const std::map<std::string, OpCounters>& counters, Precision precision,
+                   const char* role) {
+  for (const auto& [name, c] : counters) {
     json.begin_object()
         .member("name", name)
         .member("blas", role)
-        .member("precision", to_string(blas.precision()))
+        .member("precision", to_string(precision))
         .member("calls", static_cast<std::uint64_t>(c.calls))
         .member("seconds", c.seconds)
         .member("gflops", c.gflops())
         .member("gbytes_per_second", c.gbytes_per_second())
         .end_object();
   }
+}
+
+void write_kernels(JsonWriter& json, const Blas& blas, const char* role) {
+  write_kernels(json, blas.counters(), blas.precision(), role);
+}
+
+// The kernels of a preconditioner's setup by device time, longest first: calls, seconds, share.
+void print_setup_kernels(std::ostream& out, const std::map<std::string, OpCounters>& counters) {
+  std::vector<std::pair<std::string, OpCounters>> rows(counters.begin(), counters.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+  double total = 0;
+  for (const auto& [name, c] : rows) total += c.seconds;
+  char line[160];
+  std::snprintf(line, sizeof line, "%-28s %8s %12s %8s\n", "kernel", "calls", "seconds", "share");
+  out << line;
+  for (const auto& [name, c] : rows) {
+    std::snprintf(line, sizeof line, "%-28s %8llu %12.6f %7.1f%%\n", name.c_str(),
+                  static_cast<unsigned long long>(c.calls), c.seconds, total > 0 ? 100 * c.seconds / total : 0.0);
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "%-28s %8s %12.6f\n", "total", "", total);
+  out << line;
 }
 
 }  // namespace
@@ -84,7 +108,10 @@ void print_json(std::ostream& out, const SolveRun& run) {
   j.key("kernels").begin_array();
   write_kernels(j, *run.blas, run.refinement() ? "outer" : "solver");
   if (run.inner) write_kernels(j, *run.inner, "inner");
-  if (run.precond) write_kernels(j, run.precond->blas(), "preconditioner");
+  if (run.precond) {
+    write_kernels(j, run.precond->blas(), "preconditioner");
+    write_kernels(j, run.precond_setup_kernels, run.precond->precision(), "preconditioner setup");
+  }
   j.end_array();
   if (run.verification) {
     const Verification& v = *run.verification;
@@ -169,6 +196,10 @@ void print_result(std::ostream& out, const SolveRun& run, const ParsedArgs& opts
     out << "\nkernels (preconditioner, " << to_string(run.precond->precision()) << ", " << run.precond->applications()
         << " applications):\n";
     run.precond->blas().report(out);
+    if (!run.precond_setup_kernels.empty()) {
+      out << "\nkernels (preconditioner setup and one warm-up application, device time):\n";
+      print_setup_kernels(out, run.precond_setup_kernels);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -49,6 +50,9 @@ struct SolveRun {
   const Blas* blas = nullptr;               // the solver's (IR: the outer) BLAS
   const Blas* inner = nullptr;              // IR only
   const Preconditioner* precond = nullptr;  // --precond other than none (--solver pcg: jacobi)
+  // The preconditioner's kernels before the solve (its counters are reset for the solve's table): the
+  // setup's (an AMG built on the device records every setup kernel) and the warm-up's application.
+  std::map<std::string, OpCounters> precond_setup_kernels;
 
   bool refinement() const { return solver == SolverKind::Ir; }
   bool reliable() const { return refinement() && resolved_refinement(options) == RefinementScheme::ReliableUpdate; }

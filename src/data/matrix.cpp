@@ -165,11 +165,42 @@ struct Matrix::Impl {
   std::map<Format, DeviceFormat> formats;    // the current format and those kept by convert()
   std::unique_ptr<HostCsrMatrix> host_copy;  // made by host_csr(), or at construction without fp64
   // The diagonal, and where each row's diagonal entry sits among the CSR entries (-1: none), found at
-  // construction: preconditioners ask for the diagonal, and reading a device format back for it would
-  // cost a transfer and a conversion of the whole matrix.
+  // construction from host arrays: preconditioners ask for the diagonal, and reading a device format
+  // back for it would cost a transfer and a conversion of the whole matrix. A matrix made on the device
+  // (from_device_csr) finds both there, and only when asked (an AMG setup makes a dozen matrices a
+  // level, of which a few are ever asked): its stats beyond the sizes wait in `facts_pending`, its
+  // diagonal, like that of values written on the device, in `diagonal_pending`.
   std::vector<double> diagonal;
-  std::vector<std::int32_t> diagonal_entry;  // empty for a matrix made on the device until update_values
-  cl::Buffer diagonal_entry_device;          // made by values_written_on_device, or from_device_csr
+  std::vector<std::int32_t> diagonal_entry;  // empty for a matrix made on the device
+  cl::Buffer diagonal_entry_device;          // made from diagonal_entry, or by the device's facts
+  bool facts_pending = false, diagonal_pending = false;
+
+  // The stats (and diagonal_entry_device) of a matrix made on the device, found there on first use.
+  void ensure_facts() {
+    if (!facts_pending) return;
+    const DeviceFormat& d = formats.at(Format::Csr);
+    detail::DeviceCsrFacts facts =
+        detail::device_csr_facts(*context, rows, cols, stats.nnz, d.csr.row_offsets, d.csr.col_indices);
+    stats = std::move(facts.stats);
+    diagonal_entry_device = std::move(facts.diagonal_entry);
+    facts_pending = false;
+  }
+
+  // The diagonal, gathered on the device when values were made or written there since it was last asked.
+  const std::vector<double>& current_diagonal() {
+    if (!diagonal_pending) return diagonal;
+    if (!diagonal_entry_device()) {
+      if (facts_pending) {
+        ensure_facts();
+      } else {
+        diagonal_entry_device = upload_array<std::int32_t>(diagonal_entry, "matrix diagonal index");
+      }
+    }
+    diagonal =
+        detail::device_diagonal(*context, rows, cols, formats.at(Format::Csr).csr_values.dbl, diagonal_entry_device);
+    diagonal_pending = false;
+    return diagonal;
+  }
 
   void find_diagonal(const CsrView& A) {
     detail::assign_large(diagonal, static_cast<std::size_t>(A.rows), 0.0);
@@ -531,25 +562,26 @@ void Matrix::init(std::shared_ptr<Context> context, const CsrView& A, Format for
 
 Matrix::Matrix() : impl_(std::make_unique<Impl>()) {}
 
-Matrix Matrix::from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
+Matrix Matrix::from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols, std::int64_t nnz,
                                cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
                                MatrixOptions options) {
   if (!context) throw Error("clkr::Matrix needs a Context (got a null shared_ptr)");
   if (!context->info().fp64)
     throw Error("Matrix::from_device_csr needs fp64, which device " + context->info().name + " does not have");
-  if (rows < 0 || cols < 0)
-    throw Error("Matrix::from_device_csr: " + std::to_string(rows) + " x " + std::to_string(cols) + " is no size");
+  if (rows < 0 || cols < 0 || nnz < 0)
+    throw Error("Matrix::from_device_csr: " + std::to_string(rows) + " x " + std::to_string(cols) + " with nnz " +
+                std::to_string(nnz) + " is no size");
   Matrix matrix;
   Impl& m = *matrix.impl_;
   m.context = std::move(context);
   m.options = options;
   m.rows = rows;
   m.cols = cols;
+  m.stats.rows = rows;
+  m.stats.cols = cols;
+  m.stats.nnz = nnz;
+  m.facts_pending = m.diagonal_pending = true;
   translate_cl_errors("Matrix::from_device_csr", [&] {
-    detail::DeviceCsrFacts facts = detail::device_csr_facts(*m.context, rows, cols, row_offsets, col_indices, values);
-    m.stats = std::move(facts.stats);
-    m.diagonal = std::move(facts.diagonal);
-    m.diagonal_entry_device = std::move(facts.diagonal_entry);
     DeviceFormat d;
     d.shape.format = Format::Csr;
     d.shape.has_csr = true;
@@ -575,7 +607,11 @@ std::int32_t Matrix::cols() const { return checked(impl_).cols; }
 std::int64_t Matrix::nnz() const { return checked(impl_).stats.nnz; }
 bool Matrix::symmetric() const { return checked(impl_).symmetric; }
 Format Matrix::format() const { return checked(impl_).format; }
-const MatrixStats& Matrix::stats() const { return checked(impl_).stats; }
+const MatrixStats& Matrix::stats() const {
+  Impl& m = checked(impl_);
+  translate_cl_errors("Matrix::stats", [&] { m.ensure_facts(); });
+  return m.stats;
+}
 const std::shared_ptr<Context>& Matrix::context() const { return checked(impl_).context; }
 
 void Matrix::convert(Format format) { convert(format, checked(impl_).options.keep_previous_format); }
@@ -585,8 +621,14 @@ void Matrix::convert(Format format, bool keep_previous) {
   if (format == m.format) return;
   translate_cl_errors("Matrix::convert", [&] {
     if (m.formats.count(format)) return;  // kept by an earlier convert()
-    DeviceFormat d = m.host_copy ? m.upload(*m.host_copy, format) : m.upload(m.read_back(m.format), format);
-    m.formats.emplace(format, std::move(d));
+    m.ensure_facts();                     // the new format's shape needs the row lengths
+    const HostCsrMatrix read = m.host_copy ? HostCsrMatrix() : m.read_back(m.format);
+    const HostCsrMatrix& host = m.host_copy ? *m.host_copy : read;
+    // A matrix made on the device finds its diagonal in the copy read back: past CSR, the device's
+    // gather has no CSR values to gather from.
+    if (m.diagonal_entry.empty() || m.diagonal_pending) m.find_diagonal(host);
+    m.diagonal_pending = false;
+    m.formats.emplace(format, m.upload(host, format));
   });
   if (!keep_previous) m.formats.erase(m.format);
   m.format = format;
@@ -603,7 +645,10 @@ const HostCsrMatrix& Matrix::host_csr() const {
   return *m.host_copy;
 }
 
-std::vector<double> Matrix::diagonal() const { return checked(impl_).diagonal; }
+std::vector<double> Matrix::diagonal() const {
+  Impl& m = checked(impl_);
+  return translate_cl_errors("Matrix::diagonal", [&] { return m.current_diagonal(); });
+}
 
 void Matrix::update_values(const std::vector<double>& values) {
   Impl& m = checked(impl_);
@@ -645,12 +690,14 @@ void Matrix::update_values(const std::vector<double>& values) {
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) m.host_copy->values = values;
-    if (m.diagonal_entry.size() != m.diagonal.size()) {  // a matrix made on the device: fetched on first use
-      m.diagonal_entry.resize(m.diagonal.size());
-      detail::read_buffer(*m.context, m.diagonal_entry_device, m.diagonal_entry.data(), m.diagonal_entry.size());
+    if (m.diagonal_entry.empty() && m.rows > 0) {  // made on the device: gathered there when asked for
+      m.diagonal_pending = true;
+      return;
     }
+    m.diagonal.resize(m.diagonal_entry.size());
     for (std::size_t i = 0; i < m.diagonal.size(); ++i)
-      if (m.diagonal_entry[i] >= 0) m.diagonal[i] = values[static_cast<std::size_t>(m.diagonal_entry[i])];
+      m.diagonal[i] = m.diagonal_entry[i] >= 0 ? values[static_cast<std::size_t>(m.diagonal_entry[i])] : 0.0;
+    m.diagonal_pending = false;
   });
 }
 
@@ -667,14 +714,7 @@ void Matrix::values_written_on_device() {
     } else if (v.head()) {
       detail::device_narrow(context, v.dbl, v.head, v.count);
     }
-    const std::size_t n = m.diagonal.size();
-    if (!m.diagonal_entry_device())
-      m.diagonal_entry_device = m.upload_array<std::int32_t>(m.diagonal_entry, "matrix diagonal index");
-    cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
-    // Rows past the last column have no diagonal entry: only the square part is gathered.
-    const std::size_t square = std::min(n, static_cast<std::size_t>(m.cols));
-    detail::device_gather(context, v.dbl, m.diagonal_entry_device, gathered, square);
-    detail::read_buffer(context, gathered, m.diagonal.data(), square);
+    m.diagonal_pending = true;  // gathered when asked for
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
     if (m.host_copy) detail::read_buffer(context, v.dbl, m.host_copy->values.data(), v.count);

@@ -279,7 +279,7 @@ Vector Vector::clone(const std::string& name) const {
           if (p != Precision::Double) c.host_head = self.host_head;
           if (p == Precision::QuasiDouble) c.host_tail = self.host_tail;
         } else if (self.n > 0) {
-          cl::CommandQueue& queue = self.context->queue();
+          auto& queue = self.context->queue();
           if (p == Precision::Double) queue.enqueueCopyBuffer(self.device_double, c.device_double, 0, 0, self.n * 8);
           if (p != Precision::Double) queue.enqueueCopyBuffer(self.device_head, c.device_head, 0, 0, self.n * 4);
           if (p == Precision::QuasiDouble) queue.enqueueCopyBuffer(self.device_tail, c.device_tail, 0, 0, self.n * 4);

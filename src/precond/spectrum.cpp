@@ -1,13 +1,15 @@
-// Spectrum bounds of D^-1 A: CG-Lanczos Ritz values on the device (or host backend), Gershgorin on the
-// host, and the tridiagonal eigenvalue bisection.
+// Spectrum bounds of D^-1 A: CG-Lanczos Ritz values on the device (scalars kept there until the run
+// ends) or the host backend, Gershgorin, and the tridiagonal eigenvalue bisection.
 #include "spectrum.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
 #include "../runtime/format_number.hpp"
+#include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 #include "diagonal_scan.hpp"
 #include "lanczos_start.hpp"
@@ -63,6 +65,110 @@ double gershgorin_bound(const HostCsrMatrix& A) { return scan_diagonal(A, nullpt
 
 double gershgorin_bound(Matrix& A) { return scan_diagonal(A, nullptr, Location::Device).gershgorin; }
 
+namespace {
+
+// The scalars of `steps` steps of Jacobi-preconditioned CG on A y = r0 from y = 0, r0 = `r` on entry:
+// rz_0, pq_0, rz_1, pq_1, ..., rz_steps (rz_j = r_j' D^-1 r_j, pq_j = p_j' A p_j). Each step is
+// q = A p, alpha = rz / pq, r -= alpha q, z = D^-1 r, beta = rz_next / rz, p = z + beta p. Every step
+// runs, also past a breakdown (its scalars are then meaningless, and the caller stops reading them
+// there). r, z, p, q: the run's vectors (r holds the start vector).
+class CgScalars {
+ public:
+  CgScalars(Blas& blas, Matrix& A, Vector& dinv, Vector& r, Vector& z, Vector& p, Vector& q)
+      : blas_(blas), A_(A), dinv_(dinv), r_(r), z_(z), p_(p), q_(q), kernels_(blas) {}
+
+  std::vector<double> run(int steps) {
+    kernels_.scale_by_diagonal(1.0, dinv_, r_, z_);  // z = D^-1 r
+    blas_.copy(z_, p_);
+    return blas_.location() == Location::Device ? on_device(steps) : on_host(steps);
+  }
+
+ private:
+  // The host backend: the scalars are at hand after every dot.
+  std::vector<double> on_host(int steps) {
+    std::vector<double> scalars{blas_.dot(r_, z_)};
+    for (int j = 0; j < steps; ++j) {
+      blas_.spmv(1.0, A_, p_, 0.0, q_);
+      const double rz = scalars.back(), pq = blas_.dot(p_, q_);
+      blas_.axpy(-(rz / pq), q_, r_);
+      kernels_.scale_by_diagonal(1.0, dinv_, r_, z_);
+      const double rz_next = blas_.dot(r_, z_);
+      blas_.aypx(rz_next / rz, z_, p_);
+      scalars.push_back(pq);
+      scalars.push_back(rz_next);
+    }
+    return scalars;
+  }
+
+  // On the device the dots' results stay there: kernels/precond/lanczos.cl's updates read them, and
+  // each is copied into one buffer that is read once, after the last step (one wait for the run,
+  // instead of two a step).
+  std::vector<double> on_device(int steps) {
+    const Precision precision = blas_.precision();
+    const std::size_t element = bytes_per_element(precision);
+    const std::size_t count = 2 * static_cast<std::size_t>(steps) + 1;
+    Context& context = *blas_.context();
+    cl::Buffer history = context.allocate(count * element, "lanczos scalars");
+    std::size_t stored = 0;
+    auto keep = [&](const DeviceScalar& s) {
+      context.queue().enqueueCopyBuffer(s.buffer(), history, 0, stored++ * element, element);
+    };
+    DeviceScalar rz = blas_.dot_async(r_, z_);
+    keep(rz);
+    const std::size_t n = r_.size();
+    const double e = static_cast<double>(element) * static_cast<double>(n);
+    cl::Kernel& update_r = blas_.elementwise_kernel("precond/lanczos.cl", "lanczos_update_r");
+    cl::Kernel& update_p = blas_.elementwise_kernel("precond/lanczos.cl", "lanczos_update_p");
+    for (int j = 0; j < steps; ++j) {
+      blas_.spmv(1.0, A_, p_, 0.0, q_);
+      const DeviceScalar pq = blas_.dot_async(p_, q_);
+      keep(pq);
+      KernelArgs(update_r, precision)
+          .value(cl_ulong{0})
+          .value(cl_ulong{0})
+          .value(rz.buffer())
+          .value(pq.buffer())
+          .vector(q_.device(precision, Access::Read))
+          .vector(r_.device(precision, Access::ReadWrite))
+          .vector(dinv_.device(precision, Access::Read))
+          .vector(z_.device(precision, Access::Write));
+      blas_.launch_elementwise("lanczos_update_r", update_r, n, 3.0 * static_cast<double>(n), 5.0 * e);
+      DeviceScalar rz_next = blas_.dot_async(r_, z_);
+      keep(rz_next);
+      KernelArgs(update_p, precision)
+          .value(cl_ulong{0})
+          .value(cl_ulong{0})
+          .value(rz_next.buffer())
+          .value(rz.buffer())
+          .vector(z_.device(precision, Access::Read))
+          .vector(p_.device(precision, Access::ReadWrite));
+      blas_.launch_elementwise("lanczos_update_p", update_p, n, 2.0 * static_cast<double>(n), 3.0 * e);
+      rz = std::move(rz_next);
+    }
+    std::vector<unsigned char> bytes(count * element);
+    context.queue().enqueueReadBuffer(history, CL_TRUE, 0, bytes.size(), bytes.data());
+    std::vector<double> scalars(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      const unsigned char* at = bytes.data() + k * element;
+      if (precision == Precision::Double) {
+        std::memcpy(&scalars[k], at, sizeof(double));
+      } else {  // a float, or a (head, tail) float pair
+        float part[2] = {0.0f, 0.0f};
+        std::memcpy(part, at, element);
+        scalars[k] = static_cast<double>(part[0]) + static_cast<double>(part[1]);
+      }
+    }
+    return scalars;
+  }
+
+  Blas& blas_;
+  Matrix& A_;
+  Vector &dinv_, &r_, &z_, &p_, &q_;
+  RelaxationKernels kernels_;
+};
+
+}  // namespace
+
 SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,
                                    const char* who) {
   const std::size_t n = static_cast<std::size_t>(A.rows());
@@ -71,34 +177,26 @@ SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int step
   const auto& context = A.context();
   Vector r = lanczos_start_vector(blas, context, n, seed);
   Vector z(context, n, "lanczos.z"), p(context, n, "lanczos.p"), q(context, n, "lanczos.q");
-  RelaxationKernels kernels(blas);
+  const std::vector<double> s =
+      translate_cl_errors("the spectrum estimate", [&] { return CgScalars(blas, A, dinv, r, z, p, q).run(steps); });
   auto check = [&](const char* name, double value, int step) {
     if (value > 0 && std::isfinite(value)) return;
     throw Error(std::string(who) + ": the spectrum estimate met " + name + " = " + format_number(value) +
                 " at Lanczos step " + std::to_string(step) + ": the matrix (or its diagonal) is not positive definite");
   };
-
-  kernels.scale_by_diagonal(1.0, dinv, r, z);  // z = D^-1 r
-  blas.copy(z, p);
-  double rz = blas.dot(r, z);
-  check("r'D^-1 r", rz, 0);
-  const double rz_start = rz;
+  // The CG coefficients, step by step, until the first step that breaks down.
+  const double rz_start = s[0];
+  check("r'D^-1 r", rz_start, 0);
   std::vector<double> alpha, beta;
   for (int j = 0; j < steps; ++j) {
-    blas.spmv(1.0, A, p, 0.0, q);
-    const double pq = blas.dot(p, q);
+    const double rz = s[2 * j], pq = s[2 * j + 1], rz_next = s[2 * j + 2];
     check("p'Ap", pq, j);
     alpha.push_back(rz / pq);
-    blas.axpy(-alpha.back(), q, r);
-    kernels.scale_by_diagonal(1.0, dinv, r, z);
-    const double rz_next = blas.dot(r, z);
     // r'D^-1 r below zero by more than rounding of a vanishing residual: D is not positive definite.
     if (!std::isfinite(rz_next) || rz_next < -1e-28 * rz_start) check("r'D^-1 r", rz_next, j + 1);
     // The Krylov space is exhausted (n <= steps, or an invariant subspace): T is complete.
     if (rz_next <= 1e-28 * rz_start) break;
     beta.push_back(rz_next / rz);
-    rz = rz_next;
-    blas.aypx(beta.back(), z, p);  // p = z + beta p
   }
   const std::size_t k = alpha.size();
   std::vector<double> diagonal(k), off(k > 0 ? k - 1 : 0);

@@ -22,8 +22,9 @@ struct SpectrumEstimate {
 
 // The extreme Ritz values of D^-1 A after `steps` Lanczos steps, taken from the coefficients of as many
 // steps of Jacobi-preconditioned CG on A y = v from y = 0 with a seeded random v (the CG-Lanczos
-// relation: T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}, T_j,j+1 = sqrt(beta_j)/alpha_j). Runs on `blas`
-// (two scalar round trips a step); `dinv` holds 1 / diag(A). Throws clkr::Error naming `who` when a
+// relation: T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}, T_j,j+1 = sqrt(beta_j)/alpha_j). Runs on `blas`:
+// on the device with the scalars kept there and read once when the run ends (kernels/precond/lanczos.cl),
+// one wait for the run; `dinv` holds 1 / diag(A). Throws clkr::Error naming `who` when a
 // curvature p'Ap or r'D^-1 r is not positive and finite (A or D is not SPD).
 SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed, const char* who);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <regex>
@@ -208,7 +209,7 @@ Context::Context(const cl::Platform& platform, const cl::Device& device, DeviceI
       memory_(std::make_shared<detail::DeviceMemoryTracker>()) {
   try {
     context_ = cl::Context(device_);
-    queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
+    queue_ = CountedQueue(cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE), &commands_);
   } catch (const cl::Error& e) {
     throw Error("creating a context on " + info_.summary() + ": " + e.what() + " " + cl_error_name(e.err()), e.err());
   }
@@ -249,6 +250,7 @@ cl::Buffer Context::allocate(std::size_t bytes, const std::string& what, cl_mem_
                     mib(memory_->live_bytes.load()) + " in use, the limit set for this context is " + mib(cap) + ")",
                 CL_MEM_OBJECT_ALLOCATION_FAILURE);
   cl::Buffer buffer;
+  const auto start = std::chrono::steady_clock::now();
   try {
     buffer = cl::Buffer(context_, flags, size);
   } catch (const cl::Error& e) {
@@ -258,6 +260,12 @@ cl::Buffer Context::allocate(std::size_t bytes, const std::string& what, cl_mem_
   }
   // The driver calls buffer_released when it frees the memory (after the last handle and the last
   // queued command using it are gone), which no cl::Buffer destructor can know.
+  commands_.allocations.fetch_add(1, std::memory_order_relaxed);
+  commands_.allocated_bytes.fetch_add(size, std::memory_order_relaxed);
+  commands_.allocation_nanoseconds.fetch_add(
+      static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()),
+      std::memory_order_relaxed);
   auto record = std::make_unique<TrackedBuffer>(TrackedBuffer{memory_, size});
   memory_->add(size);
   if (clSetMemObjectDestructorCallback(buffer(), buffer_released, record.get()) == CL_SUCCESS) {

@@ -1,7 +1,7 @@
 // Matrix::from_device_csr: a CSR matrix made from arrays already on the device (as the AMG setup makes
 // its products) is the matrix those arrays hold: read back, statistics, diagonal (missing entries,
 // rectangular shapes, 0 and 1 rows, a row longer than a work-group), SpMV, new values written on the
-// device, conversion to another format.
+// device, conversion to another format; and it reads nothing back until its stats or diagonal are asked for.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -52,7 +52,7 @@ cl::Buffer upload(const std::vector<T>& v) {
 }
 
 Matrix from_device(const HostCsrMatrix& A, MatrixOptions options = {}) {
-  return Matrix::from_device_csr(context(), A.rows, A.cols, upload(A.row_offsets), upload(A.col_indices),
+  return Matrix::from_device_csr(context(), A.rows, A.cols, A.nnz(), upload(A.row_offsets), upload(A.col_indices),
                                  upload(A.values), options);
 }
 
@@ -81,6 +81,40 @@ TEST(MatrixFromDevice, IsTheMatrixItsArraysHold) {
     EXPECT_EQ(s.mean_row_length, t.mean_row_length) << what;
     EXPECT_TRUE(s.bytes_per_format.empty());
   }
+}
+
+// Made from device arrays, a matrix reads nothing back until asked: its stats cost one wait (the
+// facts and the row-length histogram in one buffer), its diagonal one more, each once, and new values
+// written on the device only mark the diagonal to be gathered again when next asked for.
+TEST(MatrixFromDevice, ReadsNothingBackUntilAsked) {
+  CLKR_SKIP_UNLESS_AVAILABLE(context(), Precision::Double);
+  const HostCsrMatrix host = sample(2000, 2000, 9);
+  const Matrix uploaded(context(), host);
+  const cl::Buffer offsets = upload(host.row_offsets), cols = upload(host.col_indices), values = upload(host.values);
+  auto since = [start = context()->command_counts()]() mutable {
+    const CommandCounts now = context()->command_counts(), delta = now - start;
+    start = now;
+    return delta;
+  };
+  Matrix A = Matrix::from_device_csr(context(), host.rows, host.cols, host.nnz(), offsets, cols, values);
+  const CommandCounts made = since();
+  EXPECT_EQ(made.launches, 0u);
+  EXPECT_EQ(made.waits, 0u);
+  EXPECT_EQ(made.reads, 0u);
+  EXPECT_EQ(made.allocations, 0u);
+  EXPECT_EQ(A.nnz(), host.nnz());
+  EXPECT_EQ(A.stats().max_row_length, uploaded.stats().max_row_length);
+  EXPECT_EQ(A.stats().hyb_ell_width, uploaded.stats().hyb_ell_width);
+  EXPECT_EQ(since().waits, 1u);
+  EXPECT_EQ(A.diagonal(), uploaded.diagonal());
+  const CommandCounts diagonal = since();
+  EXPECT_EQ(diagonal.waits, 1u);
+  EXPECT_EQ(diagonal.read_bytes, 2000u * sizeof(double));
+  EXPECT_EQ(A.diagonal(), uploaded.diagonal());
+  A.values_written_on_device();
+  EXPECT_EQ(since().reads, 0u);
+  EXPECT_EQ(A.diagonal(), uploaded.diagonal());
+  EXPECT_EQ(since().waits, 1u);
 }
 
 TEST(MatrixFromDevice, MultipliesTakesNewValuesAndConverts) {

@@ -120,7 +120,7 @@ Contents read_copy(Vector& v, const Copy& c) {
     return out;
   }
   const auto b = v.device(c.precision, Access::Read);
-  cl::CommandQueue& queue = context()->queue();
+  auto& queue = context()->queue();
   if (c.precision == Precision::Double) {
     out.d.resize(n);
     if (n) queue.enqueueReadBuffer(b.primary, CL_TRUE, 0, n * 8, out.d.data());
@@ -151,7 +151,7 @@ void write_copy(Vector& v, const Copy& c, const std::vector<double>& d) {
   }
   const auto b = v.device(c.precision, Access::Write);
   if (n == 0) return;
-  cl::CommandQueue& queue = context()->queue();
+  auto& queue = context()->queue();
   if (c.precision == Precision::Double) {
     queue.enqueueWriteBuffer(b.primary, CL_TRUE, 0, n * 8, x.d.data());
   } else {

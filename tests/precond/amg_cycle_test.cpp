@@ -73,7 +73,9 @@ TEST_P(AmgCycle, MatchesTheHostReferenceVCycle) {
   const Amg M(solver, A, options, precision);
   ASSERT_GE(M.levels().size(), 3u) << M.description();
 
-  PhaseTimes phases;
+  PhaseTimes times;
+
+  detail::amg::PhaseLog phases(times);
   const HostHierarchy h(host, options, detail::amg::near_null_space(options, host.rows), phases);
   ASSERT_EQ(h.size(), M.levels().size());
   for (std::size_t l = 0; l < h.size(); ++l) ASSERT_EQ(h.level(l).A->nnz(), M.levels()[l].nnz) << "level " << l;

@@ -96,7 +96,8 @@ TEST_P(AmgUpdateSpectrum, BoundsCoverTheRefreshedSpectrumAfterLargeChanges) {
     A.update_values(changed.values);
     M.update(A);
     // The refreshed operators, from a host hierarchy refreshed the same way (P kept).
-    PhaseTimes phases;
+    PhaseTimes times;
+    detail::amg::PhaseLog phases(times);
     detail::amg::HostHierarchy h(base, options, detail::amg::near_null_space(options, base.rows), phases);
     h.refresh(changed, false, phases);
     ASSERT_EQ(h.size(), M.levels().size());

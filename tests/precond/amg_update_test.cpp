@@ -65,7 +65,9 @@ TEST_P(AmgUpdate, MatchesAHostHierarchyRefreshedTheSameWay) {
   M.update(A);
   EXPECT_FALSE(M.update_phases().empty());
 
-  PhaseTimes phases;
+  PhaseTimes times;
+
+  detail::amg::PhaseLog phases(times);
   HostHierarchy h(host, options, detail::amg::near_null_space(options, host.rows), phases);
   h.refresh(changed, prolongators, phases);
   const std::vector<double> r = test::random_values(host.rows, 5);

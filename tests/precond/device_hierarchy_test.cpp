@@ -255,14 +255,15 @@ void expect_levels_match_the_host(const amg::DeviceHierarchy& h, const HostCsrMa
 void expect_setup_matches_the_host(const HostCsrMatrix& host, Format format, const AmgOptions& options) {
   Matrix A(test::amg_context(), host, format);
   Blas blas(test::amg_context(), Location::Device, Precision::Double);
-  PhaseTimes phases;
+  PhaseTimes times;
+  detail::amg::PhaseLog phases(times);
   const amg::DeviceHierarchy h(blas, A, options, phases);
   expect_levels_match_the_host(h, host, options, true, std::to_string(host.rows) + " rows, " + to_string(format));
   const std::vector<std::string> expected = {"strength of connection", "aggregation", "tentative prolongator",
                                              "prolongator smoothing",  "transpose",   "galerkin product",
                                              "coarse inverse"};
   for (const std::string& name : expected)
-    EXPECT_NE(std::find_if(phases.begin(), phases.end(), [&](const auto& p) { return p.first == name; }), phases.end())
+    EXPECT_NE(std::find_if(times.begin(), times.end(), [&](const auto& p) { return p.first == name; }), times.end())
         << name;
 }
 
@@ -292,7 +293,8 @@ TEST(DeviceHierarchy, TheUpdateRecomputesEveryLevelFromTheNewValues) {
   for (Format format : {Format::Csr, Format::Ell}) {
     Matrix A(test::amg_context(), host, format);
     Blas blas(test::amg_context(), Location::Device, Precision::Double);
-    PhaseTimes phases;
+    PhaseTimes times;
+    detail::amg::PhaseLog phases(times);
     amg::DeviceHierarchy h(blas, A, options, phases);
     amg::VCycle cycle(blas, A, h, options, phases);
     A.update_values(changed.values);
@@ -309,7 +311,8 @@ TEST(DeviceHierarchy, TheSameHierarchyOnEveryRun) {
   Blas blas(test::amg_context(), Location::Device, Precision::Double);
   AmgOptions options;
   options.coarse_size = 30;
-  PhaseTimes phases;
+  PhaseTimes times;
+  detail::amg::PhaseLog phases(times);
   const amg::DeviceHierarchy first(blas, A, options, phases), second(blas, A, options, phases);
   ASSERT_EQ(first.size(), second.size());
   for (std::size_t l = 1; l < first.size(); ++l) {

@@ -1,10 +1,12 @@
 // The device prefix sum (scan.cl) against a host prefix sum, at sizes around work-group and chunk
-// boundaries, in every launch shape, and its refusal of totals past 2^31 - 1.
+// boundaries, in every launch shape, alone, in pairs read with one wait and without a read, and its
+// refusal of totals past 2^31 - 1.
 #include "precond/amg/device_scan.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
+#include <tuple>
 
 #include "../precision_support.hpp"
 #include "clkr/runtime/error.hpp"
@@ -32,6 +34,37 @@ TEST(DeviceScan, MatchesTheHostPrefixSum) {
         if (i < n) sum += counts[i];
       }
       EXPECT_EQ(total, sum) << shape.name << ", n " << n;
+    }
+  }
+}
+
+// Two scans whose totals come back in one read, and a scan whose total is not read: the same offsets,
+// and one wait for the two, none for the third.
+TEST(DeviceScan, PairsReadTogetherAndKnownTotalsNotAtAll) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
+  const auto kernels = test::setup_kernels(test::setup_shapes()[0]);
+  for (std::int32_t n : {0, 1, 1000, 70001}) {
+    std::vector<cl_int> a(static_cast<std::size_t>(n) + 1, 0), b = a;
+    for (std::int32_t i = 0; i < n; ++i) {
+      a[i] = i % 5;
+      b[i] = (i * 7) % 3;
+    }
+    const cl::Buffer da = test::device_array(a), db = test::device_array(b), dc = test::device_array(a);
+    const CommandCounts before = test::amg_context()->command_counts();
+    const auto totals = detail::amg::exclusive_scans(kernels, da, db, n, "a", "b");
+    EXPECT_EQ((test::amg_context()->command_counts() - before).waits, 1u) << n;
+    const CommandCounts known = test::amg_context()->command_counts();
+    detail::amg::exclusive_scan_of_known_total(kernels, dc, n);
+    EXPECT_EQ((test::amg_context()->command_counts() - known).waits, 0u) << n;
+    for (const auto& [counts, device, total] :
+         {std::tuple{a, da, totals[0]}, std::tuple{b, db, totals[1]}, std::tuple{a, dc, std::int32_t{-1}}}) {
+      const std::vector<cl_int> offsets = test::read_array<cl_int>(device, counts.size());
+      std::int64_t sum = 0;
+      for (std::int32_t i = 0; i <= n; ++i) {
+        ASSERT_EQ(offsets[i], sum) << "n " << n << ", i " << i;
+        if (i < n) sum += counts[i];
+      }
+      if (total >= 0) EXPECT_EQ(total, sum) << n;
     }
   }
 }

@@ -125,4 +125,37 @@ TEST(Context, SeveralContextsCoexist) {
   b->kernel("runtime/probe.cl", "probe");
 }
 
+// Every command through Context::queue() is counted by kind, and only in the counts of its own Context.
+TEST(Context, CountsItsCommands) {
+  auto ctx = clkr::Context::create("pocl");
+  auto other = clkr::Context::create("pocl");
+  const clkr::CommandCounts before = ctx->command_counts();
+  cl::Buffer buffer = ctx->allocate(64, "counted");
+  cl::Buffer copy = ctx->allocate(64, "counted copy");
+  cl::Kernel probe = ctx->kernel("runtime/probe.cl", "probe");
+  probe.setArg(0, buffer);
+  auto& queue = ctx->queue();
+  queue.enqueueNDRangeKernel(probe, cl::NullRange, cl::NDRange(1), cl::NullRange);
+  queue.enqueueFillBuffer(buffer, cl_int{7}, 0, 64);
+  queue.enqueueCopyBuffer(buffer, copy, 0, 0, 64);
+  int host[16] = {};
+  queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, 16, host);
+  queue.enqueueReadBuffer(copy, CL_TRUE, 0, 64, host);
+  ctx->finish();
+  const clkr::CommandCounts c = ctx->command_counts() - before;
+  EXPECT_EQ(c.launches, 1u);
+  EXPECT_EQ(c.fills, 1u);
+  EXPECT_EQ(c.copies, 1u);
+  EXPECT_EQ(c.writes, 1u);
+  EXPECT_EQ(c.write_bytes, 16u);
+  EXPECT_EQ(c.reads, 1u);
+  EXPECT_EQ(c.read_bytes, 64u);
+  EXPECT_EQ(c.waits, 2u);  // the blocking read and finish(); the write did not block
+  EXPECT_EQ(c.allocations, 2u);
+  EXPECT_EQ(c.allocated_bytes, 128u);
+  EXPECT_EQ(host[0], 7);
+  EXPECT_EQ(other->command_counts().launches, 0u);
+  EXPECT_EQ(other->command_counts().allocations, 0u);
+}
+
 }  // namespace

@@ -96,12 +96,14 @@ class Matrix {
   ~Matrix();
 
   // A CSR matrix whose arrays a device computation made (the AMG setup's products), taken as they are:
-  // `row_offsets` (rows + 1), `col_indices` (ascending within each row, no repeats) and double
-  // `values`. Nothing is uploaded, and only a few counts and the diagonal are read back: stats() (its
-  // bytes_per_format left empty) are reduced on the device (kernels/data/csr_row_facts.cl). Needs fp64.
-  // The caller vouches for the arrays: they are not validated as a host matrix is.
+  // `row_offsets` (rows + 1, the last one `nnz`, which the caller knows from the prefix sum that made
+  // them), `col_indices` (ascending within each row, no repeats) and double `values`. Nothing is
+  // uploaded or read back here: stats() (its bytes_per_format left empty) are reduced on the device
+  // (kernels/data/csr_row_facts.cl) the first time they are asked for (an SpMV asks), and so is
+  // diagonal() (one read of it). Needs fp64. The caller vouches for the arrays: they are not validated
+  // as a host matrix is.
   static Matrix from_device_csr(std::shared_ptr<Context> context, std::int32_t rows, std::int32_t cols,
-                                cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
+                                std::int64_t nnz, cl::Buffer row_offsets, cl::Buffer col_indices, cl::Buffer values,
                                 MatrixOptions options = {});
 
   std::int32_t rows() const;
@@ -122,7 +124,9 @@ class Matrix {
   // backend computes with it; Matrix keeps it only when asked).
   const HostCsrMatrix& host_csr() const;
   // The diagonal (zeros where absent), for the preconditioners: kept on the host since construction
-  // (and refreshed by update_values), so asking costs no transfer.
+  // from host arrays (and refreshed by update_values), so asking costs no transfer; where the values
+  // were made or written on the device (from_device_csr, values_written_on_device), gathered there and
+  // read back on the first ask after.
   std::vector<double> diagonal() const;
 
   // New values on the same sparsity pattern (the next time step of a simulation): `values` in the order
@@ -138,7 +142,7 @@ class Matrix {
   // For code that computes new values on the device (a preconditioner's numeric refresh): after it
   // wrote the double values of a CSR matrix in place (csr_values(Precision::Double)), brings the rest
   // up to date as update_values does: the single and quasi-double copies, the diagonal (gathered on the
-  // device), the kept host copy (read back). Throws clkr::Error for another format or without fp64.
+  // device when next asked for), the kept host copy (read back). Throws clkr::Error for another format or without fp64.
   void values_written_on_device();
 
   // ---- low-level access, for SpMV kernels ----------------------------------------------------------

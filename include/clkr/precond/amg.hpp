@@ -129,6 +129,11 @@ class Amg : public Preconditioner {
   std::string setup_location() const;
   // Why the host built it although setup_on asked for the device (empty otherwise).
   const std::string& setup_note() const;
+  // What the setup and the latest update() asked of the device, phase by phase (the phases of
+  // setup_phases() and update_phases()): the launches, waits and transfers that cost a GPU more than
+  // the bytes its kernels move.
+  const PhaseCommands& setup_commands() const;
+  const PhaseCommands& update_commands() const;
 
  protected:
   void apply_checked(Vector& r, Vector& z) override;

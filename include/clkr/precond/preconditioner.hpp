@@ -23,6 +23,9 @@ PrecondKind parse_precond(const std::string& text);
 
 // Where the time of a setup (or an update) went, phase by phase, in the order the phases ran.
 using PhaseTimes = std::vector<std::pair<std::string, double>>;
+// What the device was asked to do in each phase (launches, waits for it, transfers, allocations:
+// Context::command_counts), in the same order and with the same names.
+using PhaseCommands = std::vector<std::pair<std::string, CommandCounts>>;
 
 class Preconditioner {
  public:

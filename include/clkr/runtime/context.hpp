@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "clkr/runtime/command_counts.hpp"
 #include "clkr/runtime/device_info.hpp"
 #include "clkr/runtime/opencl.hpp"
 #include "clkr/runtime/program_cache.hpp"
@@ -55,8 +56,9 @@ class Context {
   const DeviceInfo& info() const { return info_; }
   const cl::Device& device() const { return device_; }
   const cl::Context& cl_context() const { return context_; }
-  // The queue every command goes through (which is where fail_commands_after strikes).
-  cl::CommandQueue& queue() {
+  // The queue every command goes through (which is where fail_commands_after strikes, and where
+  // command_counts() counts).
+  CountedQueue& queue() {
     if (commands_until_fault_.load(std::memory_order_relaxed) != 0) count_down_to_fault();
     return queue_;
   }
@@ -75,6 +77,10 @@ class Context {
 
   // Blocks until every command queued so far has finished (a shared context: every thread's commands).
   void finish();
+
+  // Every command this Context's queue took since it was made, and its allocations: the difference
+  // of two readings is what the work in between asked of the device (a shared context: every thread's).
+  CommandCounts command_counts() const { return commands_.snapshot(); }
 
   ProgramCache& program_cache() { return *programs_; }
   // Safe to call from any thread at any time.
@@ -106,7 +112,8 @@ class Context {
   cl::Platform platform_;
   cl::Device device_;
   cl::Context context_;
-  cl::CommandQueue queue_;
+  detail::CommandCounters commands_;
+  CountedQueue queue_;
   std::unique_ptr<ProgramCache> programs_;
   // Shared with the release callback of every buffer, which the driver may run after this Context is gone.
   std::shared_ptr<detail::DeviceMemoryTracker> memory_;

@@ -83,6 +83,7 @@ struct Amg::Impl {
   std::unique_ptr<detail::amg::HostHierarchy> host;  // one of these two builds the hierarchy
   std::unique_ptr<detail::amg::DeviceHierarchy> device;
   std::string setup_note;
+  PhaseCommands setup_commands, update_commands;
   std::unique_ptr<detail::amg::VCycle> cycle;
   std::vector<AmgLevelInfo> levels;
   double operator_complexity = 0, grid_complexity = 0;
@@ -93,17 +94,17 @@ struct Amg::Impl {
   // setup aggregates one unknown per node. On a GPU with setup_on Auto the detection runs, and a block
   // size above 1 sends the setup to the host (bcsstk17: 248 PCG iterations with blocks of 6, 564
   // without; docs/preconditioners.md).
-  void resolve_block_size(const Matrix& A, const Blas& blas, PhaseTimes& phases) {
+  void resolve_block_size(const Matrix& A, const Blas& blas, detail::amg::PhaseLog& phases) {
     if (options.block_size != 0) return;
     options.block_size = 1;
     if (options.setup_on == AmgOptions::SetupOn::Device && detail::amg::device_setup_refusal(options, blas).empty())
       return;
     auto start = detail::amg::Clock::now();
     const HostCsrMatrix& host = A.host_csr();
-    detail::amg::add_phase(phases, "matrix to the host", start);
+    phases.add("matrix to the host", start);
     start = detail::amg::Clock::now();
     options.block_size = detail::amg::detect_block_size(host);
-    detail::amg::add_phase(phases, "block size", start);
+    phases.add("block size", start);
   }
 
   // Whether the device builds the hierarchy (setup_on, and what the device setup can take); sets
@@ -135,7 +136,8 @@ Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precis
   check_options(options, A.rows());
   impl_->options = std::move(options);
   const auto start = std::chrono::steady_clock::now();
-  PhaseTimes phases;
+  PhaseTimes times;
+  detail::amg::PhaseLog phases(times, &impl_->setup_commands, context().get());
   impl_->resolve_block_size(A, blas(), phases);
   if (impl_->build_on_device(blas())) {
     impl_->device = std::make_unique<detail::amg::DeviceHierarchy>(blas(), A, impl_->options, phases);
@@ -143,13 +145,13 @@ Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precis
   } else {
     const auto read = detail::amg::Clock::now();
     const HostCsrMatrix& host = A.host_csr();  // kept by A: read back once
-    detail::amg::add_phase(phases, "matrix to the host", read);
+    phases.add("matrix to the host", read);
     impl_->host = std::make_unique<detail::amg::HostHierarchy>(
         host, impl_->options, detail::amg::near_null_space(impl_->options, A.rows()), phases);
     impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->host, impl_->options, phases);
   }
   impl_->describe();
-  set_setup_time(seconds_since(start), std::move(phases));
+  set_setup_time(seconds_since(start), std::move(times));
 }
 
 Amg::~Amg() = default;
@@ -169,14 +171,18 @@ double Amg::operator_complexity() const { return impl_->operator_complexity; }
 double Amg::grid_complexity() const { return impl_->grid_complexity; }
 std::string Amg::setup_location() const { return impl_->device ? "device" : "host"; }
 const std::string& Amg::setup_note() const { return impl_->setup_note; }
+const PhaseCommands& Amg::setup_commands() const { return impl_->setup_commands; }
+const PhaseCommands& Amg::update_commands() const { return impl_->update_commands; }
 
 void Amg::apply_checked(Vector& r, Vector& z) { impl_->cycle->apply(r, z); }
 
 // The update step: a device-built hierarchy, and a host-built one on a device with fp64 with the
 // prolongators kept (A not in SELL), recompute every coarse operator there; otherwise the host hierarchy
 // is refreshed from A's host values and uploaded.
-void Amg::update_values(Matrix& A, PhaseTimes& phases) {
+void Amg::update_values(Matrix& A, PhaseTimes& times) {
   const AmgOptions& o = impl_->options;
+  impl_->update_commands.clear();
+  detail::amg::PhaseLog phases(times, &impl_->update_commands, context().get());
   if (impl_->device) {  // no host copy of the hierarchy to refresh: always on the device, by its kernels
     detail::amg::DeviceHierarchy& device = *impl_->device;
     impl_->cycle->refresh_on_device(A, nullptr, phases, [&](std::size_t l, Matrix& A_l) {
@@ -195,9 +201,9 @@ void Amg::update_values(Matrix& A, PhaseTimes& phases) {
   if (on_device) {
     impl_->cycle->refresh_on_device(A, impl_->host.get(), phases);
   } else {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = detail::amg::Clock::now();
     const HostCsrMatrix& host = A.host_csr();
-    phases.emplace_back("matrix to the host", seconds_since(start));
+    phases.add("matrix to the host", start);
     impl_->host->refresh(host, impl_->options.update_prolongator, phases);
     impl_->cycle->refresh(A, *impl_->host, impl_->options.update_prolongator, phases);
   }

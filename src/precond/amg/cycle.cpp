@@ -14,7 +14,7 @@
 
 namespace clkr::detail::amg {
 
-VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& options, PhaseTimes& phases)
+VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& options, PhaseLog& phases)
     : blas_(blas), options_(options) {
   const auto& context = A.context();
   MatrixOptions matrix_options;
@@ -40,11 +40,11 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
     make_vectors(l);
   }
   inverse_ = std::make_unique<Matrix>(context, h.coarsest_inverse().inverse, Format::Csr, matrix_options);
-  add_phase(phases, "upload", start);
+  phases.add("upload", start);
   make_smoothers(&h, phases);
 }
 
-VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions& options, PhaseTimes& phases)
+VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions& options, PhaseLog& phases)
     : blas_(blas), options_(options) {
   const auto start = Clock::now();
   levels_.resize(h.size());
@@ -63,7 +63,7 @@ VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions
     make_vectors(l);
   }
   inverse_ = std::make_unique<Matrix>(A.context(), h.coarsest_inverse().inverse, Format::Csr);
-  add_phase(phases, "upload", start);
+  phases.add("upload", start);
   make_smoothers(nullptr, phases);
 }
 
@@ -79,11 +79,11 @@ void VCycle::make_vectors(std::size_t l) {
   if (l + 1 < levels_.size()) level.r = std::make_unique<Vector>(context, rows, name + " r");
 }
 
-void VCycle::make_smoothers(const HostHierarchy* h, PhaseTimes& phases) {
+void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
   const auto start = Clock::now();
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
     levels_[l].relaxation = make_relaxation(levels_[l], refresh_diagonal(l, h ? h->level(l).A : nullptr), l);
-  add_phase(phases, "smoother setup", start);
+  phases.add("smoother setup", start);
 }
 
 VCycle::~VCycle() = default;
@@ -97,7 +97,7 @@ std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, double gershgo
                                                options_.chebyshev_lower_ratio, policy);
 }
 
-void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, PhaseTimes& phases) {
+void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, PhaseLog& phases) {
   auto start = Clock::now();
   for (std::size_t l = 0; l < h.size(); ++l) {
     const HostLevel& host = h.level(l);
@@ -110,14 +110,14 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, Phase
     }
   }
   inverse_->update_values(h.coarsest_inverse().inverse.values);
-  add_phase(phases, "upload", start);
+  phases.add("upload", start);
   start = Clock::now();
   for (std::size_t l = 0; l + 1 < h.size(); ++l)
     levels_[l].relaxation->refresh(*levels_[l].A, refresh_diagonal(l, h.level(l).A));
-  add_phase(phases, "smoother setup", start);
+  phases.add("smoother setup", start);
 }
 
-void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseTimes& phases,
+void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phases,
                                const std::function<void(std::size_t l, Matrix& A_l)>& next_level) {
   levels_[0].A = &A;
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
@@ -132,7 +132,7 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseTimes& ph
     multiply_on_device(*level.A, *level.P, *level.AP, blas_.params().galerkin);
     multiply_on_device(*level.R, *level.AP, *next.owned, blas_.params().galerkin);
     next.owned->values_written_on_device();
-    add_phase(phases, "galerkin product", start);
+    phases.add("galerkin product", start);
   }
   auto start = Clock::now();
   const HostCsrMatrix coarsest = levels_.back().A->to_host();
@@ -141,11 +141,11 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseTimes& ph
       throw Error("amg: the coarse operator of level " + std::to_string(levels_.size() - 1) + " holds " +
                   format_number(v) + " after the update");
   inverse_->update_values(dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1).inverse.values);
-  add_phase(phases, "coarse inverse", start);
+  phases.add("coarse inverse", start);
   start = Clock::now();
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
     levels_[l].relaxation->refresh(*levels_[l].A, refresh_diagonal(l, nullptr));
-  add_phase(phases, "smoother setup", start);
+  phases.add("smoother setup", start);
 }
 
 double VCycle::refresh_diagonal(std::size_t l, const HostCsrMatrix* host) {

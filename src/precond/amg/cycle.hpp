@@ -18,15 +18,15 @@ namespace clkr::detail::amg {
 class VCycle {
  public:
   // Uploads the hierarchy (level 0's operator is A itself) and sets up the smoothers.
-  VCycle(Blas& blas, Matrix& A, const HostHierarchy& hierarchy, const AmgOptions& options, PhaseTimes& phases);
+  VCycle(Blas& blas, Matrix& A, const HostHierarchy& hierarchy, const AmgOptions& options, PhaseLog& phases);
   // Takes the device-built hierarchy's matrices as they are (shared, not copied): only the coarsest
   // inverse is uploaded.
-  VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& hierarchy, const AmgOptions& options, PhaseTimes& phases);
+  VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& hierarchy, const AmgOptions& options, PhaseLog& phases);
   ~VCycle();
 
   // After HostHierarchy::refresh: new values uploaded on the same patterns (P's and R's only when
   // `prolongators` changed too), smoothers refreshed.
-  void refresh(Matrix& A, const HostHierarchy& hierarchy, bool prolongators, PhaseTimes& phases);
+  void refresh(Matrix& A, const HostHierarchy& hierarchy, bool prolongators, PhaseLog& phases);
   // The update step on the device, from A's new values (already there): P and R kept, every coarse
   // operator R A P recomputed by device kernels (galerkin.cl; the A P patterns of a host-built
   // `hierarchy` uploaded on first use), the coarsest inverse from its operator read back, the smoothers
@@ -35,7 +35,7 @@ class VCycle {
   // left as the setup made them. A device-built hierarchy passes `next_level(l, A_l)` instead, which
   // recomputes level l + 1's operator (and what it derives from, P and R if they are re-smoothed) from
   // level l's operator A_l with its new values.
-  void refresh_on_device(Matrix& A, const HostHierarchy* hierarchy, PhaseTimes& phases,
+  void refresh_on_device(Matrix& A, const HostHierarchy* hierarchy, PhaseLog& phases,
                          const std::function<void(std::size_t l, Matrix& A_l)>& next_level = {});
 
   // z = one V-cycle applied to r, from z = 0.
@@ -58,7 +58,7 @@ class VCycle {
   void make_vectors(std::size_t l);
   // The smoothers of every level but the coarsest, with their inverse diagonals and Gershgorin bounds
   // (refresh_diagonal; from a host-built hierarchy's host operators where the scan runs on the host).
-  void make_smoothers(const HostHierarchy* hierarchy, PhaseTimes& phases);
+  void make_smoothers(const HostHierarchy* hierarchy, PhaseLog& phases);
   std::unique_ptr<Relaxation> make_relaxation(Level& level, double gershgorin, std::size_t l);
   // 1 / diag of level l's operator into its inv_diag (on the device where the Blas is and the device
   // has fp64; else on the host, from `host` when given: the level's operator with its current values),

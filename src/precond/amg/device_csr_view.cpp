@@ -49,7 +49,7 @@ std::shared_ptr<Matrix> csr_copy(const SetupKernels& kernels, Matrix& A) {
   cl::Buffer values = kernels.array<cl_double>(static_cast<std::size_t>(nnz), "CSR copy values");
   fill(kernels, A, offsets, cols, values);
   return std::make_shared<Matrix>(
-      Matrix::from_device_csr(kernels.shared_context(), A.rows(), A.cols(), offsets, cols, values));
+      Matrix::from_device_csr(kernels.shared_context(), A.rows(), A.cols(), nnz, offsets, cols, values));
 }
 
 void refresh_csr_copy(const SetupKernels& kernels, Matrix& A, Matrix& copy) {

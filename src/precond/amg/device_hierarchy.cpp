@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "../diagonal_scan.hpp"
 #include "device_csr_view.hpp"
 #include "device_spgemm.hpp"
 #include "phase_times.hpp"
@@ -29,9 +30,9 @@ void check_finite(const SetupKernels& kernels, Matrix& A, std::size_t level) {
 }
 
 // Waits for the device, then adds the phase's time.
-void end_phase(const SetupKernels& kernels, PhaseTimes& phases, const char* name, Clock::time_point start) {
+void end_phase(const SetupKernels& kernels, PhaseLog& phases, const char* name, Clock::time_point start) {
   kernels.context().finish();
-  add_phase(phases, name, start);
+  phases.add(name, start);
 }
 
 }  // namespace
@@ -51,8 +52,8 @@ std::string device_setup_refusal(const AmgOptions& options, const Blas& blas) {
   return "";
 }
 
-DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& options, PhaseTimes& phases)
-    : kernels_(A.context(), blas.params().amg_setup), options_(options) {
+DeviceHierarchy::DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& options, PhaseLog& phases)
+    : kernels_(A.context(), blas.params().amg_setup, &blas), options_(options) {
   auto start = Clock::now();
   levels_.emplace_back();
   levels_[0].csr =
@@ -64,7 +65,10 @@ DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& 
   double eps = options.strength_threshold;
   for (std::size_t l = 0;; ++l) {
     Matrix& Al = *levels_[l].csr;
-    check_diagonal(Al.diagonal(), l);
+    // The host setup's check of the diagonal, by one pass over the operator on the device (its diagonal
+    // comes to the host only to name a bad entry).
+    if (const DiagonalScan scan = scan_diagonal(Al, nullptr, Location::Device); scan.first_bad_row >= 0)
+      throw diagonal_error(l, scan.first_bad_row, scan.bad_value);
     if (Al.rows() <= options.coarse_size || static_cast<int>(l) + 1 >= options.max_levels) break;
 
     start = Clock::now();
@@ -93,8 +97,12 @@ DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& 
     level.R = std::make_shared<Matrix>(transpose(kernels_, *level.smoothed.P));
     end_phase(kernels_, phases, "transpose", start);
     start = Clock::now();
-    level.AP = std::make_shared<Matrix>(multiply(kernels_, Al, *level.smoothed.P));
-    auto coarse = std::make_shared<Matrix>(multiply(kernels_, *level.R, *level.AP));
+    DeviceProduct AP = multiply(kernels_, Al, *level.smoothed.P);
+    level.AP = std::move(AP.C);
+    level.ap_bound = std::move(AP.bound);
+    DeviceProduct RAP = multiply(kernels_, *level.R, *level.AP);
+    level.coarse_bound = std::move(RAP.bound);
+    std::shared_ptr<Matrix> coarse = std::move(RAP.C);
     check_finite(kernels_, *coarse, l + 1);
     end_phase(kernels_, phases, "galerkin product", start);
     DeviceLevel next;
@@ -107,10 +115,10 @@ DeviceHierarchy::DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& 
   start = Clock::now();
   const HostCsrMatrix coarsest = levels_.size() == 1 ? A.host_csr() : levels_.back().A->to_host();
   coarse_ = dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1);
-  add_phase(phases, "coarse inverse", start);
+  phases.add("coarse inverse", start);
 }
 
-void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseTimes& phases) {
+void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseLog& phases) {
   DeviceLevel& level = levels_[l];
   auto start = Clock::now();
   if (l == 0 && A.format() != Format::Csr) {
@@ -128,8 +136,8 @@ void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolonga
     end_phase(kernels_, phases, "transpose", start);
   }
   start = Clock::now();
-  multiply_values(kernels_, csr, *level.smoothed.P, *level.AP);
-  multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A);
+  multiply_values(kernels_, csr, *level.smoothed.P, *level.AP, level.ap_bound);
+  multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A, level.coarse_bound);
   check_finite(kernels_, *levels_[l + 1].A, l + 1);
   end_phase(kernels_, phases, "galerkin product", start);
 }

@@ -16,6 +16,7 @@
 #include "clkr/precond/amg.hpp"
 #include "coarse_solver.hpp"
 #include "device_prolongator.hpp"
+#include "phase_times.hpp"
 
 namespace clkr::detail::amg {
 
@@ -24,7 +25,8 @@ struct DeviceLevel {
   std::shared_ptr<Matrix> csr;  // the operator in CSR for the setup's kernels (level 0: A or its copy)
   // To the next coarser level (absent on the coarsest):
   std::shared_ptr<Matrix> R, AP;
-  DeviceSmoothed smoothed;  // P, with its damping
+  cl::Buffer ap_bound, coarse_bound;  // the products per row of A P and R (A P), for the update
+  DeviceSmoothed smoothed;            // P, with its damping
   // What re-smoothing P needs (the strength graph itself is dropped after the aggregation):
   cl::Buffer keep;                   // the entries of the operator the filtered matrix keeps
   std::shared_ptr<Matrix> filtered;  // A_F
@@ -34,9 +36,10 @@ struct DeviceLevel {
 class DeviceHierarchy {
  public:
   // Builds the hierarchy for A (kept by reference: it must outlive the hierarchy). Phases are timed
-  // into `phases` (each waits for the device). Throws clkr::Error as the host setup does: a diagonal
+  // into `phases` (each waits for the device), every kernel into `blas`'s counters (also the update's;
+  // blas must outlive the hierarchy). Throws clkr::Error as the host setup does: a diagonal
   // entry that is not positive (row and level), no progress (the level), NaN/Inf in a coarse operator.
-  DeviceHierarchy(const Blas& blas, Matrix& A, const AmgOptions& options, PhaseTimes& phases);
+  DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& options, PhaseLog& phases);
 
   std::size_t size() const { return levels_.size(); }
   const DeviceLevel& level(std::size_t l) const { return levels_[l]; }
@@ -46,7 +49,7 @@ class DeviceHierarchy {
   // level l's operator `A` (level 0: the caller's matrix; below: already refreshed) by the setup's
   // product kernels (the same bits as galerkin.cl's); with `prolongators`, first level l's filtered
   // matrix, P and R too.
-  void refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseTimes& phases);
+  void refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseLog& phases);
 
  private:
   SetupKernels kernels_;

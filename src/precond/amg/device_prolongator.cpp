@@ -36,7 +36,7 @@ DeviceTentative device_tentative(const SetupKernels& kernels, const DeviceAggreg
   set_args(fill, static_cast<cl_int>(nodes), aggregates.of_node, B, t.coarse_B, p.offsets, values);
   kernels.per_item(fill, rows);
   t.P = std::make_shared<Matrix>(
-      Matrix::from_device_csr(kernels.shared_context(), p.rows, p.cols, p.offsets, p.columns, values));
+      Matrix::from_device_csr(kernels.shared_context(), p.rows, p.cols, p.nnz, p.offsets, p.columns, values));
   return t;
 }
 
@@ -60,14 +60,16 @@ void finish(const SetupKernels& kernels, Matrix& F, Matrix& T, double relaxation
 
 DeviceSmoothed device_smoothed(const SetupKernels& kernels, Matrix& filtered, Matrix& tentative, double relaxation) {
   DeviceSmoothed s;
-  s.P = std::make_shared<Matrix>(multiply(kernels, filtered, tentative));
+  DeviceProduct product = multiply(kernels, filtered, tentative);
+  s.P = std::move(product.C);
+  s.bound = std::move(product.bound);
   finish(kernels, filtered, tentative, relaxation, s);
   return s;
 }
 
 void resmooth(const SetupKernels& kernels, Matrix& filtered, Matrix& tentative, double relaxation,
               DeviceSmoothed& smoothed) {
-  multiply_values(kernels, filtered, tentative, *smoothed.P);
+  multiply_values(kernels, filtered, tentative, *smoothed.P, smoothed.bound);
   finish(kernels, filtered, tentative, relaxation, smoothed);
 }
 

@@ -1,7 +1,9 @@
 // Exclusive prefix sums of int counts on the device (kernels/precond/scan.cl): the row offsets of every
-// matrix the device AMG setup builds.
+// matrix the device AMG setup builds. Each total the host needs costs a wait for the device; these
+// read one where one is needed, one for two scans, and none where the caller knows the total.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -14,5 +16,14 @@ namespace clkr::detail::amg {
 // passes the 32-bit index range of clkr's matrices.
 std::int32_t exclusive_scan(const SetupKernels& kernels, const cl::Buffer& values, std::int32_t n,
                             const std::string& what);
+
+// Two such scans of n counts each, their totals read back together (one wait).
+std::array<std::int32_t, 2> exclusive_scans(const SetupKernels& kernels, const cl::Buffer& first,
+                                            const cl::Buffer& second, std::int32_t n, const std::string& first_what,
+                                            const std::string& second_what);
+
+// The scan alone, for a caller that knows the total (a transpose has as many entries as its matrix):
+// nothing is read back.
+void exclusive_scan_of_known_total(const SetupKernels& kernels, const cl::Buffer& values, std::int32_t n);
 
 }  // namespace clkr::detail::amg

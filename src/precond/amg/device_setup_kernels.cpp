@@ -1,5 +1,5 @@
 // The launch shape of the device AMG setup: DeviceParams::amg_setup clamped to the device's work-group
-// and local-memory limits, turned into build options and NDRanges.
+// and local-memory limits, turned into build options and NDRanges; the launches timed when asked.
 #include "device_setup_kernels.hpp"
 
 #include <algorithm>
@@ -17,8 +17,8 @@ std::size_t largest_power_of_two_at_most(std::size_t n) {
 
 }  // namespace
 
-SetupKernels::SetupKernels(std::shared_ptr<Context> context, AmgSetupParams params)
-    : context_(std::move(context)), params_(params) {
+SetupKernels::SetupKernels(std::shared_ptr<Context> context, AmgSetupParams params, Blas* timings)
+    : context_(std::move(context)), params_(params), timings_(timings) {
   const DeviceInfo& info = context_->info();
   // The group-wide scans and sorts assume a power-of-two group.
   params_.work_group_size = largest_power_of_two_at_most(
@@ -37,22 +37,35 @@ SetupKernels::SetupKernels(std::shared_ptr<Context> context, AmgSetupParams para
 
 cl::Kernel SetupKernels::kernel(const std::string& file, const std::string& name) const {
   cl::Kernel& kernel = kernels_[file + ":" + name];
-  if (!kernel()) kernel = context_->kernel("precond/" + file, name, options_);
+  if (!kernel()) {
+    kernel = context_->kernel("precond/" + file, name, options_);
+    names_[kernel()] = name;
+  }
   return kernel;
 }
 
 void SetupKernels::per_item(cl::Kernel& kernel, std::size_t n) const {
   if (n == 0) return;
   const std::size_t local = params_.work_group_size;
-  context_->queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange((n + local - 1) / local * local),
-                                         cl::NDRange(local));
+  launch(kernel, (n + local - 1) / local * local, local);
 }
 
 void SetupKernels::per_group(cl::Kernel& kernel, std::size_t rows) const {
   if (rows == 0) return;
   const std::size_t local = params_.work_group_size;
-  context_->queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(std::min(groups_, rows) * local),
-                                         cl::NDRange(local));
+  launch(kernel, std::min(groups_, rows) * local, local);
+}
+
+void SetupKernels::launch(cl::Kernel& kernel, std::size_t global, std::size_t local) const {
+  if (!timings_) {
+    context_->queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local));
+    return;
+  }
+  cl::Event event;
+  context_->queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local), nullptr,
+                                         &event);
+  const auto name = names_.find(kernel());
+  timings_->record(name != names_.end() ? name->second : "amg setup kernel", 0, 0, {event});
 }
 
 }  // namespace clkr::detail::amg

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "clkr/blas/blas.hpp"
 #include "clkr/blas/device_params.hpp"
 #include "clkr/runtime/context.hpp"
 
@@ -24,7 +25,9 @@ void set_args(cl::Kernel& kernel, const Args&... args) {
 
 class SetupKernels {
  public:
-  SetupKernels(std::shared_ptr<Context> context, AmgSetupParams params);
+  // With `timings`, every launch is recorded there under its kernel's name, timed by its profiling
+  // event (Blas::record: the preconditioner's kernel table then shows the setup's kernels).
+  SetupKernels(std::shared_ptr<Context> context, AmgSetupParams params, Blas* timings = nullptr);
 
   Context& context() const { return *context_; }
   const std::shared_ptr<Context>& shared_context() const { return context_; }
@@ -38,6 +41,8 @@ class SetupKernels {
   void per_item(cl::Kernel& kernel, std::size_t n) const;
   // One work-group per row in turn, work-groups striding over `rows` (kernels with a row loop).
   void per_group(cl::Kernel& kernel, std::size_t rows) const;
+  // Any other shape (kernel() made `kernel`).
+  void launch(cl::Kernel& kernel, std::size_t global, std::size_t local) const;
 
   // A device array of n elements of T (at least one, so that an empty array is a valid buffer).
   template <class T>
@@ -62,6 +67,8 @@ class SetupKernels {
   std::string options_;
   std::size_t groups_ = 1;
   mutable std::map<std::string, cl::Kernel> kernels_;
+  mutable std::map<cl_kernel, std::string> names_;  // the kernels' names, for the timings
+  Blas* timings_;
 };
 
 }  // namespace clkr::detail::amg

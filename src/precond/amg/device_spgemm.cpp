@@ -70,22 +70,20 @@ DevicePattern product_pattern(const SetupKernels& kernels, const DevicePattern& 
   return C;
 }
 
-Matrix multiply(const SetupKernels& kernels, Matrix& A, Matrix& B) {
+DeviceProduct multiply(const SetupKernels& kernels, Matrix& A, Matrix& B) {
   if (A.cols() != B.rows())
     throw Error("amg: a device product of a " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
                 " and a " + std::to_string(B.rows()) + " x " + std::to_string(B.cols()) + " matrix");
-  cl::Buffer bound;
-  const DevicePattern C = product_pattern(kernels, pattern_of(A), pattern_of(B), &bound);
+  DeviceProduct product;
+  const DevicePattern C = product_pattern(kernels, pattern_of(A), pattern_of(B), &product.bound);
   cl::Buffer values = kernels.array<cl_double>(static_cast<std::size_t>(C.nnz), "product values");
-  product_values(kernels, A, B, C, bound, values);
-  return Matrix::from_device_csr(kernels.shared_context(), C.rows, C.cols, C.offsets, C.columns, values);
+  product_values(kernels, A, B, C, product.bound, values);
+  product.C = std::make_shared<Matrix>(
+      Matrix::from_device_csr(kernels.shared_context(), C.rows, C.cols, C.nnz, C.offsets, C.columns, values));
+  return product;
 }
 
-void multiply_values(const SetupKernels& kernels, Matrix& A, Matrix& B, Matrix& C) {
-  const auto rows = static_cast<std::size_t>(C.rows());
-  cl::Buffer bound = kernels.array<cl_int>(rows, "product row bounds");
-  cl::Buffer scratch_size = kernels.array<cl_int>(rows, "product hash table sizes");
-  row_bounds(kernels, pattern_of(A), pattern_of(B), bound, scratch_size);
+void multiply_values(const SetupKernels& kernels, Matrix& A, Matrix& B, Matrix& C, const cl::Buffer& bound) {
   product_values(kernels, A, B, pattern_of(C), bound, C.csr_values(Precision::Double).primary);
   C.values_written_on_device();
 }

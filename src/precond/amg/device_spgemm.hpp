@@ -4,6 +4,8 @@
 // recomputes them with, to the bit, with long rows shared by a work-group).
 #pragma once
 
+#include <memory>
+
 #include "clkr/data/matrix.hpp"
 #include "device_transpose.hpp"
 
@@ -14,9 +16,16 @@ namespace clkr::detail::amg {
 DevicePattern product_pattern(const SetupKernels& kernels, const DevicePattern& A, const DevicePattern& B,
                               cl::Buffer* bound = nullptr);
 
+// C = A B, with each row's number of products, by which the numeric kernels split the rows (kept for
+// the update step: it depends on the patterns only).
+struct DeviceProduct {
+  std::shared_ptr<Matrix> C;
+  cl::Buffer bound;
+};
+
 // C = A B, A and B in CSR. Throws clkr::Error when C would pass 2^31 - 1 entries.
-Matrix multiply(const SetupKernels& kernels, Matrix& A, Matrix& B);
-// C's values = A B on C's pattern (as multiply made it): the update step's re-smoothing.
-void multiply_values(const SetupKernels& kernels, Matrix& A, Matrix& B, Matrix& C);
+DeviceProduct multiply(const SetupKernels& kernels, Matrix& A, Matrix& B);
+// C's values = A B on C's pattern (as multiply made it, with its `bound`): the update step.
+void multiply_values(const SetupKernels& kernels, Matrix& A, Matrix& B, Matrix& C, const cl::Buffer& bound);
 
 }  // namespace clkr::detail::amg

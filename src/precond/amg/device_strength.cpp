@@ -1,4 +1,4 @@
-// The launches of strength.cl: roots of the diagonal, marks and counts, two prefix sums, the fill.
+// The launches of strength.cl: roots of the diagonal, marks and counts, two prefix sums (one read), the fill.
 #include "device_strength.hpp"
 
 #include "device_scan.hpp"
@@ -24,8 +24,9 @@ DeviceStrength device_strength(const SetupKernels& kernels, Matrix& A, double ep
   cl::Kernel mark = kernels.kernel("strength.cl", "strength_mark");
   set_args(mark, static_cast<cl_int>(n), eps, offsets, cols, values, root, s.keep, s.graph.offsets, f_offsets);
   kernels.per_item(mark, rows);
-  s.graph.nnz = exclusive_scan(kernels, s.graph.offsets, n, "the strength graph");
-  const std::int32_t kept = exclusive_scan(kernels, f_offsets, n, "the filtered matrix");
+  const auto [graph_nnz, kept] =
+      exclusive_scans(kernels, s.graph.offsets, f_offsets, n, "the strength graph", "the filtered matrix");
+  s.graph.nnz = graph_nnz;
 
   s.graph.columns = kernels.array<cl_int>(static_cast<std::size_t>(s.graph.nnz), "strength graph neighbours");
   s.weights = kernels.array<cl_double>(static_cast<std::size_t>(s.graph.nnz), "strength graph weights");
@@ -36,7 +37,7 @@ DeviceStrength device_strength(const SetupKernels& kernels, Matrix& A, double ep
            s.weights, f_offsets, f_cols, f_values);
   kernels.per_item(fill, rows);
   s.filtered = std::make_shared<Matrix>(
-      Matrix::from_device_csr(kernels.shared_context(), n, A.cols(), f_offsets, f_cols, f_values));
+      Matrix::from_device_csr(kernels.shared_context(), n, A.cols(), kept, f_offsets, f_cols, f_values));
   return s;
 }
 

@@ -25,7 +25,8 @@ DevicePattern transpose_pattern(const SetupKernels& kernels, const DevicePattern
   cl::Kernel count = kernels.kernel("transpose.cl", "transpose_count");
   set_args(count, static_cast<cl_int>(A.nnz), A.columns, t.offsets);
   kernels.per_item(count, static_cast<std::size_t>(A.nnz));
-  t.nnz = exclusive_scan(kernels, t.offsets, A.cols, "a transpose");
+  exclusive_scan_of_known_total(kernels, t.offsets, A.cols);  // as many entries as A
+  t.nnz = A.nnz;
   cl::Buffer cursor = kernels.array<cl_int>(static_cast<std::size_t>(A.cols) + 1, "transpose cursor");
   if (A.cols > 0)
     kernels.context().queue().enqueueCopyBuffer(t.offsets, cursor, 0, 0, (static_cast<std::size_t>(A.cols) + 1) * 4);
@@ -63,7 +64,7 @@ Matrix transpose(const SetupKernels& kernels, Matrix& A) {
   const DevicePattern t = transpose_pattern(kernels, pattern_of(A));
   cl::Buffer values = kernels.array<cl_double>(static_cast<std::size_t>(t.nnz), "transpose values");
   place_values(kernels, A, t, values);
-  return Matrix::from_device_csr(kernels.shared_context(), t.rows, t.cols, t.offsets, t.columns, values);
+  return Matrix::from_device_csr(kernels.shared_context(), t.rows, t.cols, t.nnz, t.offsets, t.columns, values);
 }
 
 void transpose_values(const SetupKernels& kernels, Matrix& A, Matrix& At) {

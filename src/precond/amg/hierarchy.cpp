@@ -70,7 +70,7 @@ void HostHierarchy::check_diagonal(std::size_t l) {
   amg::check_diagonal(levels_[l].diagonal, l);
 }
 
-HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, NullSpace B, PhaseTimes& phases)
+HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, NullSpace B, PhaseLog& phases)
     : options_(options) {
   // Reserved up front: levels point at their own Galerkin operator, which must not move.
   levels_.reserve(static_cast<std::size_t>(options.max_levels));
@@ -85,14 +85,14 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
 
     auto start = Clock::now();
     StrengthGraph S = strength_of_connection(Al, nodes, eps);
-    add_phase(phases, "strength of connection", start);
+    phases.add("strength of connection", start);
     start = Clock::now();
     const Aggregates aggregates =
         static_cast<int>(l) < options.aggressive_levels ? aggregate(distance_two_graph(S)) : aggregate(S);
-    add_phase(phases, "aggregation", start);
+    phases.add("aggregation", start);
     start = Clock::now();
     TentativeProlongator t = tentative_prolongator(nodes, aggregates, B);
-    add_phase(phases, "tentative prolongator", start);
+    phases.add("tentative prolongator", start);
     const std::int32_t coarse_rows = t.P.cols;
     // No progress: too few unknowns leave the level (or none remain) for another level to pay off.
     if (coarse_rows == 0 || coarse_rows > Al.rows * 0.85) {
@@ -105,15 +105,15 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
     start = Clock::now();
     level.smoothed = smooth_prolongator(Al, level.keep, t.P, options.prolongator_relaxation);
     level.tentative = std::move(t.P);
-    add_phase(phases, "prolongator smoothing", start);
+    phases.add("prolongator smoothing", start);
     start = Clock::now();
     level.restriction = transpose(level.smoothed.P);
-    add_phase(phases, "transpose", start);
+    phases.add("transpose", start);
     start = Clock::now();
     HostLevel next;
     next.galerkin = triple_product(level.restriction.matrix, Al, level.smoothed.P);
     check_finite(next.galerkin.RAP, l + 1);
-    add_phase(phases, "galerkin product", start);
+    phases.add("galerkin product", start);
     levels_.push_back(std::move(next));
     levels_.back().A = &levels_.back().galerkin.RAP;
     nodes = std::move(t.coarse_nodes);
@@ -123,10 +123,10 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
   check_coarsest(levels_.size() - 1, levels_.back().A->rows, options.max_levels);
   const auto start = Clock::now();
   coarse_ = dense_inverse(*levels_.back().A, static_cast<int>(levels_.size()) - 1);
-  add_phase(phases, "coarse inverse", start);
+  phases.add("coarse inverse", start);
 }
 
-void HostHierarchy::refresh(const HostCsrMatrix& A, bool prolongators, PhaseTimes& phases) {
+void HostHierarchy::refresh(const HostCsrMatrix& A, bool prolongators, PhaseLog& phases) {
   levels_[0].A = &A;
   for (std::size_t l = 0; l < levels_.size(); ++l) {
     check_diagonal(l);
@@ -135,20 +135,20 @@ void HostHierarchy::refresh(const HostCsrMatrix& A, bool prolongators, PhaseTime
     auto start = Clock::now();
     if (prolongators) {
       smooth_prolongator_values(*level.A, level.keep, level.tentative, options_.prolongator_relaxation, level.smoothed);
-      add_phase(phases, "prolongator smoothing", start);
+      phases.add("prolongator smoothing", start);
       start = Clock::now();
       transpose_values(level.smoothed.P, level.restriction);
-      add_phase(phases, "transpose", start);
+      phases.add("transpose", start);
     }
     start = Clock::now();
     HostLevel& next = levels_[l + 1];
     triple_product_values(level.restriction.matrix, *level.A, level.smoothed.P, next.galerkin);
     check_finite(next.galerkin.RAP, l + 1);
-    add_phase(phases, "galerkin product", start);
+    phases.add("galerkin product", start);
   }
   const auto start = Clock::now();
   coarse_ = dense_inverse(*levels_.back().A, static_cast<int>(levels_.size()) - 1);
-  add_phase(phases, "coarse inverse", start);
+  phases.add("coarse inverse", start);
 }
 
 }  // namespace clkr::detail::amg

@@ -12,6 +12,7 @@
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/precond/amg.hpp"
 #include "coarse_solver.hpp"
+#include "phase_times.hpp"
 #include "smoothed_prolongator.hpp"
 #include "sparse_products.hpp"
 #include "strength.hpp"
@@ -38,11 +39,11 @@ class HostHierarchy {
  public:
   // Builds the hierarchy for A (kept by reference: it must outlive the hierarchy, or be replaced by
   // refresh()). B is the near-null space. Phases are timed into `phases`.
-  HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, NullSpace B, PhaseTimes& phases);
+  HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, NullSpace B, PhaseLog& phases);
 
   // New values of the fine operator, on the same pattern: every level's values recomputed; the
   // smoothed prolongators too when `prolongators` (else P and R are kept, and only R A P recomputed).
-  void refresh(const HostCsrMatrix& A, bool prolongators, PhaseTimes& phases);
+  void refresh(const HostCsrMatrix& A, bool prolongators, PhaseLog& phases);
 
   std::size_t size() const { return levels_.size(); }
   const HostLevel& level(std::size_t l) const { return levels_[l]; }
