@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 13, item 3 on the GPU machine: CG per iteration with A in DIA against CSR, ELL, SELL and what
-# --format auto picks, on poisson3d:192 and poisson3d:128 in double and single; the SpMV alone per
+# --format auto picks, on poisson3d:192, :128 (fused CG) and :64 (persistent) in double and single; the SpMV alone per
 # format; DIA solves (fused and persistent path) checked against the host reference in three
 # precisions; and a short table of milliseconds per iteration against CSR. The target
 # (docs/performance.md, "DIA"): DIA CG on poisson3d:192 in double at least 15% faster than CSR's
@@ -42,8 +42,9 @@ for m in poisson3d:64 poisson3d:128; do
   done
 done | tee "$out/check.txt"
 
+# poisson3d:64 runs csr, dia and auto on the persistent kernel (ell and sell on the fused path).
 step "CG, 200 iterations (tolerance 0), 5 repetitions: csr, ell, sell, dia, auto in double and single"
-$bin bench cg poisson3d:192 poisson3d:128 --formats csr,ell,sell,dia,auto --precisions double,single \
+$bin bench cg poisson3d:192 poisson3d:128 poisson3d:64 --formats csr,ell,sell,dia,auto --precisions double,single \
   --iterations 200 --reps 5 --peers none --csv "$out/cg.csv" --json "$out/cg.json" 2>"$out/cg.err" |
   tee "$out/cg.txt"
 
