@@ -52,10 +52,10 @@ struct DefaultEntry {
 // CPU runtime more than they balance).
 // SELL in slices of 8 rows (a cache line of doubles) sorted within 1024: a work-item walks its rows in
 // turn there, so only the padding (6% on powerlaw:30000) and the locality of x and y matter.
-// DIA in tiles of 128 rows: on PoCL its SpMV of poisson3d:64 took 104/224/4000 us (single/double/
-// qdouble) against CSR's 476/560/6100; a row at a time it was slower than CSR (640/700/6100 us); tiles
-// of 32 and 512 were 5-50% slower than 128 (docs/performance.md, "DIA"). --format auto takes DIA up to
-// a fill of 1.2, as on GPUs: a stored slot cost 1.5-4.5x less than a CSR nonzero there.
+// DIA in tiles of 128 rows: on PoCL its SpMV of poisson3d:64 took 141/261/4359 us (single/double/
+// qdouble) against CSR's 742/801/6548; a row at a time it was slower than CSR (641-739/704-1018/6055-6134
+// us); tiles of 32, 512 and 2048 were 5-70% slower than 128 (docs/performance.md, "DIA"). --format auto
+// takes DIA up to a fill of 1.2, as on GPUs: a stored slot cost 1-5x less than a CSR nonzero there.
 const SpmvParams kCpuSpmv = {
     256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkItem, 8, 1024, 1.2, 128};
 
