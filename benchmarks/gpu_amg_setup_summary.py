@@ -11,7 +11,7 @@ import os
 import sys
 
 # H200, 2026-11-25 (docs/performance.md): setup ms by `clkr solve` in fresh processes, and the
-# prediction for the changes of 2026-11-26 on that card.
+# prediction for the changes of 2026-11-27 on that card.
 BEFORE = {"poisson3d:128": 198, "poisson3d:192": 467, "poisson3d:256": 1024}
 PREDICTED = {"poisson3d:128": 150, "poisson3d:192": 320, "poisson3d:256": 680}
 BEFORE_TTS = {("poisson3d:128", "cg"): 51, ("poisson3d:128", "amg"): 171, ("poisson3d:128", "amg-update"): 96,

@@ -450,7 +450,7 @@ contains
     call report(CLKR_ERROR_INVALID_ARGUMENT, trim(message), stat, errmsg)
   end function
 
-  ! format: csr, csr4, ell, hyb (clkr's formats) or auto (clkr's choice for the device).
+  ! format: csr, csr4, ell, hyb, sell, dia (clkr's formats) or auto (clkr's choice for the device).
   subroutine clkr_matrix_convert(m, format, stat, errmsg)
     type(clkr_matrix), intent(in) :: m
     character(len=*), intent(in) :: format

@@ -79,8 +79,9 @@ clkr_status clkr_matrix_create_coo64(clkr_context ctx, int64_t rows, int64_t col
 clkr_status clkr_matrix_update_values(clkr_matrix m, const double* values, int64_t nnz);
 /* rows, cols and the stored entries (after a COO matrix's duplicates were summed); NULL outputs are skipped. */
 clkr_status clkr_matrix_size(clkr_matrix m, int64_t* rows, int64_t* cols, int64_t* nnz);
-/* The device storage format: "csr", "csr4", "ell", "hyb" (and whatever formats clkr adds), or "auto":
- * the format clkr picks for the matrix on its device (CSR on CPUs; ELL or HYB on GPUs, from the row
+/* The device storage format: "csr", "csr4", "ell", "hyb", "sell", "dia" (and whatever formats clkr
+ * adds), or "auto": the format clkr picks for the matrix on its device (DIA for entries on a few
+ * diagonals where the device gains from it; else CSR on CPUs, ELL or CSR on GPUs, from the row
  * lengths). Converting reads the matrix back and uploads the new layout; solvers made on the matrix
  * keep working (their next solve multiplies in the new format). */
 clkr_status clkr_matrix_convert(clkr_matrix m, const char* format);

@@ -2,8 +2,9 @@
 // scalar (alpha, beta, rho) computed and kept on the device, so the host only reads r'r back to test
 // convergence, without stalling the queue.
 //
-//   step 1  q = A p, and per work-group partial sums of p'q       (cg_spmv_csr_dot, cg_spmv_ell_dot, or
-//                                                                   a plain SpMV then cg_dot_partials)
+//   step 1  q = A p, and per work-group partial sums of p'q       (cg_spmv_csr_dot, cg_spmv_ell_dot,
+//                                                                   cg_sell.cl's, cg_dia.cl's, or a
+//                                                                   plain SpMV then cg_dot_partials)
 //   step 2  alpha = rho / p'q; x += alpha p; r -= alpha q;
 //           per work-group partial sums of r'r                    (cg_update_xr)
 //   step 3  beta = r'r / rho; p = r + beta p; rho <- r'r          (cg_update_p)

@@ -22,14 +22,29 @@
 // the SpMV then takes row blocks of about equal nonzeros in turn (kernels/spmv/csr_balanced.cl: a long
 // row shared by the whole work-group) instead of WG / LANES rows at a time, so one long row no longer
 // holds up its group. A block's rows are not the rows the group owns in the vector updates then, so q
-// and p[row] are read through VEC_LOAD_SHARED as well.
+// and p[row] are read through VEC_LOAD_SHARED as well. -DDIA: the matrix in DIA (spmv/dia.cl, one
+// work-item per row: LANES 1) instead of CSR; the rows are dealt out as for CSR.
 #include "solver/group_reduce.cl"
+// Included here, outside the #if blocks: clkr expands each file once, where it is first included, and
+// both csr_balanced.cl and dia.cl need it.
+#include "spmv/spmv_common.cl"
 #if defined(BALANCED)
 #define BALANCED_X_LOAD VEC_LOAD_SHARED
 #include "spmv/csr_balanced.cl"
 #define LOAD_Q VEC_LOAD_SHARED
 #else
 #define LOAD_Q VEC_LOAD
+#endif
+#if defined(DIA)
+#if defined(BALANCED) || (defined(LANES) && LANES != 1)
+#error "-DDIA runs one work-item per row: no -DBALANCED, LANES 1"
+#endif
+#define DIA_X_LOAD VEC_LOAD_SHARED
+#include "spmv/dia.cl"
+// The matrix arguments: DIA's columns, diagonals, pitch and offsets, or CSR's row offsets and columns.
+#define MATRIX_ARGS const int cols, const int diagonals, const int pitch, __global const int* offsets
+#else
+#define MATRIX_ARGS __global const int *row_offsets, __global const int *cols
 #endif
 
 #ifndef LANES
@@ -80,11 +95,12 @@ inline int owned_row(const int j, const int group, const int groups) {
   return (group + (j / ROWS_PER_BLOCK) * groups) * ROWS_PER_BLOCK + j % ROWS_PER_BLOCK;
 }
 
-// Up to max_iterations CG iterations on a CSR matrix. Scalars `s` (reals): s[0] = rho = r'r on entry
-// and on exit, s[1] = the last p'q, s[2 + i] = r'r after the launch's iteration i. `partials` holds
-// 2 * groups reals (p'q, then r'r). A launch that finds the status not RUNNING does nothing.
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent_csr(
-    const int rows, __global const int* row_offsets, __global const int* cols, CVEC_ARG(val), VEC_ARG(x),
+// Up to max_iterations CG iterations on a CSR matrix (DIA with -DDIA). Scalars `s` (reals): s[0] = rho
+// = r'r on entry and on exit, s[1] = the last p'q, s[2 + i] = r'r after the launch's iteration i.
+// `partials` holds 2 * groups reals (p'q, then r'r). A launch that finds the status not RUNNING does
+// nothing.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
+    const int rows, MATRIX_ARGS, CVEC_ARG(val), VEC_ARG(x),
     VEC_ARG(r), VEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), VEC_ARG(s), volatile __global int* state,
     const int max_iterations, REAL_ARG(stop_rr)
 #if defined(BALANCED)
@@ -117,11 +133,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent_csr(
     for (int block = group; block * ROWS_PER_BLOCK < rows; block += groups) {
       const int row = block * ROWS_PER_BLOCK + lid / LANES;
       real sum = R_ZERO;
+#if defined(DIA)
+      if (row < rows) sum = acc_value(dia_row_sum(row, cols, diagonals, pitch, offsets, VEC_PASS(val), VEC_PASS(p)));
+#else
       if (row < rows) {
         const int end = row_offsets[row + 1];
         for (int k = row_offsets[row] + lane; k < end; k += LANES)
           sum = R_MAD(VEC_LOAD(val, k), VEC_LOAD_SHARED(p, cols[k]), sum);
       }
+#endif
 #if LANES > 1
       scratch[lid] = sum;
       barrier(CLK_LOCAL_MEM_FENCE);

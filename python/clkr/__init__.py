@@ -216,7 +216,8 @@ def solve(A, b, solver="cg", precond="none", precision="double", device=None, to
     2-D (rows, k) for k right-hand sides. solver: cg, pcg (CG with Jacobi), gmres, fgmres, bicgstab;
     precond: none, jacobi, chebyshev, amg; precision: double, single, qdouble, or mixed (iterative
     refinement: double outside, the solver in single inside); device: a clkr.Context, a selector
-    ('gpu', 'cpu', 'nvidia', '0:1') or None for the default; format: csr, csr4, ell, hyb or auto.
+    ('gpu', 'cpu', 'nvidia', '0:1') or None for the default; format: csr, csr4, ell, hyb, sell, dia or
+    auto.
     amg, chebyshev, refinement: dictionaries of those options; settings: any setting by its whole key
     (clkr.setting_keys() lists them). Returns (x, Result) for a 1-D b and (X, [Result]) for a 2-D one;
     a solve that stops unconverged returns normally with its status."""

@@ -10,12 +10,12 @@ import clkr
 from conftest import convection_diffusion2d, poisson3d, random_vector, relative_residual
 
 
-@pytest.mark.parametrize("format", ["csr", "csr4", "ell", "hyb", "auto"])
+@pytest.mark.parametrize("format", ["csr", "csr4", "ell", "hyb", "sell", "dia", "auto"])
 def test_every_format_solves_the_same_system(ctx, format):
     A = poisson3d(8)
     b = random_vector(A.shape[0])
     M = clkr.matrix(A, device=ctx, format=format)
-    assert M.format in ("csr", "csr4", "ell", "hyb")
+    assert M.format in ("csr", "csr4", "ell", "hyb", "sell", "dia")
     if format != "auto":
         assert M.format == format
     x, info = clkr.solve(M, b, precond="jacobi", tol=1e-10, device=ctx)

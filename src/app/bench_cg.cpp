@@ -28,8 +28,8 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 const std::vector<OptionSpec> bench_cg_specs = {
     {"--formats", "LIST",
-     "clkr storage formats to time (default csr,csr4,ell,hyb,sell; csr-balanced and csr-rows: CSR\n"
-     "with the load-balanced kernels always or never)"},
+     "clkr storage formats to time (default csr,csr4,ell,hyb,sell,dia; auto: the format --format auto\n"
+     "picks for plain CG; csr-balanced and csr-rows: CSR with the load-balanced kernels always or never)"},
     {"--precisions", "LIST", "single,qdouble,double (default: every precision the device has)"},
     {"--iterations", "N",
      "CG iterations per solve; the tolerance is 0 so every solver runs exactly N\n"
@@ -448,12 +448,14 @@ int bench_cg_command(const Args& args) {
                                             iterations);
           }));
     }
+    const MatrixStats stats = compute_stats(host);
     for (const BenchFormat& f : formats) {
+      const Format format = f.format_for(stats, device, true);
       for (Precision p : precisions) {
-        Row row = row_of("clkr", f.format, p);
-        row.format = f.name;
-        configs.push_back(configure(row, where + ": clkr " + f.name + " " + to_string(p), progress, [&] {
-          return std::make_unique<ClkrCg>(context, host, b, Location::Device, f.format, p, iterations, cg_path,
+        Row row = row_of("clkr", format, p);
+        row.format = f.label(format);
+        configs.push_back(configure(row, where + ": clkr " + row.format + " " + to_string(p), progress, [&] {
+          return std::make_unique<ClkrCg>(context, host, b, Location::Device, format, p, iterations, cg_path,
                                           f.blas_options(device));
         }));
       }

@@ -87,10 +87,12 @@ std::vector<Precision> parse_precisions_option(const ParsedArgs& opts) {
 
 std::vector<BenchFormat> parse_formats_option(const ParsedArgs& opts) {
   std::vector<BenchFormat> formats;
-  for (const auto& name : opts.list("--formats", {"csr", "csr4", "ell", "hyb", "sell"})) {
+  for (const auto& name : opts.list("--formats", {"csr", "csr4", "ell", "hyb", "sell", "dia"})) {
     BenchFormat f;
     f.name = name;
-    if (name == "csr-balanced" || name == "csr-rows") {
+    if (name == "auto") {
+      f.automatic = true;
+    } else if (name == "csr-balanced" || name == "csr-rows") {
       f.csr_balanced_min_row_ratio = name == "csr-balanced" ? 0 : std::numeric_limits<double>::infinity();
     } else {
       try {
@@ -98,7 +100,7 @@ std::vector<BenchFormat> parse_formats_option(const ParsedArgs& opts) {
         f.name = to_string(f.format);
       } catch (const Error&) {
         throw UsageError("--formats: unknown format '" + name +
-                         "' (expected csr, csr4, ell, hyb, sell, csr-balanced or csr-rows)");
+                         "' (expected csr, csr4, ell, hyb, sell, dia, auto, csr-balanced or csr-rows)");
       }
     }
     formats.push_back(std::move(f));
@@ -116,6 +118,12 @@ BlasOptions BenchFormat::blas_options(const DeviceInfo& device) const {
   }
   return options;
 }
+
+Format BenchFormat::format_for(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg) const {
+  return automatic ? choose_format(stats, device, plain_cg).format : format;
+}
+
+std::string BenchFormat::label(Format chosen) const { return automatic ? "auto:" + to_string(chosen) : name; }
 
 BenchSetup open_bench_setup(const ParsedArgs& opts, std::vector<Precision> precisions, BenchProgress& progress) {
   BenchSetup setup;

@@ -62,11 +62,17 @@ std::vector<Precision> parse_precisions_option(const ParsedArgs& opts);
 struct BenchFormat {
   std::string name;
   Format format = Format::Csr;
+  bool automatic = false;                            // "auto": choose_format's pick for each matrix
   std::optional<double> csr_balanced_min_row_ratio;  // replaces the device's spmv parameter when set
   // How a Blas runs this format on `device`.
   BlasOptions blas_options(const DeviceInfo& device) const;
+  // The format for a matrix with these statistics (plain_cg: timed by CG without a preconditioner).
+  Format format_for(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg) const;
+  // The name its rows carry: "auto:<format>" for "auto".
+  std::string label(Format chosen) const;
 };
-// The --formats option (default csr,csr4,ell,hyb,sell); an unknown name is a UsageError.
+// The --formats option (default csr,csr4,ell,hyb,sell,dia; auto, csr-balanced and csr-rows besides);
+// an unknown name is a UsageError.
 std::vector<BenchFormat> parse_formats_option(const ParsedArgs& opts);
 
 struct BenchSetup {

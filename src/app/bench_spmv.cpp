@@ -15,8 +15,8 @@ namespace {
 
 const std::vector<OptionSpec> bench_spmv_specs = {
     {"--formats", "LIST",
-     "storage formats (default csr,csr4,ell,hyb,sell; csr-balanced and csr-rows: CSR with the\n"
-     "load-balanced kernels always or never)"},
+     "storage formats (default csr,csr4,ell,hyb,sell,dia; auto: the format --format auto picks;\n"
+     "csr-balanced and csr-rows: CSR with the load-balanced kernels always or never)"},
     {"--precisions", "LIST", "single,qdouble,double (default: every precision the device has)"},
     {"--reps", "N", "timed calls per configuration, after two warm-up calls (default 20)"},
     {"--csv", "FILE", "write one CSV row per matrix x format x precision"},
@@ -64,19 +64,22 @@ int bench_spmv_command(const Args& args) {
     } catch (const std::exception& e) {
       load_error = one_line(e.what());
     }
+    const MatrixStats stats = load_error.empty() ? compute_stats(host) : MatrixStats{};
     for (const BenchFormat& f : formats) {
+      const Format format = f.format_for(stats, device, false);
+      const std::string name = f.label(format);
       for (Precision p : precisions) {
-        progress.step("spmv " + spec + " " + f.name + " " + to_string(p));
+        progress.step("spmv " + spec + " " + name + " " + to_string(p));
         csv.add_row();
         csv.set("matrix", display_name(spec));
-        csv.set("format", f.name);
+        csv.set("format", name);
         csv.set("precision", to_string(p));
         csv.set("device", device.name);
         try {
           if (!load_error.empty()) throw Error(load_error);
           csv.set("n", std::to_string(host.rows));
           csv.set("nnz", std::to_string(host.nnz()));
-          Matrix A(context, host, f.format, with_sell_layout({}, device_params(device).spmv));
+          Matrix A(context, host, format, with_sell_layout({}, device_params(device).spmv));
           Blas blas(context, Location::Device, p, f.blas_options(device));
           Vector x(context, random_vector(static_cast<std::size_t>(host.cols), 1), "x");
           Vector y(context, static_cast<std::size_t>(host.rows), "y");
@@ -109,14 +112,14 @@ int bench_spmv_command(const Args& args) {
           csv.set("fraction_of_copy", gbs / copy.gbytes_per_second);
           progress.clear();
           std::snprintf(line, sizeof line, "%-20s %-12s %-8s %12.2f %12.2f %9.3f %9.2f %6.0f%%\n",
-                        display_name(spec).c_str(), f.name.c_str(), to_string(p).c_str(), k.median * 1e6, wall * 1e6,
+                        display_name(spec).c_str(), name.c_str(), to_string(p).c_str(), k.median * 1e6, wall * 1e6,
                         gflops, gbs, 100 * gbs / copy.gbytes_per_second);
           std::cout << line << std::flush;
         } catch (const std::exception& e) {
           csv.set("status", "error");
           csv.set("note", one_line(e.what()));
           progress.clear();
-          std::cout << display_name(spec) << " " << f.name << " " << to_string(p) << ": error: " << one_line(e.what())
+          std::cout << display_name(spec) << " " << name << " " << to_string(p) << ": error: " << one_line(e.what())
                     << "\n";
         }
       }

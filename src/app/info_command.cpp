@@ -1,5 +1,6 @@
 // `clkr info MATRIX`: the statistics that decide how a matrix should be stored and solved (size, row
-// lengths, bandwidth, symmetry, diagonal) and the device bytes of each storage format. Needs no device.
+// lengths, bandwidth, diagonals, symmetry, diagonal) and the device bytes of each storage format. Needs
+// no device.
 // A file declaring far more rows than entries is read as its nonempty rows only, so that its answer
 // costs per entry, not per declared row (a 60-byte file may declare 2e9 rows).
 #include <algorithm>
@@ -65,6 +66,23 @@ DiagonalSummary diagonal_summary(const Loaded& m) {
   return d;
 }
 
+// DIA's diagonals and what storing them whole costs, or that there are too many to count.
+std::string diagonals_text(const MatrixStats& s) {
+  if (s.diagonals < 0)
+    return "more than " + std::to_string(MatrixStats::kDiagonalsCounted) +
+           " (distinct column - row offsets; DIA refused)";
+  const double fill = s.nnz > 0 ? static_cast<double>(s.diagonals) * static_cast<double>(s.rows) / s.nnz : 0;
+  const MatrixOptions limits;
+  std::string text =
+      std::to_string(s.diagonals) + " (distinct column - row offsets; DIA stores " + number_text(fill) + " x nnz";
+  if (s.diagonals > limits.max_dia_diagonals) {
+    text += ", refused: more than " + std::to_string(limits.max_dia_diagonals) + " diagonals";
+  } else if (fill > limits.max_ell_fill_ratio) {
+    text += ", refused: more than " + number_text(limits.max_ell_fill_ratio) + " x nnz";
+  }
+  return text + ")";
+}
+
 std::string symmetry_text(bool declared, bool numeric) {
   if (declared) return "yes (declared by the source)";
   return numeric ? "yes (numerically; stored as general)" : "no";
@@ -117,6 +135,7 @@ int info_command(const Args& args) {
         .member("diagonal_nonpositive", diagonal.nonpositive)
         .member("diagonal_missing", diagonal.missing)
         .member("hyb_ell_width", static_cast<std::int64_t>(s.hyb_ell_width))
+        .member("diagonals", static_cast<std::int64_t>(s.diagonals))
         .member("ell_fill_ratio", ell_fill)
         .member("auto_format_cpu", to_string(on_cpu.format))
         .member("auto_format_gpu", to_string(on_gpu.format))
@@ -147,6 +166,7 @@ int info_command(const Args& args) {
             << "\n"
             << "HYB width     " << s.hyb_ell_width << " (ELL part of HYB; longer rows spill into its CSR part)\n"
             << "ELL fill      " << number_text(ell_fill) << " x nnz (longest row x rows / nnz)\n"
+            << "diagonals     " << diagonals_text(s) << "\n"
             << "auto format   " << on_cpu.reason << "; " << on_gpu.reason << "\n"
             << "device bytes per format (32-bit indices, double values):\n";
   for (const auto& [format, bytes] : s.bytes_per_format) {

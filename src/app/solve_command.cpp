@@ -34,8 +34,9 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
         {"--solver", "NAME", "cg | pcg | gmres | fgmres | bicgstab | ir (default cg; pcg = cg --precond jacobi)"});
   const std::vector<OptionSpec> common = {
       {"--format", "NAME",
-       "csr | csr4 | ell | hyb | sell | auto (default auto: CSR on CPUs; on GPUs ELL when\n"
-       "longest/mean row <= 1.5, else HYB or CSR's load-balanced kernels; docs/cli.md has the rule)"},
+       "csr | csr4 | ell | hyb | sell | dia | auto (default auto: DIA for entries on a few\n"
+       "diagonals where the device gains from it; else CSR on CPUs; on GPUs ELL when longest/mean\n"
+       "row <= 1.5, else CSR (load-balanced kernels for very long rows); docs/cli.md has the rule)"},
       {"--precision", "P",
        "single | qdouble | double | mixed (default double, qdouble without fp64);\n"
        "mixed: iterative refinement, double (or qdouble) outside, single inside"},
@@ -90,7 +91,7 @@ std::optional<Format> parse_format_option(const std::string& name) {
   try {
     return parse_format(name);
   } catch (const Error&) {
-    throw UsageError("--format: unknown format '" + name + "' (expected one of: csr, csr4, ell, hyb, sell, auto)");
+    throw UsageError("--format: unknown format '" + name + "' (expected one of: csr, csr4, ell, hyb, sell, dia, auto)");
   }
 }
 
@@ -182,6 +183,10 @@ Rhs make_rhs(const std::string& spec, const HostCsrMatrix& A, std::uint64_t seed
 void prepare_values(Matrix& A, Precision p) {
   if (A.format() == Format::Sell) {
     A.sell_values(p);
+    return;
+  }
+  if (A.format() == Format::Dia) {
+    A.dia_values(p);
     return;
   }
   if (A.format() != Format::Ell) A.csr_values(p);

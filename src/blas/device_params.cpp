@@ -52,8 +52,12 @@ struct DefaultEntry {
 // CPU runtime more than they balance).
 // SELL in slices of 8 rows (a cache line of doubles) sorted within 1024: a work-item walks its rows in
 // turn there, so only the padding (6% on powerlaw:30000) and the locality of x and y matter.
+// DIA in tiles of 128 rows: on PoCL its SpMV of poisson3d:64 took 141/261/4359 us (single/double/
+// qdouble) against CSR's 742/801/6548; a row at a time it was slower than CSR (641-739/704-1018/6055-6134
+// us); tiles of 32, 512 and 2048 were 5-70% slower than 128 (docs/performance.md, "DIA"). --format auto
+// takes DIA up to a fill of 1.2, as on GPUs: a stored slot cost 1-5x less than a CSR nonzero there.
 const SpmvParams kCpuSpmv = {
-    256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkItem, 8, 1024};
+    256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkItem, 8, 1024, 1.2, 128};
 
 // NVIDIA (clkr tune on an H200, docs/tuning.md): row kernels in work-groups of 64 are 4% faster than
 // 256; the CSR-vector kernel with 4 lanes per row beats the scalar kernel from 16 entries per row on,
@@ -237,6 +241,11 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.spmv.sell_slice_height); }},
       {"spmv.sell_sort_window", [](DeviceParams& p, const std::string& v) { p.spmv.sell_sort_window = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.sell_sort_window); }},
+      {"spmv.dia_auto_max_fill",
+       [](DeviceParams& p, const std::string& v) { p.spmv.dia_auto_max_fill = parse_real(v); },
+       [](const DeviceParams& p) { return text(p.spmv.dia_auto_max_fill); }},
+      {"spmv.dia_tile_rows", [](DeviceParams& p, const std::string& v) { p.spmv.dia_tile_rows = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.dia_tile_rows); }},
       {"amg_setup.work_group_size",
        [](DeviceParams& p, const std::string& v) { p.amg_setup.work_group_size = parse_size(v); },
        [](const DeviceParams& p) { return text(p.amg_setup.work_group_size); }},
@@ -394,6 +403,12 @@ void validate_device_params(const DeviceParams& params) {
   positive(params.reduction.work_group_size, "reduction.work_group_size");
   positive(params.reduction.groups_per_compute_unit, "reduction.groups_per_compute_unit");
   positive(params.spmv.work_group_size, "spmv.work_group_size");
+  if (params.spmv.dia_tile_rows > 4096)
+    throw Error("device parameter spmv.dia_tile_rows must be at most 4096 (a private array of that many sums), not " +
+                std::to_string(params.spmv.dia_tile_rows));
+  if (!(params.spmv.dia_auto_max_fill >= 0))
+    throw Error("device parameter spmv.dia_auto_max_fill must be a number >= 0 (0: never DIA), not " +
+                text(params.spmv.dia_auto_max_fill));
   positive(params.spmv.vector_lanes, "spmv.vector_lanes");
   for (const auto& [chains, name] : {std::pair{params.spmv.row_sum_chains, "spmv.row_sum_chains"},
                                      std::pair{params.spmv.row_sum_chains_single, "spmv.row_sum_chains_single"}}) {

@@ -21,26 +21,37 @@ constexpr std::int64_t kIntMax = std::numeric_limits<std::int32_t>::max();
 // ---- work counted ------------------------------------------------------------------------------------
 
 struct StoredEntries {
-  double entries = 0;      // value slots and index slots the kernels read, padding included
-  double row_offsets = 0;  // int offsets read (rows + 1 per CSR-like part)
+  double entries = 0;         // value slots the kernels read, padding included
+  double column_indices = 0;  // their column indices read: one per entry, none in DIA
+  double other_ints = 0;      // row offsets (rows + 1 per CSR-like part), SELL's row order and slice
+                              // offsets, DIA's diagonal offsets
 };
 
 StoredEntries stored_entries(const Matrix& A) {
   const double rows = A.rows();
   switch (A.format()) {
     case Format::Csr:
-    case Format::Csr4:
-      return {static_cast<double>(A.csr_part().stored), rows + 1};
-    case Format::Ell:
+    case Format::Csr4: {
+      const auto stored = static_cast<double>(A.csr_part().stored);
+      return {stored, stored, rows + 1};
+    }
+    case Format::Ell: {
       // The pitch's padding rows are never touched, a row's padding columns are.
-      return {static_cast<double>(A.ell_part().width) * rows, 0};
+      const double stored = static_cast<double>(A.ell_part().width) * rows;
+      return {stored, stored, 0};
+    }
     case Format::Hyb: {
       // The overflow pass (and its row offsets) only runs when some row overflows.
       const double overflow = static_cast<double>(A.csr_part().stored);
-      return {static_cast<double>(A.ell_part().width) * rows + overflow, overflow > 0 ? rows + 1 : 0};
+      const double stored = static_cast<double>(A.ell_part().width) * rows + overflow;
+      return {stored, stored, overflow > 0 ? rows + 1 : 0};
     }
-    case Format::Sell:  // the row order and the slice offsets count as row offsets
-      return {static_cast<double>(A.sell_part().stored), rows + A.sell_part().slices + 1};
+    case Format::Sell: {
+      const auto stored = static_cast<double>(A.sell_part().stored);
+      return {stored, stored, rows + A.sell_part().slices + 1};
+    }
+    case Format::Dia:  // the slots whose column lies in the matrix (the others are skipped), no index
+      return {static_cast<double>(A.dia_part().inside), 0, static_cast<double>(A.dia_part().diagonals)};
   }
   return {};
 }
@@ -99,7 +110,7 @@ cl::Event enqueue(Context& context, const cl::Kernel& kernel, std::size_t global
   return event;
 }
 
-// spmv_csr_scalar, spmv_csr4, spmv_ell or spmv_hyb_overflow over all rows; `other_args` sets the
+// spmv_csr_scalar, spmv_csr4, spmv_ell, spmv_hyb_overflow, spmv_sell or spmv_dia over all rows; `other_args` sets the
 // arguments after (rows, rows_per_item).
 template <class SetArgs>
 cl::Event enqueue_rows(Context& context, const SpmvParams& params, Precision p, cl::Kernel& kernel, std::int32_t rows,
@@ -200,9 +211,11 @@ void host_double(double alpha, const HostCsrMatrix& A, Vector& x, double beta, V
 
 // flops = 2 nnz (a multiply and an add per true nonzero; padding is not useful work)
 //       + 2 rows when beta != 0 (beta*y and its addition); the scaling by alpha is not counted.
-// bytes = (value bytes + 4 index bytes) * stored entries (CSR4 and ELL padding included: the
-//           kernels read it; quasi-double values are head + tail, 8 bytes)
-//       + 4 * (rows + 1) row offsets per CSR-like part (CSR, CSR4, HYB's overflow when not empty)
+// bytes = value bytes * stored entries (CSR4, ELL, SELL and DIA padding included: the kernels read
+//           it; quasi-double values are head + tail, 8 bytes)
+//       + 4 * their column indices (one per stored entry; DIA reads none)
+//       + 4 * (rows + 1) row offsets per CSR-like part (CSR, CSR4, HYB's overflow when not empty),
+//         SELL's row order and slice offsets, DIA's diagonal offsets
 //       + cols elements of x (each read once: the ideal cache)
 //       + rows elements of y written, and read again when beta != 0.
 OpCost spmv_cost(const Matrix& A, Precision p, double beta) {
@@ -211,9 +224,13 @@ OpCost spmv_cost(const Matrix& A, Precision p, double beta) {
   const StoredEntries stored = stored_entries(A);
   OpCost cost;
   cost.flops = 2.0 * static_cast<double>(A.nnz()) + (beta != 0 ? 2.0 * rows : 0.0);
-  cost.bytes = (element + 4.0) * stored.entries + 4.0 * stored.row_offsets + element * cols +
+  cost.bytes = element * stored.entries + 4.0 * (stored.column_indices + stored.other_ints) + element * cols +
                element * rows * (beta != 0 ? 2.0 : 1.0);
   return cost;
+}
+
+std::string dia_tile_option(const SpmvParams& params) {
+  return params.dia_tile_rows > 0 ? " -DDIA_TILE=" + std::to_string(params.dia_tile_rows) : std::string();
 }
 
 // Kahan compensation applies to single precision only (quasi-double and double ignore the flag). HYB
@@ -229,7 +246,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
   kahan = kahan && p == Precision::Single;
   if (kahan && A.format() == Format::Hyb)
     throw Error(
-        "spmv: Kahan-compensated single-precision SpMV supports CSR, CSR4, ELL and SELL, not HYB (its two "
+        "spmv: Kahan-compensated single-precision SpMV supports CSR, CSR4, ELL, SELL and DIA, not HYB (its two "
         "passes would round each row sum in between); convert the matrix or turn Kahan off");
   if (params.work_group_size == 0) throw Error("spmv: SpmvParams::work_group_size must be at least 1");
 
@@ -330,6 +347,17 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
         args.value(static_cast<cl_int>(sell.slice_height)).value(sell.slice_offsets).value(sell.rows);
         args.value(sell.col_indices).vector(values).vector(xb).real(alpha).real(beta).vector(yb);
+      });
+      break;
+    }
+    case Format::Dia: {
+      const Matrix::DiaPart& dia = A.dia_part();
+      const Matrix::Values values = A.dia_values(p);
+      cl::Kernel kernel = context.kernel("spmv/dia.cl", "spmv_dia", options + dia_tile_option(params));
+      last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
+        args.value(static_cast<cl_int>(A.cols())).value(static_cast<cl_int>(dia.diagonals));
+        args.value(static_cast<cl_int>(dia.pitch)).value(dia.offsets);
+        args.vector(values).vector(xb).real(alpha).real(beta).vector(yb);
       });
       break;
     }

@@ -21,6 +21,9 @@ OpCost spmv_cost(const Matrix& A, Precision p, double beta);
 cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, bool kahan, double alpha, Matrix& A,
                       Vector& x, double beta, Vector& y, cl::Event* first = nullptr);
 
+// The -D option of the DIA kernels' tiles (SpmvParams::dia_tile_rows; none for 0: a row at a time).
+std::string dia_tile_option(const SpmvParams& params);
+
 // The host reference: plain loops (OpenMP), in the arithmetic of precision p.
 void spmv_host(Precision p, bool kahan, double alpha, Matrix& A, Vector& x, double beta, Vector& y);
 

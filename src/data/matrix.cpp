@@ -1,5 +1,5 @@
-// clkr::Matrix: a sparse matrix on the device in one of the CSR, CSR4, ELL, HYB and SELL formats, its values
-// made in each precision on demand, and the statistics `clkr info` prints.
+// clkr::Matrix: a sparse matrix on the device in one of the CSR, CSR4, ELL, HYB, SELL and DIA formats, its values
+// made in each precision on demand (its statistics: matrix_stats.cpp; its refusals: format_checks.cpp).
 //
 // Values: on a device with fp64 the double values are uploaded and the single (= quasi-double head)
 // and quasi-double copies are converted from them on the device when first asked for. A device
@@ -15,17 +15,18 @@
 
 #include <algorithm>
 #include <cctype>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
 #include "device_csr_facts.hpp"
+#include "dia_format.hpp"
+#include "format_checks.hpp"
 #include "matrix_formats.hpp"
+#include "matrix_stats.hpp"
 #include "row_blocks.hpp"
 #include "sell_format.hpp"
 
@@ -43,6 +44,8 @@ std::string to_string(Format f) {
       return "hyb";
     case Format::Sell:
       return "sell";
+    case Format::Dia:
+      return "dia";
   }
   throw Error("invalid Format value " + std::to_string(static_cast<int>(f)));
 }
@@ -50,14 +53,12 @@ std::string to_string(Format f) {
 Format parse_format(const std::string& text) {
   std::string t = text;
   std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell})
+  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell, Format::Dia})
     if (t == to_string(f)) return f;
-  throw Error("unknown matrix format '" + text + "' (expected csr, csr4, ell, hyb or sell)");
+  throw Error("unknown matrix format '" + text + "' (expected csr, csr4, ell, hyb, sell or dia)");
 }
 
 namespace {
-
-constexpr std::int64_t kIndexLimit = INT32_MAX;
 
 std::string upper(Format f) {
   std::string s = to_string(f);
@@ -65,71 +66,10 @@ std::string upper(Format f) {
   return s;
 }
 
-std::string mib(std::int64_t bytes) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-  return text;
-}
-
 std::string number(double x) {
   char text[64];
   std::snprintf(text, sizeof text, "%g", x);
   return text;
-}
-
-std::int64_t longest_row(const CsrView& A) {
-  std::int64_t longest = 0;
-  for (std::int32_t i = 0; i < A.rows; ++i)
-    longest = std::max<std::int64_t>(longest, A.row_offsets[i + 1] - A.row_offsets[i]);
-  return longest;
-}
-
-// The rows the statistics walk: A's own, or (the statistics of a file's nonempty rows) A's row k standing
-// for row ids[k] of a matrix of `all` rows, the rows between them empty.
-struct RowNumbering {
-  ArrayView<std::int32_t> ids;  // empty: row k is row k
-  std::int64_t all = 0;
-  std::int64_t row(std::int32_t k) const { return ids.empty() ? k : ids[k]; }
-};
-
-// Like choose_hyb_width, on a matrix already validated; all_rows counts the rows A does not list too
-// (empty rows: they only count towards the rows a width must cover).
-std::int32_t hyb_width_of(const CsrView& A, std::int64_t all_rows) {
-  std::vector<std::int64_t> lengths(static_cast<std::size_t>(longest_row(A)) + 2, 0);
-  for (std::int32_t i = 0; i < A.rows; ++i) ++lengths[A.row_offsets[i + 1] - A.row_offsets[i]];
-  return detail::hyb_width_from_lengths(std::move(lengths), all_rows);
-}
-
-MatrixStats stats_of(const CsrView& A, const RowNumbering& rows) {
-  MatrixStats s;
-  s.rows = rows.all;
-  s.cols = A.cols;
-  s.nnz = A.nnz();
-  s.symmetric = A.symmetric;
-  s.min_row_length = A.rows > 0 ? INT64_MAX : 0;
-  for (std::int32_t i = 0; i < A.rows; ++i) {
-    const std::int64_t length = A.row_offsets[i + 1] - A.row_offsets[i];
-    s.min_row_length = std::min(s.min_row_length, length);
-    s.max_row_length = std::max(s.max_row_length, length);
-    if (length == 0) ++s.empty_rows;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
-      s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(A.col_indices[k] - rows.row(i)));
-  }
-  if (rows.all > A.rows) {  // rows not listed are empty
-    s.empty_rows += rows.all - A.rows;
-    s.min_row_length = 0;
-  }
-  s.mean_row_length = rows.all > 0 ? static_cast<double>(s.nnz) / static_cast<double>(rows.all) : 0.0;
-  s.hyb_ell_width = hyb_width_of(A, rows.all);
-  const MatrixOptions defaults;
-  const detail::SellLayout sell{defaults.sell_slice_height, defaults.sell_sort_window};
-  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
-    s.bytes_per_format[f] =
-        detail::format_bytes(detail::format_shape(A, f, s.hyb_ell_width, sell, rows.all), rows.all, 8);
-  const detail::FormatShape sell_shape = rows.ids.empty() ? detail::format_shape(A, Format::Sell, s.hyb_ell_width, sell)
-                                                          : detail::sell_shape(A, sell, rows.ids, rows.all);
-  s.bytes_per_format[Format::Sell] = detail::format_bytes(sell_shape, rows.all, 8);
-  return s;
 }
 
 // One array of stored values (a format part) in each precision; a null buffer is a copy not made yet
@@ -145,7 +85,8 @@ struct DeviceFormat {
   Matrix::CsrPart csr;
   Matrix::EllPart ell;
   Matrix::SellPart sell;
-  PartValues csr_values, ell_values;  // ell_values: ELL's or SELL's (the column-major part)
+  Matrix::DiaPart dia;
+  PartValues csr_values, ell_values;  // ell_values: ELL's, SELL's or DIA's (the column-major part)
   // For update_values in a format other than CSR: where CSR entry k is stored, made on the first
   // update (slot >= 0: index in the ELL part; slot < 0: index -slot-1 in the CSR-like part).
   std::vector<std::int64_t> slots;
@@ -221,75 +162,6 @@ struct Matrix::Impl {
     return std::to_string(rows) + " x " + std::to_string(cols) + " matrix (nnz " + std::to_string(stats.nnz) + ")";
   }
 
-  // The shape of `f` for A, refused clearly when it cannot be stored.
-  detail::FormatShape checked_shape(const CsrView& A, Format f) const {
-    std::int64_t hyb_width = stats.hyb_ell_width;
-    if (options.hyb_ell_width) {
-      if (*options.hyb_ell_width < 0)
-        throw Error("MatrixOptions::hyb_ell_width must be >= 0, got " + std::to_string(*options.hyb_ell_width));
-      // A width past the longest row would only add padding.
-      hyb_width = std::min<std::int64_t>(*options.hyb_ell_width, stats.max_row_length);
-    }
-    const detail::FormatShape s =
-        detail::format_shape(A, f, hyb_width, {options.sell_slice_height, options.sell_sort_window});
-    const std::string name = upper(f) + " for a " + matrix_name();
-    if (stats.nnz > kIndexLimit) throw Error(name + ": nnz is past the 32-bit index range clkr's kernels use");
-    if (f == Format::Ell) {
-      const double fill = static_cast<double>(s.ell_width) * rows;
-      if (fill > options.max_ell_fill_ratio * static_cast<double>(stats.nnz))
-        throw Error("ELL refused for a " + matrix_name() + ": its longest row has " + std::to_string(s.ell_width) +
-                    " entries, so ELL would store " + std::to_string(s.ell_width) + " x " + std::to_string(rows) +
-                    " = " + std::to_string(s.ell_width * rows) + " entries, more than max_ell_fill_ratio (" +
-                    number(options.max_ell_fill_ratio) +
-                    ") times nnz; use HYB (or raise MatrixOptions::max_ell_fill_ratio)");
-    }
-    if (s.has_sell) check_sell_shape(s, name);
-    if (s.has_csr && s.csr_stored > kIndexLimit)
-      throw Error(name + ": the padded size of its CSR part (" + std::to_string(s.csr_stored) +
-                  " entries) is past the 32-bit index range");
-    // The SpMV kernels step their index one pitch past the last column: that must fit too.
-    if (s.has_ell && s.ell_stored() + s.ell_pitch > kIndexLimit)
-      throw Error(name + ": the ELL padded size (width " + std::to_string(s.ell_width) + " x pitch " +
-                  std::to_string(s.ell_pitch) + " = " + std::to_string(s.ell_stored()) +
-                  " entries, plus one pitch) is past the 32-bit index range");
-    // Checked here, before the host arrays are built, rather than only by Context::allocate.
-    const std::int64_t value_bytes = fp64() ? 8 : 4;
-    auto fits = [&](const char* buffer, std::int64_t bytes) {
-      if (bytes > static_cast<std::int64_t>(context->info().max_allocation))
-        throw Error(name + ": its " + buffer + " need " + std::to_string(bytes) + " bytes (" + mib(bytes) +
-                    "), more than the largest allocation " + context->info().name + " allows (" +
-                    mib(static_cast<std::int64_t>(context->info().max_allocation)) + ")");
-    };
-    if (s.has_csr) {
-      fits("row offsets", (static_cast<std::int64_t>(rows) + 1) * 4);
-      fits("column indices", s.csr_stored * 4);
-      fits("values", s.csr_stored * value_bytes);
-    }
-    if (s.has_ell) {
-      fits("ELL column indices", s.ell_stored() * 4);
-      fits("ELL values", s.ell_stored() * value_bytes);
-    }
-    if (s.has_sell) {
-      fits("SELL column indices", s.sell_stored * 4);
-      fits("SELL values", s.sell_stored * value_bytes);
-    }
-    return s;
-  }
-
-  // SELL: its padding within max_ell_fill_ratio (a row far longer than its window's others pads its
-  // whole slice to its length), its entries within the kernels' 32-bit indices.
-  void check_sell_shape(const detail::FormatShape& s, const std::string& name) const {
-    if (static_cast<double>(s.sell_stored) > options.max_ell_fill_ratio * static_cast<double>(stats.nnz) &&
-        s.sell_stored > 0)
-      throw Error("SELL refused for a " + matrix_name() + ": its slices of " + std::to_string(s.sell_slice_height) +
-                  " rows (sorted within windows of " + std::to_string(s.sell_sort_window) + ") would store " +
-                  std::to_string(s.sell_stored) + " entries, more than max_ell_fill_ratio (" +
-                  number(options.max_ell_fill_ratio) +
-                  ") times nnz; use CSR or HYB (or a larger MatrixOptions::sell_sort_window)");
-    if (s.sell_stored + s.sell_slice_height > kIndexLimit)
-      throw Error(name + ": its " + std::to_string(s.sell_stored) + " padded entries are past the 32-bit index range");
-  }
-
   template <class T>
   cl::Buffer upload_array(ArrayView<T> host, const std::string& what) {
     cl::Buffer b = context->allocate(host.size() * sizeof(T), what);
@@ -314,7 +186,7 @@ struct Matrix::Impl {
 
   DeviceFormat upload(const CsrView& A, Format f) {
     DeviceFormat d;
-    d.shape = checked_shape(A, f);
+    d.shape = detail::checked_shape(A, f, stats, options, context->info());
     // CSR is A's own arrays (the caller's, for a CsrView): no host copy of a matrix that may be most of
     // the host's memory.
     const bool plain = f == Format::Csr;
@@ -344,6 +216,14 @@ struct Matrix::Impl {
       d.sell.slice_height = static_cast<std::int32_t>(d.shape.sell_slice_height);
       d.sell.slices = static_cast<std::int32_t>(h.sell_slice_offsets.size()) - 1;
       d.sell.stored = d.shape.sell_stored;
+      d.ell_values = upload_values(h.ell_values, prefix + "values");
+    }
+    if (d.shape.has_dia) {
+      d.dia.offsets = upload_array<std::int32_t>(d.shape.dia_offsets, prefix + "diagonal offsets");
+      d.dia.present = upload_array<std::uint32_t>(h.dia_present, prefix + "presence bits");
+      d.dia.diagonals = static_cast<std::int32_t>(d.shape.dia_offsets.size());
+      d.dia.pitch = static_cast<std::int32_t>(d.shape.dia_pitch);
+      d.dia.inside = detail::dia_inside(d.shape, rows, cols);
       d.ell_values = upload_values(h.ell_values, prefix + "values");
     }
     return d;
@@ -460,68 +340,14 @@ struct Matrix::Impl {
       detail::read_buffer(*context, d.sell.col_indices, h.ell_cols.data(), h.ell_cols.size());
       h.ell_values = read_values(d.ell_values);
     }
+    if (d.shape.has_dia) {
+      h.dia_present.resize(static_cast<std::size_t>(detail::dia_present_words(d.shape)));
+      detail::read_buffer(*context, d.dia.present, h.dia_present.data(), h.dia_present.size());
+      h.ell_values = read_values(d.ell_values);
+    }
     return detail::csr_from_format(h, rows, cols, symmetric);
   }
 };
-
-MatrixStats compute_stats(const HostCsrMatrix& A) {
-  A.validate();
-  return stats_of(A, {{}, A.rows});
-}
-
-MatrixStats compute_stats(const HostCsrMatrix& listed_rows, const std::vector<std::int32_t>& row_ids,
-                          std::int64_t rows) {
-  listed_rows.validate();
-  if (row_ids.size() != static_cast<std::size_t>(listed_rows.rows))
-    throw Error("compute_stats: " + std::to_string(row_ids.size()) + " row ids for " +
-                std::to_string(listed_rows.rows) + " listed rows");
-  for (std::size_t k = 0; k < row_ids.size(); ++k)
-    if (row_ids[k] < 0 || row_ids[k] >= rows || (k > 0 && row_ids[k] <= row_ids[k - 1]))
-      throw Error("compute_stats: row id " + std::to_string(row_ids[k]) + " (listed row " + std::to_string(k) +
-                  ") is not increasing within [0, " + std::to_string(rows) + ")");
-  return stats_of(listed_rows, {row_ids, rows});
-}
-
-std::int64_t matrix_device_bytes(const CsrView& A, Format format, const std::vector<Precision>& precisions, bool fp64) {
-  A.validate();
-  const MatrixOptions defaults;  // the layout a Matrix made with default options has
-  const detail::FormatShape shape =
-      detail::format_shape(A, format, hyb_width_of(A, A.rows), {defaults.sell_slice_height, defaults.sell_sort_window});
-  auto has = [&](Precision p) { return std::find(precisions.begin(), precisions.end(), p) != precisions.end(); };
-  auto context_buffer_bytes = [](std::int64_t bytes) {
-    return static_cast<std::int64_t>(Context::buffer_bytes(static_cast<std::size_t>(bytes)));
-  };
-  // The value arrays of one part of `count` entries: Impl::upload_values, then Impl::values per precision.
-  auto values = [&](std::int64_t count) {
-    const std::int64_t floats = context_buffer_bytes(4 * count);
-    if (!fp64) return 2 * floats;  // head and tail, uploaded
-    return context_buffer_bytes(8 * count) + (has(Precision::Single) || has(Precision::QuasiDouble) ? floats : 0) +
-           (has(Precision::QuasiDouble) ? floats : 0);
-  };
-  std::int64_t bytes = 0;
-  if (shape.has_csr)
-    bytes += context_buffer_bytes(4 * (static_cast<std::int64_t>(A.rows) + 1)) +
-             context_buffer_bytes(4 * shape.csr_stored) + values(shape.csr_stored);
-  if (shape.has_ell) bytes += context_buffer_bytes(4 * shape.ell_stored()) + values(shape.ell_stored());
-  if (shape.has_sell) {  // slice offsets, the row order, column indices and values (Impl::upload)
-    const std::int64_t slices =
-        (static_cast<std::int64_t>(A.rows) + shape.sell_slice_height - 1) / shape.sell_slice_height;
-    bytes += context_buffer_bytes(4 * (slices + 1)) + context_buffer_bytes(4 * static_cast<std::int64_t>(A.rows)) +
-             context_buffer_bytes(4 * shape.sell_stored) + values(shape.sell_stored);
-  }
-  return bytes;
-}
-
-// The ELL width of HYB from the row-length histogram, after CUSP's compute_optimal_entries_per_row:
-// ELL pays off for a column of the ELL block only while enough rows fill it, "enough" being a third
-// of the rows (ELL is taken as ~3x faster per entry than CSR, so a column a third full costs what its
-// entries would in CSR) and at least 4096 rows (below that a column cannot keep a GPU busy). The width
-// is the largest W such that at least max(4096, rows/3) rows have W or more entries, capped by the
-// longest row; small matrices (fewer than 4096 rows) get W = 0, a pure CSR4 overflow part.
-std::int32_t choose_hyb_width(const HostCsrMatrix& A) {
-  A.validate();
-  return hyb_width_of(A, A.rows);
-}
 
 namespace {
 
@@ -554,7 +380,7 @@ void Matrix::init(std::shared_ptr<Context> context, const CsrView& A, Format for
   m.rows = A.rows;
   m.cols = A.cols;
   m.symmetric = A.symmetric;
-  m.stats = stats_of(A, {{}, A.rows});
+  m.stats = detail::matrix_stats(A, {}, A.rows);
   m.find_diagonal(A);
   translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(A, format)); });
   if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(A.to_host());
@@ -684,7 +510,7 @@ void Matrix::update_values(const std::vector<double>& values) {
           csr[static_cast<std::size_t>(-slot - 1)] = values[k];
       }
       if (d.shape.has_csr) m.rewrite_values(d.csr_values, csr);
-      if (d.shape.has_ell || d.shape.has_sell) m.rewrite_values(d.ell_values, ell);
+      if (d.shape.has_ell || d.shape.has_sell || d.shape.has_dia) m.rewrite_values(d.ell_values, ell);
     }
     // Formats kept by convert() would now hold the old values.
     for (auto it = m.formats.begin(); it != m.formats.end();)
@@ -759,6 +585,18 @@ const Matrix::SellPart& Matrix::sell_part() const {
   Impl& m = checked(impl_);
   if (!m.current().shape.has_sell) throw Error("a matrix in format " + to_string(m.format) + " has no SELL part");
   return m.current().sell;
+}
+
+const Matrix::DiaPart& Matrix::dia_part() const {
+  Impl& m = checked(impl_);
+  if (!m.current().shape.has_dia) throw Error("a matrix in format " + to_string(m.format) + " has no DIA part");
+  return m.current().dia;
+}
+
+Matrix::Values Matrix::dia_values(Precision p) {
+  Impl& m = checked(impl_);
+  dia_part();
+  return translate_cl_errors("Matrix::dia_values", [&] { return m.values(m.current().ell_values, p); });
 }
 
 Matrix::Values Matrix::sell_values(Precision p) {

@@ -5,6 +5,7 @@
 
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
+#include "dia_format.hpp"
 #include "sell_format.hpp"
 
 namespace clkr::detail {
@@ -16,13 +17,17 @@ std::int64_t row_length(const CsrView& A, std::int32_t i) { return A.row_offsets
 
 }  // namespace
 
-FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width, const SellLayout& sell,
-                         std::int64_t all_rows) {
-  if (format == Format::Sell) {
-    // SELL's places depend on where the unlisted rows lie, which all_rows alone does not say.
+LayoutChoices layout_choices(const MatrixOptions& options, std::int64_t hyb_width) {
+  return {hyb_width, {options.sell_slice_height, options.sell_sort_window}, options.max_dia_diagonals};
+}
+
+FormatShape format_shape(const CsrView& A, Format format, const LayoutChoices& layout, std::int64_t all_rows) {
+  if (format == Format::Sell || format == Format::Dia) {
+    // Their shapes depend on where the unlisted rows lie, which all_rows alone does not say.
     if (all_rows >= 0 && all_rows != A.rows)
-      throw Error("format_shape: SELL of a matrix's listed rows needs their row ids (sell_shape)");
-    return sell_shape(A, sell);
+      throw Error("format_shape: " + to_string(format) +
+                  " of a matrix's listed rows needs their row ids (sell_shape, dia_shape)");
+    return format == Format::Sell ? sell_shape(A, layout.sell) : dia_shape(A, layout.dia_max_diagonals);
   }
   FormatShape s;
   s.format = format;
@@ -31,7 +36,7 @@ FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width
   std::int64_t longest = 0;
   for (std::int32_t i = 0; i < A.rows; ++i) longest = std::max(longest, row_length(A, i));
   if (s.has_ell) {
-    s.ell_width = format == Format::Ell ? longest : hyb_width;
+    s.ell_width = format == Format::Ell ? longest : layout.hyb_width;
     s.ell_pitch = round_up(all_rows < 0 ? A.rows : all_rows, 32);
   }
   if (format == Format::Csr) {
@@ -48,11 +53,13 @@ std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int6
   if (shape.has_csr) bytes += (rows + 1) * 4 + shape.csr_stored * (4 + value_bytes);
   if (shape.has_ell) bytes += shape.ell_stored() * (4 + value_bytes);
   if (shape.has_sell) bytes += sell_bytes(shape, rows, value_bytes);
+  if (shape.has_dia) bytes += dia_bytes(shape, value_bytes);
   return bytes;
 }
 
 HostFormat build_format(const CsrView& A, const FormatShape& shape) {
   if (shape.has_sell) return build_sell(A, shape);
+  if (shape.has_dia) return build_dia(A, shape);
   HostFormat h;
   h.shape = shape;
   const auto width = static_cast<std::int32_t>(shape.ell_width);
@@ -88,6 +95,7 @@ HostFormat build_format(const CsrView& A, const FormatShape& shape) {
 
 HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric) {
   if (h.shape.has_sell) return csr_from_sell(h, rows, cols, symmetric);
+  if (h.shape.has_dia) return csr_from_dia(h, rows, cols, symmetric);
   const FormatShape& s = h.shape;
   HostCsrMatrix A;
   A.rows = rows;

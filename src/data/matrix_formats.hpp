@@ -1,6 +1,7 @@
 // Internal to src/data: the host side of the device matrix formats (sizes, building the CSR/CSR4/
-// ELL/HYB arrays from a HostCsrMatrix, and the inverse), kept free of OpenCL so that every layout
-// rule lives in one place and is tested through Matrix::to_host.
+// ELL/HYB arrays from a HostCsrMatrix, and the inverse; SELL's and DIA's in sell_format.hpp and
+// dia_format.hpp), kept free of OpenCL so that every layout rule lives in one place and is tested
+// through Matrix::to_host.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +28,19 @@ struct FormatShape {
   // a slice, like ELL's), and in the device format's ELL values.
   bool has_sell = false;
   std::int64_t sell_slice_height = 0, sell_sort_window = 0, sell_stored = 0;
-  // Entries of the column-major part (ELL's or SELL's), the one update_values scatters into besides CSR.
-  std::int64_t padded_stored() const { return has_sell ? sell_stored : has_ell ? ell_stored() : 0; }
+  // DIA (dia_format.hpp): the diagonals holding entries (column - row offsets, ascending), each stored
+  // whole at dia_pitch (rows rounded up to 32); its values live in HostFormat's ell arrays and the
+  // device format's ELL values, as SELL's do. dia_more: A has more diagonals than were looked for
+  // (MatrixOptions::max_dia_diagonals), dia_offsets then only the first found: refused.
+  bool has_dia = false, dia_more = false;
+  std::vector<std::int32_t> dia_offsets;
+  std::int64_t dia_pitch = 0;
+  std::int64_t dia_stored() const { return static_cast<std::int64_t>(dia_offsets.size()) * dia_pitch; }
+  // Entries of the column-major part (ELL's, SELL's or DIA's), the one update_values scatters into
+  // besides CSR.
+  std::int64_t padded_stored() const {
+    return has_sell ? sell_stored : has_dia ? dia_stored() : has_ell ? ell_stored() : 0;
+  }
 };
 
 // SELL's slice height C and sort window sigma (from MatrixOptions).
@@ -36,11 +48,20 @@ struct SellLayout {
   std::int64_t slice_height = 0, sort_window = 0;
 };
 
-// The shape of `format` for A; `hyb_width` is the ELL width of HYB, `sell` SELL's layout (each ignored
-// otherwise). all_rows: the rows of the matrix when A lists only its nonempty ones (statistics of a
-// file's rows); -1: A.rows.
-FormatShape format_shape(const CsrView& A, Format format, std::int64_t hyb_width, const SellLayout& sell,
-                         std::int64_t all_rows = -1);
+// What the formats' shapes depend on besides A: HYB's ELL width, SELL's layout and the most diagonals
+// DIA looks for.
+struct LayoutChoices {
+  std::int64_t hyb_width = 0;
+  SellLayout sell;
+  std::int64_t dia_max_diagonals = 0;
+};
+// The choices `options` make, with `hyb_width` for HYB.
+LayoutChoices layout_choices(const MatrixOptions& options, std::int64_t hyb_width);
+
+// The shape of `format` for A with these choices (each format reads its own). all_rows: the rows of
+// the matrix when A lists only its nonempty ones (statistics of a file's rows: not for SELL and DIA,
+// whose shapes depend on where those rows lie, see sell_shape and dia_shape); -1: A.rows.
+FormatShape format_shape(const CsrView& A, Format format, const LayoutChoices& layout, std::int64_t all_rows = -1);
 
 // Device bytes of a shape with `value_bytes` per stored value (indices are 4 bytes).
 std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int64_t value_bytes);
@@ -55,16 +76,19 @@ struct HostFormat {
   // SELL: where each slice's entries start in ell_cols (slices + 1), and the original row of each
   // sorted row (rows).
   std::vector<std::int32_t> sell_slice_offsets, sell_rows;
+  // DIA: a bit per slot of ell_values (slot s: bit s % 32 of word s / 32), set where an entry is stored.
+  std::vector<std::uint32_t> dia_present;
 };
 
-// Builds the arrays of CSR4, ELL, HYB or SELL (CSR is A's own arrays); the shape must be format_shape's,
+// Builds the arrays of CSR4, ELL, HYB, SELL or DIA (CSR is A's own arrays); the shape must be format_shape's,
 // checked to fit 32-bit indices. Padding: CSR4 (and HYB's overflow) pads each row to a multiple of 4
 // with value 0 and the row's last column, so a padded entry repeats a column; ELL pads with column -1
 // and value 0.
 HostFormat build_format(const CsrView& A, const FormatShape& shape);
 
-// The inverse for CSR4, ELL, HYB and SELL: the matrix in plain CSR, padding dropped (ELL and SELL rows
-// end at the first column -1, CSR4 rows at the first column that does not increase).
+// The inverse for CSR4, ELL, HYB, SELL and DIA: the matrix in plain CSR, padding dropped (ELL and SELL
+// rows end at the first column -1, CSR4 rows at the first column that does not increase, DIA keeps the
+// slots whose presence bit is set).
 HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32_t cols, bool symmetric);
 
 // The ELL width of HYB (choose_hyb_width's rule) from a row-length histogram: rows_of_length[w] = the

@@ -39,10 +39,10 @@ DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv) {
 DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host) {
   Context& context = *A.context();
   const std::size_t local = 256;
-  // The kernel reads CSR-like and ELL parts (any_format_args); SELL's slices, a layout of their own, are
-  // scanned on the host.
+  // The kernel reads CSR-like and ELL parts (any_format_args); SELL's slices and DIA's diagonals, layouts
+  // of their own, are scanned on the host.
   const bool device = where == Location::Device && context.info().fp64 && context.info().max_work_group_size >= local &&
-                      A.format() != Format::Sell;
+                      A.format() != Format::Sell && A.format() != Format::Dia;
   if (!device) {
     std::vector<double> inverse;
     const DiagonalScan scan = scan_diagonal(host ? *host : A.host_csr(), dinv ? &inverse : nullptr);

@@ -182,7 +182,7 @@ void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, boo
         options.cg_path == CgPath::Persistent || (options.cg_path == CgPath::Auto && persistent_cg_preferred(blas, A));
     if (persistent) {
       if (!persistent_cg_supported(blas, A))
-        throw Error("cg: the persistent CG kernel needs the matrix in CSR, not " + to_string(A.format()));
+        throw Error("cg: the persistent CG kernel needs the matrix in CSR or DIA, not " + to_string(A.format()));
       // false: the device did not run the kernel's work-groups together; start over on the fused path.
       path = "persistent";
       if (cg_persistent(blas, A, b, x, x_is_zero, options, monitor)) return;

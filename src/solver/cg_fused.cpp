@@ -81,6 +81,11 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
   } else if (A.format() == Format::Sell) {
     step1_ = Step1::SellFused;
     spmv_dot_ = context.kernel("solver/cg_sell.cl", "cg_spmv_sell_dot", options);
+  } else if (A.format() == Format::Dia) {
+    step1_ = Step1::DiaFused;
+    // Tiles where a work-item walks a contiguous chunk of rows (CPUs), rows one at a time elsewhere.
+    spmv_dot_ = context.kernel("solver/cg_dia.cl", "cg_spmv_dia_dot",
+                               options + (chunked_ ? dia_tile_option(params.spmv) : std::string()));
   } else {
     step1_ = Step1::SpmvThenDot;
   }
@@ -158,6 +163,7 @@ void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {
   const bool csr = step1_ == Step1::CsrFused || step1_ == Step1::CsrBalanced;
   const Matrix::Values values = csr                          ? A_.csr_values(precision_)
                                 : step1_ == Step1::SellFused ? A_.sell_values(precision_)
+                                : step1_ == Step1::DiaFused  ? A_.dia_values(precision_)
                                                              : A_.ell_values(precision_);
   KernelArgs args(spmv_dot_, precision_);
   if (step1_ == Step1::CsrBalanced) {
@@ -172,6 +178,10 @@ void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {
     const Matrix::SellPart& sell = A_.sell_part();
     args.value(static_cast<cl_int>(sell.slice_height)).value(sell.slice_offsets).value(sell.rows);
     args.value(sell.col_indices);
+  } else if (step1_ == Step1::DiaFused) {
+    const Matrix::DiaPart& dia = A_.dia_part();
+    args.value(static_cast<cl_int>(A_.cols())).value(static_cast<cl_int>(dia.diagonals));
+    args.value(static_cast<cl_int>(dia.pitch)).value(dia.offsets);
   } else {
     args.value(static_cast<cl_int>(A_.ell_part().width))
         .value(static_cast<cl_int>(A_.ell_part().pitch))

@@ -77,7 +77,7 @@ class FusedCgSteps {
   std::size_t local_ = 0;
   std::size_t groups_ = 0;
   int chunk_ = 0;
-  enum class Step1 { CsrFused, CsrBalanced, EllFused, SellFused, SpmvThenDot } step1_;
+  enum class Step1 { CsrFused, CsrBalanced, EllFused, SellFused, DiaFused, SpmvThenDot } step1_;
   // CsrBalanced (kernels/solver/cg_balanced.cl): its row blocks, work-groups (and so p'q partial sums),
   // and local memory for a block's products.
   Matrix::RowBlockShape blocks_;

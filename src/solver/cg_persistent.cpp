@@ -53,13 +53,15 @@ class PersistentKernel {
     local_ = floor_power_of_two(std::min(params.persistent_work_group_size, context.info().max_work_group_size));
     const SpmvParams& spmv_params = blas.params().spmv;
     const bool balanced = csr_balanced_applies(spmv_params, A);  // row blocks of equal nonzeros, not LANES per row
+    const bool dia = A.format() == Format::Dia;                  // one work-item per row
     std::size_t lanes = 1;
     for (;;) {
-      lanes = balanced ? 1 : std::min(lanes_for(A, params, local_), local_);
-      kernel_ = context.kernel(
-          "solver/cg_persistent.cl", "cg_persistent_csr",
-          precision_build_option(precision_) + " -DWG=" + std::to_string(local_) + " -DLANES=" + std::to_string(lanes) +
-              " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) + (balanced ? " -DBALANCED" : ""));
+      lanes = balanced || dia ? 1 : std::min(lanes_for(A, params, local_), local_);
+      kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent",
+                               precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
+                                   " -DLANES=" + std::to_string(lanes) +
+                                   " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) +
+                                   (balanced ? " -DBALANCED" : "") + (dia ? " -DDIA" : ""));
       const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
       if (fits >= local_ || local_ == 1) break;
       local_ = floor_power_of_two(fits);
@@ -112,13 +114,16 @@ class PersistentKernel {
   void launch(Vector& x, Vector& r, Vector& p, Vector& q, int iterations, double stop_rr, int slot) {
     auto& queue = blas_.context()->queue();
     queue.enqueueFillBuffer(state_, cl_int{0}, 0, sizeof(cl_int));  // the arrival counter
-    const auto values = A_.csr_values(precision_);
     KernelArgs args(kernel_, precision_);
-    args.value(static_cast<cl_int>(n_))
-        .value(A_.csr_part().row_offsets)
-        .value(A_.csr_part().col_indices)
-        .vector(values)
-        .vector(x.device(precision_, Access::ReadWrite))
+    args.value(static_cast<cl_int>(n_));
+    if (A_.format() == Format::Dia) {
+      const Matrix::DiaPart& dia = A_.dia_part();
+      args.value(static_cast<cl_int>(A_.cols())).value(static_cast<cl_int>(dia.diagonals));
+      args.value(static_cast<cl_int>(dia.pitch)).value(dia.offsets).vector(A_.dia_values(precision_));
+    } else {
+      args.value(A_.csr_part().row_offsets).value(A_.csr_part().col_indices).vector(A_.csr_values(precision_));
+    }
+    args.vector(x.device(precision_, Access::ReadWrite))
         .vector(r.device(precision_, Access::ReadWrite))
         .vector(p.device(precision_, Access::ReadWrite))
         .vector(q.device(precision_, Access::ReadWrite))
@@ -193,7 +198,7 @@ class PersistentKernel {
 }  // namespace
 
 bool persistent_cg_supported(const Blas& blas, const Matrix& A) {
-  return blas.location() == Location::Device && A.format() == Format::Csr;
+  return blas.location() == Location::Device && (A.format() == Format::Csr || A.format() == Format::Dia);
 }
 
 bool persistent_cg_preferred(const Blas& blas, const Matrix& A) {

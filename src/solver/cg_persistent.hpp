@@ -9,7 +9,7 @@
 
 namespace clkr::detail {
 
-// Whether the persistent kernel can run CG on A with this Blas: a device Blas and A in CSR.
+// Whether the persistent kernel can run CG on A with this Blas: a device Blas and A in CSR or DIA.
 bool persistent_cg_supported(const Blas& blas, const Matrix& A);
 // Whether CgPath::Auto takes it: supported, and A has at most cg.persistent_max_rows rows.
 bool persistent_cg_preferred(const Blas& blas, const Matrix& A);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "clkr/blas/device_params.hpp"
 
@@ -31,16 +32,41 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   const std::string balanced_note = balanced ? ", load-balanced kernels (longest/mean row " + format_text(ratio) +
                                                    " >= " + format_text(params.spmv.csr_balanced_min_row_ratio) + ")"
                                              : "";
-  // CG on a matrix small enough for the persistent kernel (CSR only): its iteration costs grid barriers
-  // instead of launches, 5-7x faster than any format on the fused path for 10^4 rows (docs/performance.md).
+  // CG on a matrix small enough for the persistent kernel (CSR or DIA): its iteration costs grid
+  // barriers instead of launches, 5-7x faster than any format on the fused path for 10^4 rows
+  // (docs/performance.md).
   const std::size_t persistent_rows = params.cg.persistent_max_rows;
   const bool persistent_entries =
       !balanced || static_cast<std::size_t>(stats.nnz) <= params.cg.persistent_max_balanced_nnz;
-  if (plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows && persistent_entries) {
-    return {Format::Csr, to_string(device.type) + ": CSR, " + std::to_string(stats.rows) + " rows <= " +
-                             std::to_string(persistent_rows) + " (CG runs as a persistent kernel)" + balanced_note};
+  const bool persistent = plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows && persistent_entries;
+  const std::string persistent_note = persistent ? ", " + std::to_string(stats.rows) +
+                                                       " rows <= " + std::to_string(persistent_rows) +
+                                                       " (CG runs as a persistent kernel)"
+                                                 : "";
+  // Entries on a few diagonals: DIA reads no column index, 8 bytes a stored double against CSR's 12 a
+  // nonzero, so it moves fewer bytes while its diagonals store little padding (a diagonal is stored
+  // whole): up to spmv.dia_auto_max_fill times nnz, as the device's measurements (or, unmeasured, the
+  // bytes) say. Such rows are never irregular enough for the load-balanced kernels.
+  const double dia_fill =
+      stats.diagonals >= 0 && stats.nnz > 0
+          ? static_cast<double>(stats.diagonals) * static_cast<double>(stats.rows) / static_cast<double>(stats.nnz)
+          : std::numeric_limits<double>::infinity();
+  const MatrixOptions defaults;  // the limits DIA is built within
+  const bool dia_fits =
+      stats.diagonals >= 0 && stats.diagonals <= defaults.max_dia_diagonals && dia_fill <= defaults.max_ell_fill_ratio;
+  const std::string dia_text =
+      std::to_string(stats.diagonals) + " diagonals storing " + format_text(dia_fill) + " x nnz";
+  const double max_fill = params.spmv.dia_auto_max_fill;
+  if (dia_fits && dia_fill <= max_fill) {
+    return {Format::Dia, to_string(device.type) + ": DIA, " + dia_text + " <= " + format_text(max_fill) +
+                             " (no column index read)" + persistent_note};
   }
-  if (balanced) return {Format::Csr, to_string(device.type) + ": CSR" + balanced_note};
+  // Where DIA could be built but is not taken, the reason says why.
+  const std::string dia_note = !dia_fits       ? std::string()
+                               : max_fill == 0 ? " (not DIA: spmv.dia_auto_max_fill is 0 on this device)"
+                                               : " (not DIA: " + dia_text + " > " + format_text(max_fill) + ")";
+  if (persistent) return {Format::Csr, to_string(device.type) + ": CSR" + persistent_note + balanced_note + dia_note};
+  if (balanced) return {Format::Csr, to_string(device.type) + ": CSR" + balanced_note + dia_note};
   if (device.type != DeviceType::Gpu) {
     // CPUs: a work-item walks whole rows in order, with hardware prefetching, so ELL's padding and
     // HYB's second pass only add bytes: CSR, as long as the library runs CSR with one row per
@@ -50,13 +76,13 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
     // 4 entries at a time and never switches.
     const double vector_threshold = params.spmv.csr_vector_min_mean_row_length;
     const std::string type = to_string(device.type);
-    if (std::isinf(vector_threshold)) return {Format::Csr, type + ": CSR (one row per work-item)"};
+    if (std::isinf(vector_threshold)) return {Format::Csr, type + ": CSR (one row per work-item)" + dia_note};
     if (stats.mean_row_length < vector_threshold) {
       return {Format::Csr, type + ": CSR, mean row length " + format_text(stats.mean_row_length) + " < " +
-                               format_text(vector_threshold) + " (one row per work-item)"};
+                               format_text(vector_threshold) + " (one row per work-item)" + dia_note};
     }
     return {Format::Csr4, type + ": CSR4, mean row length " + format_text(stats.mean_row_length) +
-                              " >= " + format_text(vector_threshold) + " (CSR would use its vector kernel)"};
+                              " >= " + format_text(vector_threshold) + " (CSR would use its vector kernel)" + dia_note};
   }
   // GPUs: one work-item per row wants the column-major ELL layout for coalesced reads; it is worth
   // it when rows are about equally long, i.e. ELL's padding (longest row / mean row) stays under
@@ -67,10 +93,10 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   constexpr double max_ell_fill = 1.5;
   if (ratio <= max_ell_fill) {
     return {Format::Ell, "GPU: ELL, regular rows (longest/mean row " + format_text(ratio) +
-                             " <= " + format_text(max_ell_fill) + ")"};
+                             " <= " + format_text(max_ell_fill) + ")" + dia_note};
   }
   return {Format::Csr, "GPU: CSR, irregular rows (longest/mean row " + format_text(ratio) + " > " +
-                           format_text(max_ell_fill) + "; SELL and HYB measured slower)"};
+                           format_text(max_ell_fill) + "; SELL and HYB measured slower)" + dia_note};
 }
 
 Format format_named(const std::string& name, const MatrixStats& stats, const DeviceInfo& device) {

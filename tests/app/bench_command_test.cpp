@@ -134,6 +134,29 @@ TEST(BenchCommand, Blas1AndSpmvSmoke) {
   EXPECT_EQ(spmv_rows[1][column(spmv_rows[0], "status")], "ok");
 }
 
+// DIA and the automatic format in bench spmv: DIA timed on a stencil and refused, with the reason, on a
+// matrix with thousands of diagonals; auto's rows named by the format it picked for each matrix.
+TEST(BenchCommand, SpmvTimesDiaAndNamesTheAutomaticPick) {
+  const fs::path csv = scratch_dir() / "spmv_dia.csv";
+  const Result r = run_clkr({"bench", "spmv", "poisson2d:16", "powerlaw:2000", "--formats", "dia,auto", "--precisions",
+                             "single", "--reps", "2", "--csv", csv.string()});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const auto rows = parse_csv(read_text(csv));
+  ASSERT_EQ(rows.size(), 5u) << read_text(csv);
+  const auto& h = rows[0];
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const std::string matrix = rows[i][column(h, "matrix")], format = rows[i][column(h, "format")];
+    const std::string status = rows[i][column(h, "status")], note = rows[i][column(h, "note")];
+    if (matrix == "powerlaw:2000" && format == "dia") {
+      EXPECT_EQ(status, "error");
+      EXPECT_NE(note.find("DIA refused"), std::string::npos) << note;
+    } else {
+      EXPECT_EQ(status, "ok") << matrix << " " << format << ": " << note;
+    }
+    if (format != "dia") EXPECT_EQ(format.rfind("auto:", 0), 0u) << format;
+  }
+}
+
 // Three ways of solving K right-hand sides, each converged with the same iterations per column (the
 // batched CG's columns are the separate solves' up to rounding: within one iteration each).
 TEST(BenchCommand, RhsComparesBatchedLoopAndSeparate) {
@@ -162,9 +185,10 @@ TEST(BenchCommand, UsageErrors) {
   const Result suite = run_clkr({"bench", "fft"});
   EXPECT_EQ(suite.code, 2) << describe(suite);
   EXPECT_NE(suite.err.find("unknown benchmark suite 'fft'"), std::string::npos) << suite.err;
-  const Result format = run_clkr({"bench", "cg", "--formats", "csr,dia"});
+  const Result format = run_clkr({"bench", "cg", "--formats", "csr,bsr"});
   EXPECT_EQ(format.code, 2) << describe(format);
-  EXPECT_NE(format.err.find("unknown format 'dia'"), std::string::npos) << format.err;
+  EXPECT_NE(format.err.find("unknown format 'bsr'"), std::string::npos) << format.err;
+  EXPECT_NE(format.err.find("dia, auto"), std::string::npos) << format.err;  // the names it knows
   const Result iterations = run_clkr({"bench", "cg", "--iterations", "0"});
   EXPECT_EQ(iterations.code, 2) << describe(iterations);
 }

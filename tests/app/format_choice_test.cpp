@@ -1,6 +1,7 @@
 // The automatic storage format (choose_format, the one place `--format auto` is decided) per device:
-// row-length statistics decide, except that plain CG on a device with a persistent CG kernel gets CSR
-// for every matrix up to the kernel's row limit.
+// DIA for entries on a few diagonals where the device gains from it; otherwise row-length statistics
+// decide, except that plain CG on a device with a persistent CG kernel gets CSR for every matrix up to
+// the kernel's row limit.
 #include <gtest/gtest.h>
 
 #include "app_common.hpp"
@@ -76,6 +77,54 @@ TEST(FormatChoice, VeryIrregularRowsTakeTheLoadBalancedCsr) {
   // Devices whose parameters leave the kernels off (accelerators: not measured) never mention them.
   EXPECT_EQ(choose_format(irregular(1000, 200), device(DeviceType::Accelerator, "")).reason.find("load-balanced"),
             std::string::npos);
+}
+
+// A stencil's statistics: 7 entries a row on 7 diagonals (poisson3d's, boundary rows ignored), or
+// `diagonals` of them storing that many entries a row.
+MatrixStats on_diagonals(std::int64_t rows, std::int64_t diagonals, double entries_per_row) {
+  MatrixStats s;
+  s.rows = s.cols = rows;
+  s.nnz = static_cast<std::int64_t>(entries_per_row * static_cast<double>(rows));
+  s.mean_row_length = entries_per_row;
+  s.max_row_length = diagonals;
+  s.diagonals = diagonals;
+  return s;
+}
+
+// DIA where the device's spmv.dia_auto_max_fill lets it (a fill of diagonals x rows / nnz up to it),
+// persistent CG included; past it, or with the diagonals unknown or too many for DIA, the other rules,
+// the reason saying why not DIA where DIA could have been built.
+TEST(FormatChoice, FewDiagonalsTakeDiaWhereTheDeviceGainsFromIt) {
+  for (const DeviceInfo& d :
+       {device(DeviceType::Gpu, "NVIDIA Corporation"), device(DeviceType::Gpu, ""), device(DeviceType::Cpu, "")}) {
+    const double max_fill = device_params(d, "off").spmv.dia_auto_max_fill;
+    const FormatChoice stencil = choose_format(on_diagonals(7000000, 7, 6.97), d);
+    SCOPED_TRACE(stencil.reason);
+    if (max_fill >= 7 / 6.97) {
+      EXPECT_EQ(stencil.format, Format::Dia);
+      EXPECT_NE(stencil.reason.find("DIA, 7 diagonals storing 1 x nnz"), std::string::npos);
+    } else {
+      EXPECT_NE(stencil.format, Format::Dia);
+      EXPECT_NE(stencil.reason.find("not DIA"), std::string::npos);
+    }
+    // Diagonals storing 2.5x the entries: never DIA by default (more bytes than CSR's), said so.
+    const FormatChoice padded = choose_format(on_diagonals(7000000, 10, 4), d);
+    EXPECT_NE(padded.format, Format::Dia) << padded.reason;
+    EXPECT_NE(padded.reason.find("(not DIA: "), std::string::npos) << padded.reason;
+    // Unknown diagonals (more than the statistics count), or more than MatrixOptions allows: no DIA and
+    // no note.
+    for (const std::int64_t diagonals : {std::int64_t{-1}, std::int64_t{300}}) {
+      const FormatChoice many = choose_format(on_diagonals(7000000, diagonals, 300), d);
+      EXPECT_NE(many.format, Format::Dia) << many.reason;
+      EXPECT_EQ(many.reason.find("DIA"), std::string::npos) << many.reason;
+    }
+  }
+  // Plain CG within the persistent kernel's rows on NVIDIA: DIA, run as the persistent kernel.
+  const DeviceInfo nvidia = device(DeviceType::Gpu, "NVIDIA Corporation");
+  ASSERT_GE(device_params(nvidia, "off").spmv.dia_auto_max_fill, 7 / 6.97);
+  const FormatChoice persistent = choose_format(on_diagonals(262144, 7, 6.9), nvidia, true);
+  EXPECT_EQ(persistent.format, Format::Dia) << persistent.reason;
+  EXPECT_NE(persistent.reason.find("persistent"), std::string::npos) << persistent.reason;
 }
 
 }  // namespace

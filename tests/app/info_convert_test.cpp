@@ -65,8 +65,24 @@ TEST(InfoCommand, JsonAgreesWithComputeStats) {
 }
 
 TEST(InfoCommand, AutomaticFormatFollowsRowLengths) {
-  // Short, equal rows: CSR on CPUs (one row per work-item), ELL on GPUs.
-  const Result regular = run_clkr({"info", "poisson2d:8", "--json"});
+  // Entries on 5 diagonals storing 1.11 x nnz: DIA on CPUs and GPUs (their spmv.dia_auto_max_fill: 1.2).
+  const Result stencil = run_clkr({"info", "poisson2d:8", "--json"});
+  ASSERT_EQ(stencil.code, 0) << describe(stencil);
+  EXPECT_EQ(parse_json(stencil.out)["diagonals"].number, 5);
+  EXPECT_EQ(parse_json(stencil.out)["auto_format_cpu"].text, "dia");
+  EXPECT_EQ(parse_json(stencil.out)["auto_format_gpu"].text, "dia");
+  EXPECT_NE(parse_json(stencil.out)["auto_format_gpu_reason"].text.find("DIA, 5 diagonals storing 1.11 x nnz"),
+            std::string::npos)
+      << stencil.out;
+  // Short, equal rows whose entries lie on many diagonals (rows of 3 at random columns): CSR on CPUs
+  // (one row per work-item), ELL on GPUs.
+  std::string random_rows = "%%MatrixMarket matrix coordinate real general\n300 300 900\n";
+  for (int i = 1; i <= 300; ++i)
+    for (int k : {0, 1, 2})
+      random_rows += std::to_string(i) + " " + std::to_string((i * 37 + k * 101) % 300 + 1) + " 1\n";
+  const fs::path random_file = scratch_dir() / "random_rows.mtx";
+  write_text(random_file, random_rows);
+  const Result regular = run_clkr({"info", random_file.string(), "--json"});
   ASSERT_EQ(regular.code, 0) << describe(regular);
   EXPECT_EQ(parse_json(regular.out)["auto_format_cpu"].text, "csr");
   EXPECT_EQ(parse_json(regular.out)["auto_format_gpu"].text, "ell");

@@ -3,9 +3,11 @@
 // are refused at once, with the need and the limit, instead of minutes of allocation. The host limit is set through
 // CLKR_HOST_MEMORY_LIMIT (inherited by the program) so that the outcome does not depend on this machine's memory; the
 // device limit is the device's own.
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "app_test_support.hpp"
 #include "clkr/runtime/context.hpp"
@@ -113,32 +115,37 @@ TEST(HostileInput, SolveRefusesTheHugeFileAtOnceOnAnyDevice) {
 
 // Once the matrix is read, what the solve holds on the device is computed exactly (the matrix in its
 // format and precision, the vectors) and refused before any upload when the context's limit
-// (CLKR_DEVICE_MEMORY_LIMIT) is below it, naming the need, its parts and the limit; a limit 64 kB above
-// the need (the solve's small scratch buffers) is enough for the solve.
+// (CLKR_DEVICE_MEMORY_LIMIT) is below it, naming the need, its parts and the limit, in CSR and in DIA;
+// a limit 64 kB above the larger need (the solve's small scratch buffers) is enough for the solve in the
+// format --format auto picks.
 TEST(HostileInput, SolveRefusesWhatTheDeviceLimitCannotHoldBeforeUploading) {
   const clkr::DeviceInfo device = clkr::Context::create()->info();
   const std::string precision = device.fp64 ? "double" : "qdouble";
-  // CG of this size runs on the host of a CPU device (b and x on the device), else with r, p and q too.
-  const int vectors = device.type == clkr::DeviceType::Cpu ? 2 : 5;
-  std::int64_t need = 0;
-  {
+  // poisson3d:20: 8000 rows, 53600 entries, and vectors of 8000 doubles (or quasi-double heads and
+  // tails): 5 (b, x, r, p, q), or 2 on a CPU device, where CG of this size runs on the host (b and x on
+  // the device). CSR: 4 (8001) + 12 (53600) bytes; DIA: 7 diagonals of pitch 8000, their offsets
+  // (4 x 7), a presence bit per slot (56000 / 8 bytes) and 8 (56000).
+  const std::int64_t vectors = (device.type == clkr::DeviceType::Cpu ? 2 : 5) * 8 * 8000;
+  const std::pair<std::string, std::int64_t> formats[] = {{"csr", 4 * 8001 + 12 * 53600 + vectors},
+                                                          {"dia", 4 * 7 + 56000 / 8 + 8 * 56000 + vectors}};
+  std::int64_t largest = 0;
+  for (const auto& [format, expected] : formats) {
     const ScopedEnvironment limit("CLKR_DEVICE_MEMORY_LIMIT", "100K");
-    const Timed t = run_timed({"solve", "poisson3d:20", "--precision", precision});
+    const Timed t = run_timed({"solve", "poisson3d:20", "--precision", precision, "--format", format});
     EXPECT_EQ(t.result.code, 2) << describe(t.result);
     const std::string what = "solving poisson3d:20 in " + precision + " with cg needs ";
     const std::size_t at = t.result.err.find(what);
     ASSERT_NE(at, std::string::npos) << t.result.err;
-    EXPECT_NE(t.result.err.find("(the matrix in csr "), std::string::npos) << t.result.err;
+    EXPECT_NE(t.result.err.find("(the matrix in " + format + " "), std::string::npos) << t.result.err;
     EXPECT_NE(t.result.err.find("100.0 kB (100000 bytes) the context may hold (CLKR_DEVICE_MEMORY_LIMIT)"),
               std::string::npos)
         << t.result.err;
     const std::size_t open = t.result.err.find('(', at + what.size());
-    need = std::stoll(t.result.err.substr(open + 1));
-    // poisson3d:20: 8000 rows, 53600 entries; CSR 4 (8001) + 12 (53600) bytes, and the vectors of 8000
-    // doubles (or quasi-doubles: 8 bytes too).
-    EXPECT_EQ(need, 4 * 8001 + 12 * 53600 + vectors * 8 * 8000);
+    const std::int64_t need = std::stoll(t.result.err.substr(open + 1));
+    EXPECT_EQ(need, expected) << format;
+    largest = std::max(largest, need);
   }
-  const std::string enough = std::to_string(need + 64 * 1024);
+  const std::string enough = std::to_string(largest + 64 * 1024);
   const ScopedEnvironment limit("CLKR_DEVICE_MEMORY_LIMIT", enough.c_str());
   const Timed t = run_timed({"solve", "poisson3d:20", "--precision", precision, "--json"});
   EXPECT_EQ(t.result.code, 0) << describe(t.result);

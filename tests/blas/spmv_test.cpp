@@ -53,7 +53,7 @@ TEST_P(SpmvDevice, MatchesLongDoubleReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllFormats, SpmvDevice,
-    testing::Combine(testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell),
+    testing::Combine(testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell, Format::Dia),
                      testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double)),
     name_of);
 
@@ -215,7 +215,7 @@ TEST(SpmvKahan, MoreAccurateThanPlainSingle) {
   const auto relative_error = [&](const std::vector<double>& y) {
     return static_cast<double>(std::fabs(y[0] - ref.y[0]) / std::fabs(ref.y[0]));
   };
-  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Sell}) {
+  for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Sell, Format::Dia}) {
     Matrix A(test_context(), H, f, test_matrix_options());
     Vector x(test_context(), xv, "x");
     Vector y_plain(test_context(), 3, "y_plain"), y_kahan(test_context(), 3, "y_kahan");

@@ -215,7 +215,8 @@ inline const AlphaBeta kTwoCases[] = {{1, 0}, {2.5, -0.5}};
 
 inline MatrixOptions test_matrix_options() {
   MatrixOptions options;
-  options.max_ell_fill_ratio = 1e9;  // ELL even for the long-row matrix: padding is what is tested
+  options.max_ell_fill_ratio = 1e9;     // ELL even for the long-row matrix: padding is what is tested
+  options.max_dia_diagonals = 1 << 20;  // DIA of random matrices too (thousands of diagonals)
   return options;
 }
 

@@ -99,7 +99,7 @@ static void test_coo(clkr_context ctx, const Csr* A, const double* b, const doub
 }
 
 static void test_formats(clkr_context ctx, const Csr* A, const double* b, const double* x_true) {
-  static const char* formats[] = {"csr4", "ell", "hyb", "csr", "auto"};
+  static const char* formats[] = {"csr4", "ell", "hyb", "sell", "dia", "csr", "auto"};
   clkr_matrix m = upload(ctx, A, 0, 1);
   clkr_solve_options o = clkr_solve_options_default();
   char name[16], label[64];

@@ -101,7 +101,8 @@ TEST_P(MatrixUpdate, NewValuesReachTheLayoutAndEveryPrecisionMade) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, MatrixUpdate,
-                         ::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell),
+                         ::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell,
+                                           Format::Dia),
                          [](const auto& info) { return to_string(info.param); });
 
 TEST(MatrixUpdateRefusals, WrongCountNonFiniteAndPatternChangeLeaveTheMatrixAlone) {

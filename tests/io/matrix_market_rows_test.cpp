@@ -34,6 +34,7 @@ void expect_same_stats(const MatrixStats& a, const MatrixStats& b) {
   EXPECT_EQ(a.empty_rows, b.empty_rows);
   EXPECT_EQ(a.bandwidth, b.bandwidth);
   EXPECT_EQ(a.hyb_ell_width, b.hyb_ell_width);
+  EXPECT_EQ(a.diagonals, b.diagonals);
   EXPECT_EQ(a.bytes_per_format, b.bytes_per_format);
 }
 
@@ -108,6 +109,9 @@ TEST(MatrixMarketRows, TwoBillionDeclaredRowsWithOneEntryAnswerAtOnce) {
   EXPECT_EQ(s.hyb_ell_width, 0);
   EXPECT_EQ(s.bytes_per_format.at(Format::Csr), 2000000001LL * 4 + 12);
   EXPECT_EQ(s.bytes_per_format.at(Format::Ell), 2000000000LL * 12);  // width 1, pitch 2e9 (a multiple of 32)
+  EXPECT_EQ(s.diagonals, 1);                                         // offset 7 - 5
+  // One diagonal of pitch 2e9: its offset, 2e9 / 32 words of presence bits, 2e9 doubles.
+  EXPECT_EQ(s.bytes_per_format.at(Format::Dia), 4 + 2000000000LL / 32 * 4 + 2000000000LL * 8);
 }
 
 TEST(MatrixMarketRows, BadRowIdsAreRefused) {

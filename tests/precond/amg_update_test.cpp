@@ -88,6 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, AmgUpdate,
                                            std::tuple{Format::Ell, false, Location::Device},
                                            std::tuple{Format::Hyb, false, Location::Device},
                                            std::tuple{Format::Sell, false, Location::Device},
+                                           std::tuple{Format::Dia, false, Location::Device},
                                            std::tuple{Format::Csr, true, Location::Device},
                                            std::tuple{Format::Csr, false, Location::Host},
                                            std::tuple{Format::Csr, true, Location::Host}),
@@ -141,7 +142,7 @@ TEST(DeviceGershgorin, MatchesTheHostBoundInEveryFormat) {
   const double expected = detail::gershgorin_bound(host);
   MatrixOptions options;
   options.max_ell_fill_ratio = 10;
-  for (Format format : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell}) {
+  for (Format format : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell, Format::Dia}) {
     Matrix A(test::amg_context(), host, format, options);
     EXPECT_NEAR(detail::gershgorin_bound(A), expected, 1e-14 * expected) << to_string(format);
   }

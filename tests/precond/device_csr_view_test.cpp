@@ -1,6 +1,7 @@
-// The CSR copy the device setup makes of a finest operator stored as CSR4, ELL, HYB or SELL (csr_view.cl):
-// the matrix itself, padding dropped and SELL's rows back in their order, with empty rows, rows longer
-// than a work-group and 0 or 1 rows; and its refresh after new values.
+// The CSR copy the device setup makes of a finest operator stored as CSR4, ELL, HYB, SELL or DIA
+// (csr_view.cl): the matrix itself, padding dropped, SELL's rows back in their order and DIA's pattern
+// from its presence bits, with empty rows, rows longer than a work-group and 0 or 1 rows; and its refresh
+// after new values.
 #include "precond/amg/device_csr_view.hpp"
 
 #include <gtest/gtest.h>
@@ -17,7 +18,8 @@ TEST(DeviceCsrView, IsTheMatrixInEveryFormat) {
   CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   const auto kernels = test::setup_kernels(test::setup_shapes()[0]);
   MatrixOptions options;
-  options.max_ell_fill_ratio = 1e9;  // ELL of a matrix with a long row, on purpose
+  options.max_ell_fill_ratio = 1e9;     // ELL of a matrix with a long row, on purpose
+  options.max_dia_diagonals = 1 << 20;  // DIA of a random matrix (thousands of diagonals), on purpose
   for (auto [rows, long_row] : {std::pair{0, 0}, {1, 1}, {3, 2}, {1023, 300}, {1025, 700}}) {
     const HostCsrMatrix host = test::random_sparse(rows, rows, 9, 17, long_row);
     HostCsrMatrix changed = host;
@@ -28,7 +30,8 @@ TEST(DeviceCsrView, IsTheMatrixInEveryFormat) {
                                          {Format::Ell, 32, 4096},
                                          {Format::Hyb, 32, 4096},
                                          {Format::Sell, 32, 4096},
-                                         {Format::Sell, 3, 8}}) {
+                                         {Format::Sell, 3, 8},
+                                         {Format::Dia, 32, 4096}}) {
       options.sell_slice_height = slice;
       options.sell_sort_window = window;
       Matrix A(test::amg_context(), host, format, options);

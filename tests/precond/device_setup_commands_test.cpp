@@ -57,7 +57,7 @@ TEST(DeviceSetupCommands, FewWaitsPerLevelAndNoArrayReadBack) {
     // reads each level's statistics (a fixed 4 KB histogram) on its first SpMV.
     const CommandCounts hierarchy = total(setup, {"coarse inverse", "smoother setup"});
     EXPECT_LE(hierarchy.read_bytes, hierarchy.reads * bytes_per_small_read(context->info())) << what;
-    // Waits: about 24 a coarsened level on Poisson (2026-11-26; 60-80 before the counts were batched
+    // Waits: about 24 a coarsened level on Poisson (2026-11-27; 60-80 before the counts were batched
     // and the matrices made on the device stopped reading their diagonals and statistics back).
     EXPECT_LE(hierarchy.waits, 30 * coarsened) << what;
     // The smoothers: per level the Gershgorin pass and one read of the Lanczos run's scalars (two

@@ -129,7 +129,7 @@ TEST(DeviceSetupSolve, EveryStorageFormatGivesTheHierarchyOfCsr) {
   options.sell_sort_window = 64;
   std::vector<AmgLevelInfo> csr_levels;
   int csr_iterations = 0;
-  for (Format format : {Format::Csr, Format::Ell, Format::Hyb, Format::Sell}) {
+  for (Format format : {Format::Csr, Format::Ell, Format::Hyb, Format::Sell, Format::Dia}) {
     Matrix A(context, host, format, options);
     Amg M(blas, A, on(AmgOptions::SetupOn::Device));
     A.update_values(doubled.values);

@@ -47,8 +47,10 @@ TEST_P(FusedCg, MatchesTheUnfusedIteration) {
   const std::uint64_t steps = counters.at("cg_update_xr").calls;
   EXPECT_GE(steps, static_cast<std::uint64_t>(fused.iterations));
   EXPECT_EQ(counters.at("cg_update_p").calls, steps);
-  // CSR, ELL and SELL fuse the SpMV with p'q; the other formats run the Blas SpMV and a partial-sum kernel.
-  const bool fused_spmv = format == Format::Csr || format == Format::Ell || format == Format::Sell;
+  // CSR, ELL, SELL and DIA fuse the SpMV with p'q; the other formats run the Blas SpMV and a partial-sum
+  // kernel.
+  const bool fused_spmv =
+      format == Format::Csr || format == Format::Ell || format == Format::Sell || format == Format::Dia;
   EXPECT_EQ(counters.count("cg_spmv_dot"), fused_spmv ? 1u : 0u);
   EXPECT_EQ(counters.count("cg_dot_partials"), fused_spmv ? 0u : 1u);
   const double n = 441, e = static_cast<double>(bytes_per_element(p));
@@ -59,7 +61,7 @@ TEST_P(FusedCg, MatchesTheUnfusedIteration) {
 INSTANTIATE_TEST_SUITE_P(
     PrecisionsAndFormats, FusedCg,
     ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double),
-                       ::testing::Values(Format::Csr, Format::Ell, Format::Hyb, Format::Sell)),
+                       ::testing::Values(Format::Csr, Format::Ell, Format::Hyb, Format::Sell, Format::Dia)),
     [](const auto& info) { return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param)); });
 
 TEST(FusedCg, HistoryHasEveryIterationInOrder) {

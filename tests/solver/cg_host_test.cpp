@@ -79,7 +79,8 @@ TEST_P(HostCg, SolvesAsTheFusedDevicePathDoes) {
 INSTANTIATE_TEST_SUITE_P(
     PrecisionsFormatsJacobi, HostCg,
     ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double),
-                       ::testing::Values(Format::Csr, Format::Ell, Format::Hyb, Format::Sell), ::testing::Bool()),
+                       ::testing::Values(Format::Csr, Format::Ell, Format::Hyb, Format::Sell, Format::Dia),
+                       ::testing::Bool()),
     [](const auto& info) {
       return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param)) +
              (std::get<2>(info.param) ? "_jacobi" : "_none");

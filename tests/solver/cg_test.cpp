@@ -76,7 +76,8 @@ TEST_P(CgFormat, SolvesInDoubleOnEveryFormat) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, CgFormat,
-                         ::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell),
+                         ::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell,
+                                           Format::Dia),
                          test::param_name<Format>);
 
 // Single precision's residual floor is near u_single * kappa-ish: asked for 1e-12 it cannot get there,

@@ -40,7 +40,7 @@ TEST(DeviceMemoryEstimate, TheMatrixHoldsExactlyItsEstimate) {
   const HostCsrMatrix host = poisson3d(20);
   const bool fp64 = test::context()->info().fp64;
   const std::uint64_t idle = live(*test::context());
-  for (Format format : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell})
+  for (Format format : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell, Format::Dia})
     for (Precision p : device_precisions()) {
       Context& context = *test::context();
       const std::uint64_t before = settled_live_bytes(context, idle);  // the last matrix freed
@@ -51,6 +51,8 @@ TEST(DeviceMemoryEstimate, TheMatrixHoldsExactlyItsEstimate) {
           A.ell_values(p);
         } else if (format == Format::Sell) {
           A.sell_values(p);
+        } else if (format == Format::Dia) {
+          A.dia_values(p);
         } else {
           A.csr_values(p);
           if (format == Format::Hyb) A.ell_values(p);

@@ -66,6 +66,15 @@ struct SpmvParams {
   // (padding on powerlaw:30000 with C = 32: 124% for sigma 256, 31% for 1024, 7% for 4096).
   std::size_t sell_slice_height = 32;
   std::size_t sell_sort_window = 4096;
+  // --format auto picks DIA for a matrix whose diagonals store at most this many times its nonzeros
+  // (diagonals x rows / nnz; 0: never). DIA moves 8 bytes a stored double and no index, CSR 12 a
+  // nonzero and its row offsets, so DIA moves fewer bytes up to a fill of about 1.5 in double and 2 in
+  // single; 1.2 keeps a margin where no device has measured otherwise (GPUs: predicted from the bytes).
+  double dia_auto_max_fill = 1.2;
+  // DIA on CPUs: rows per tile of the SpMV and the fused CG (kernels/spmv/dia.cl, -DDIA_TILE): a
+  // work-item walks its rows tile by tile, diagonal by diagonal, so each diagonal's part is a vector
+  // loop; 0 (GPUs): a row at a time.
+  std::size_t dia_tile_rows = 0;
 };
 
 // The row_sum_chains entry for precision p.

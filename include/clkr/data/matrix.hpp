@@ -1,4 +1,4 @@
-// clkr::Matrix: a sparse matrix on a device in one storage format at a time (CSR, CSR4, ELL, HYB, SELL),
+// clkr::Matrix: a sparse matrix on a device in one storage format at a time (CSR, CSR4, ELL, HYB, SELL, DIA),
 // with values in the precisions solvers ask for (index arrays shared between precisions).
 //
 // Layouts (all indices 32-bit, 0-based):
@@ -14,6 +14,12 @@
 //         slices of C sorted rows, each slice column-major at the width of its longest row (entry j of
 //         its row i at slice_offsets[s] + j*C + i; padding column -1, value 0), and rows[r] the
 //         original row of sorted row r: kernels write y[rows[r]], so vectors keep the user's order.
+//   DIA   the D diagonals holding entries, offsets[D] (column - row, ascending), each stored whole: the
+//         value of diagonal d in row i at d*pitch + i (column-major, pitch = rows rounded up to a
+//         multiple of 32), 0 where its column lies outside the matrix or it holds no entry; no column
+//         index is read (row i's entry on diagonal d is in column i + offsets[d]). present[] holds a bit
+//         per slot (slot s: bit s % 32 of word s / 32) set where the matrix has an entry, for the
+//         readers that need the exact pattern (to_host, the AMG setup's CSR copy), never for SpMV.
 #pragma once
 
 #include <cstddef>
@@ -31,8 +37,8 @@
 
 namespace clkr {
 
-enum class Format { Csr, Csr4, Ell, Hyb, Sell };
-std::string to_string(Format f);               // "csr", "csr4", "ell", "hyb", "sell"
+enum class Format { Csr, Csr4, Ell, Hyb, Sell, Dia };
+std::string to_string(Format f);               // "csr", "csr4", "ell", "hyb", "sell", "dia"
 Format parse_format(const std::string& text);  // throws clkr::Error on anything else
 
 struct MatrixOptions {
@@ -40,8 +46,12 @@ struct MatrixOptions {
   bool keep_previous_format = false;
   // HYB: force this ELL width instead of the heuristic.
   std::optional<std::int32_t> hyb_ell_width;
-  // ELL (and SELL) is refused when its padded size exceeds this many times nnz (suggesting HYB instead).
+  // ELL, SELL and DIA are refused when their padded size exceeds this many times nnz (suggesting HYB,
+  // CSR or another format instead).
   double max_ell_fill_ratio = 3.0;
+  // DIA is refused for a matrix whose entries lie on more diagonals than this (the search for them
+  // stops there, so a matrix with millions costs no more than one with a few hundred).
+  std::int32_t max_dia_diagonals = 256;
   // SELL: rows per slice (C: a GPU's warp, a CPU's vector of values) and the window its rows are
   // sorted in (sigma); the device's choice is in DeviceParams (spmv.sell_*), these are the defaults.
   std::int32_t sell_slice_height = 32;
@@ -59,7 +69,12 @@ struct MatrixStats {
   std::int64_t bandwidth = 0;  // max |i - j| over stored entries
   bool symmetric = false;
   std::int32_t hyb_ell_width = 0;  // what choose_hyb_width picks for this matrix
-  // Device bytes of each format with double values (indices + values), for `clkr info`.
+  // DIA: the diagonals (distinct column - row offsets) holding entries; -1 when unknown: more than
+  // kDiagonalsCounted (the count stops there), or a matrix made on the device (from_device_csr).
+  static constexpr std::int64_t kDiagonalsCounted = 1024;
+  std::int64_t diagonals = -1;
+  // Device bytes of each format with double values (indices + values), for `clkr info` (DIA only when
+  // its diagonals were counted).
   std::map<Format, std::int64_t> bytes_per_format;
 };
 
@@ -163,15 +178,22 @@ class Matrix {
     std::int32_t slice_height = 0, slices = 0;
     std::int64_t stored = 0;  // entries stored including padding
   };
+  struct DiaPart {  // DIA; its values are dia_values()
+    cl::Buffer offsets, present;
+    std::int32_t diagonals = 0, pitch = 0;
+    std::int64_t inside = 0;  // slots whose column lies in the matrix (the ones kernels read), padding included
+  };
   // Parts of the current format (throws if the format has no such part).
   const CsrPart& csr_part() const;
   const EllPart& ell_part() const;
   const SellPart& sell_part() const;
+  const DiaPart& dia_part() const;
   // The values of the current format's part in precision p, created lazily (converted on the
   // device from the double or quasi-double copy).
   Values csr_values(Precision p);
   Values ell_values(Precision p);
   Values sell_values(Precision p);
+  Values dia_values(Precision p);
 
   // Row blocks of the load-balanced CSR kernels (kernels/spmv/csr_balanced.cl): how the rows are cut
   // (src/data/row_blocks.hpp has the rules), and the blocks' first rows on the device (count + 1 ints,

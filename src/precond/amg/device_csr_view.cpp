@@ -6,22 +6,30 @@
 namespace clkr::detail::amg {
 namespace {
 
-// Sets `kernel`'s first arguments: the row count, A's column-major part (ELL's or SELL's) and CSR part
-// (absent ones as width 0 or null buffers), and SELL's slices and row order (null unless SELL).
+// The index of the first argument after the matrix's (set_format_args).
+constexpr cl_uint kOutputArgs = 14;
+
+// Sets `kernel`'s first arguments: the row count, A's column-major part (ELL's, SELL's or DIA's values)
+// and CSR part (absent ones as width 0 or null buffers), SELL's slices and row order (null unless
+// SELL), and DIA's offsets and presence bits (null unless DIA; its pitch is the ELL pitch's argument).
 void set_format_args(cl::Kernel& kernel, Matrix& A) {
   const bool sell = A.format() == Format::Sell;
+  const bool dia = A.format() == Format::Dia;
   const bool ell = A.format() == Format::Ell || A.format() == Format::Hyb;
-  const bool csr = A.format() != Format::Ell && !sell;
-  const cl_int width = ell ? A.ell_part().width : 0, pitch = ell ? A.ell_part().pitch : 0;
+  const bool csr = A.format() != Format::Ell && !sell && !dia;
+  const cl_int width = ell ? A.ell_part().width : 0;
+  const cl_int pitch = ell ? A.ell_part().pitch : dia ? A.dia_part().pitch : 0;
   const cl::Buffer none;
   const cl::Buffer columns = ell ? A.ell_part().col_indices : sell ? A.sell_part().col_indices : none;
   const cl::Buffer values = ell    ? A.ell_values(Precision::Double).primary
                             : sell ? A.sell_values(Precision::Double).primary
+                            : dia  ? A.dia_values(Precision::Double).primary
                                    : none;
   set_args(kernel, static_cast<cl_int>(A.rows()), width, pitch, columns, values, csr ? A.csr_part().row_offsets : none,
            csr ? A.csr_part().col_indices : none, csr ? A.csr_values(Precision::Double).primary : none,
            sell ? A.sell_part().slice_offsets : none, sell ? A.sell_part().rows : none,
-           static_cast<cl_int>(sell ? A.sell_part().slice_height : 1));
+           static_cast<cl_int>(sell ? A.sell_part().slice_height : 1), dia ? A.dia_part().offsets : none,
+           dia ? A.dia_part().present : none, static_cast<cl_int>(dia ? A.dia_part().diagonals : 0));
 }
 
 // Writes A's entries into the copy's arrays at `offsets`.
@@ -29,9 +37,9 @@ void fill(const SetupKernels& kernels, Matrix& A, const cl::Buffer& offsets, con
           const cl::Buffer& values) {
   cl::Kernel kernel = kernels.kernel("csr_view.cl", "csr_view_fill");
   set_format_args(kernel, A);
-  kernel.setArg(11, offsets);
-  kernel.setArg(12, cols);
-  kernel.setArg(13, values);
+  kernel.setArg(kOutputArgs, offsets);
+  kernel.setArg(kOutputArgs + 1, cols);
+  kernel.setArg(kOutputArgs + 2, values);
   kernels.per_item(kernel, static_cast<std::size_t>(A.rows()));
 }
 
@@ -42,7 +50,7 @@ std::shared_ptr<Matrix> csr_copy(const SetupKernels& kernels, Matrix& A) {
   cl::Buffer offsets = kernels.array<cl_int>(rows + 1, "CSR copy row offsets");
   cl::Kernel lengths = kernels.kernel("csr_view.cl", "csr_view_lengths");
   set_format_args(lengths, A);
-  lengths.setArg(11, offsets);
+  lengths.setArg(kOutputArgs, offsets);
   kernels.per_item(lengths, rows);
   const std::int32_t nnz = exclusive_scan(kernels, offsets, A.rows(), "the CSR copy of A");
   cl::Buffer cols = kernels.array<cl_int>(static_cast<std::size_t>(nnz), "CSR copy columns");

@@ -1,5 +1,5 @@
 // The finest operator in plain CSR on the device, for the setup's kernels, which read CSR: the matrix
-// itself when it is stored in CSR, else a copy made by csr_view.cl from its CSR4, ELL, HYB or SELL arrays
+// itself when it is stored in CSR, else a copy made by csr_view.cl from its CSR4, ELL, HYB, SELL or DIA arrays
 // (no trip through the host; the V-cycle keeps multiplying by the matrix in its own format).
 #pragma once
 
