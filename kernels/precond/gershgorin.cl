@@ -3,7 +3,8 @@
 // the maximum over its rows, the host takes the maximum of the groups'), the first row whose diagonal
 // is not positive and finite (per group, the host takes the minimum; `rows` when there is none), and,
 // when `dinv` is not null, dinv = 1 / diag(A) in double. A comes as an ELL part (width 0 when absent,
-// padding column -1) and a CSR part (null offsets when absent), as in galerkin.cl. Double precision.
+// padding column -1) and a CSR part (null offsets when absent), as in galerkin.cl, or as DIA diagonals
+// (dia_count 0 when absent; value d*dia_pitch + row, padding 0, so it adds nothing). Double precision.
 #include "common.cl"
 
 #ifndef WG
@@ -13,7 +14,8 @@
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gershgorin_partial_max(
     const int rows, const int ell_width, const int ell_pitch, __global const int* ell_cols,
     __global const double* ell_vals, __global const int* a_offsets, __global const int* a_cols,
-    __global const double* a_vals, __global double* dinv, __global double* partial, __global int* partial_bad) {
+    __global const double* a_vals, const int dia_count, const int dia_pitch, __global const int* dia_offsets,
+    __global const double* dia_vals, __global double* dinv, __global double* partial, __global int* partial_bad) {
   __local double scratch[WG];
   __local int bad_scratch[WG];
   double bound = 0.0;
@@ -26,6 +28,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gershgorin_partial
       if (col < 0) continue;
       sum += fabs(ell_vals[slot]);
       if (col == row) diagonal += ell_vals[slot];
+    }
+    for (int d = 0; d < dia_count; ++d) {
+      const double v = dia_vals[(size_t)d * dia_pitch + row];
+      sum += fabs(v);
+      if (dia_offsets[d] == 0) diagonal += v;
     }
     if (a_offsets != 0) {
       for (int k = a_offsets[row]; k < a_offsets[row + 1]; ++k) {

@@ -76,15 +76,20 @@ const SpmvParams kGpuSpmv = {256, 12.0, 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkGr
 // and 2% slower on poisson3d:128 (2,097,152), where memory bounds both (docs/performance.md). With the
 // load-balanced kernels up to 4 M nonzeros: powerlaw:30000 (1.7 M) ran 0.067 ms an iteration there,
 // 0.79x ViennaCL's, but powerlaw:300000 (17.4 M) 0.866 ms where its SpMV alone takes 0.153 ms.
-const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22, 4000000};
+// DIA not for the persistent kernel: on an H100 (2026-11-27) poisson3d:64 ran 0.038 ms an iteration in
+// DIA against CSR's 0.035 (the fused path on poisson3d:192: DIA 0.406 against 0.529).
+const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22, 4000000, 0, 0, 0};
 // CPUs: persistent CG off (three launches cost little next to a CPU's iteration); if asked for, a
 // patient wait, since an operating system may deschedule a work-group's thread for milliseconds.
 // CG on the host up to 1 M nonzeros (100 k in quasi-double): on 2 cores of PoCL 3.1 it ran 1.1-2.6x
 // faster per iteration than the fused kernels from nos3 (15 k) to poisson3d:48 (0.77 M), even on
 // poisson3d:64 (1.8 M), and in quasi-double 1.17x faster on bcsstk14 (63 k) but 1.4x slower on
 // poisson3d:32 (0.22 M) (docs/performance.md, "Small systems on CPU devices").
-const CgParams kCpuCg = {0,       256,   1, 64, 0, std::size_t{1} << 28, std::numeric_limits<std::size_t>::max(),
-                         1000000, 100000};
+// Field by field: persistent_max_rows 0 (off), its work-group 256, 1 group per compute unit, 64
+// iterations a launch, lanes from the row length, a patient spin limit, no balanced-entry limit, DIA
+// allowed, and the host CG's limits.
+const CgParams kCpuCg = {0, 256,     1,     64, 0, std::size_t{1} << 28, std::numeric_limits<std::size_t>::max(),
+                         1, 1000000, 100000};
 
 // CPUs: few, small work-groups for the AMG setup's row-per-group kernels (PoCL runs a work-group as a
 // loop on one thread: more groups than cores only add scheduling).
@@ -214,6 +219,8 @@ const std::vector<Field>& fields() {
       {"cg.persistent_max_balanced_nnz",
        [](DeviceParams& p, const std::string& v) { p.cg.persistent_max_balanced_nnz = parse_size(v); },
        [](const DeviceParams& p) { return text(p.cg.persistent_max_balanced_nnz); }},
+      {"cg.persistent_dia", [](DeviceParams& p, const std::string& v) { p.cg.persistent_dia = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.cg.persistent_dia); }},
       {"cg.host_max_nnz", [](DeviceParams& p, const std::string& v) { p.cg.host_max_nnz = parse_size(v); },
        [](const DeviceParams& p) { return text(p.cg.host_max_nnz); }},
       {"cg.host_max_nnz_quasi_double",

@@ -39,10 +39,10 @@ DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv) {
 DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host) {
   Context& context = *A.context();
   const std::size_t local = 256;
-  // The kernel reads CSR-like and ELL parts (any_format_args); SELL's slices and DIA's diagonals, layouts
-  // of their own, are scanned on the host.
+  // The kernel reads CSR-like and ELL parts (any_format_args) and DIA's diagonals; SELL's slices, a
+  // layout of their own, are scanned on the host.
   const bool device = where == Location::Device && context.info().fp64 && context.info().max_work_group_size >= local &&
-                      A.format() != Format::Sell && A.format() != Format::Dia;
+                      A.format() != Format::Sell;
   if (!device) {
     std::vector<double> inverse;
     const DiagonalScan scan = scan_diagonal(host ? *host : A.host_csr(), dinv ? &inverse : nullptr);
@@ -59,7 +59,18 @@ DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCs
   cl::Buffer partial_bad = context.allocate(groups * sizeof(cl_int), "gershgorin partial bad rows");
   KernelArgs args(kernel, Precision::Double);
   args.value(static_cast<cl_int>(rows));
-  add_any_format_args(args, A);
+  const bool dia = A.format() == Format::Dia;
+  if (dia) {  // no ELL or CSR part
+    args.value(cl_int{0}).value(cl_int{0}).value(cl::Buffer()).value(cl::Buffer());
+    args.value(cl::Buffer()).value(cl::Buffer()).value(cl::Buffer());
+    args.value(static_cast<cl_int>(A.dia_part().diagonals))
+        .value(static_cast<cl_int>(A.dia_part().pitch))
+        .value(A.dia_part().offsets)
+        .value(A.dia_values(Precision::Double).primary);
+  } else {
+    add_any_format_args(args, A);
+    args.value(cl_int{0}).value(cl_int{0}).value(cl::Buffer()).value(cl::Buffer());
+  }
   args.value(dinv ? dinv->device(Precision::Double, Access::Write).primary : cl::Buffer());
   args.value(partial).value(partial_bad);
   context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));

@@ -57,12 +57,15 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   const std::string dia_text =
       std::to_string(stats.diagonals) + " diagonals storing " + format_text(dia_fill) + " x nnz";
   const double max_fill = params.spmv.dia_auto_max_fill;
-  if (dia_fits && dia_fill <= max_fill) {
+  const bool dia_persistent = !persistent || params.cg.persistent_dia != 0;
+  if (dia_fits && dia_fill <= max_fill && dia_persistent) {
     return {Format::Dia, to_string(device.type) + ": DIA, " + dia_text + " <= " + format_text(max_fill) +
                              " (no column index read)" + persistent_note};
   }
   // Where DIA could be built but is not taken, the reason says why.
-  const std::string dia_note = !dia_fits       ? std::string()
+  const std::string dia_note = !dia_fits ? std::string()
+                               : !dia_persistent
+                                   ? " (not DIA: the persistent kernel runs CSR faster here, cg.persistent_dia)"
                                : max_fill == 0 ? " (not DIA: spmv.dia_auto_max_fill is 0 on this device)"
                                                : " (not DIA: " + dia_text + " > " + format_text(max_fill) + ")";
   if (persistent) return {Format::Csr, to_string(device.type) + ": CSR" + persistent_note + balanced_note + dia_note};

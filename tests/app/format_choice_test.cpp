@@ -119,12 +119,19 @@ TEST(FormatChoice, FewDiagonalsTakeDiaWhereTheDeviceGainsFromIt) {
       EXPECT_EQ(many.reason.find("DIA"), std::string::npos) << many.reason;
     }
   }
-  // Plain CG within the persistent kernel's rows on NVIDIA: DIA, run as the persistent kernel.
+  // Plain CG within the persistent kernel's rows on NVIDIA: CSR, run as the persistent kernel, which
+  // an H100 ran faster in CSR than in DIA (cg.persistent_dia 0); the same rows for another solver, or
+  // past the kernel's rows: DIA.
   const DeviceInfo nvidia = device(DeviceType::Gpu, "NVIDIA Corporation");
   ASSERT_GE(device_params(nvidia, "off").spmv.dia_auto_max_fill, 7 / 6.97);
+  ASSERT_EQ(device_params(nvidia, "off").cg.persistent_dia, 0u);
   const FormatChoice persistent = choose_format(on_diagonals(262144, 7, 6.9), nvidia, true);
-  EXPECT_EQ(persistent.format, Format::Dia) << persistent.reason;
-  EXPECT_NE(persistent.reason.find("persistent"), std::string::npos) << persistent.reason;
+  EXPECT_EQ(persistent.format, Format::Csr) << persistent.reason;
+  EXPECT_NE(persistent.reason.find("persistent kernel)"), std::string::npos) << persistent.reason;
+  EXPECT_NE(persistent.reason.find("not DIA: the persistent kernel runs CSR faster"), std::string::npos)
+      << persistent.reason;
+  EXPECT_EQ(choose_format(on_diagonals(262144, 7, 6.9), nvidia, false).format, Format::Dia);
+  EXPECT_EQ(choose_format(on_diagonals(7000000, 7, 6.9), nvidia, true).format, Format::Dia);
 }
 
 }  // namespace

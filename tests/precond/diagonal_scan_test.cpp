@@ -1,7 +1,7 @@
 // detail::scan_diagonal (kernels/precond/gershgorin.cl and its host loop): Gershgorin's bound against a
 // long-double reference, 1 / diag(A) exactly (division is correctly rounded in both), and the first
 // row whose diagonal is not positive and finite, at row counts around the kernel's work-group of 256,
-// in every storage format, on the device and the host.
+// in every storage format but SELL (scanned on the host), on the device and the host.
 #include "precond/diagonal_scan.hpp"
 
 #include <gtest/gtest.h>
@@ -37,6 +37,26 @@ HostCsrMatrix random_diagonal_heavy(std::int32_t rows, unsigned seed) {
   return A;
 }
 
+// The same on a few diagonals (offsets 0, +-1, +-5 and the corners +-(rows-1)), for DIA.
+HostCsrMatrix random_banded(std::int32_t rows, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), d(1.0, 100.0);
+  HostCsrMatrix A;
+  A.rows = A.cols = rows;
+  for (std::int32_t i = 0; i < rows; ++i) {
+    std::set<std::int32_t> columns;
+    for (const std::int32_t offset : {-(rows - 1), -5, -1, 0, 1, 5, rows - 1})
+      if (i + offset >= 0 && i + offset < rows) columns.insert(i + offset);
+    for (std::int32_t j : columns) {
+      A.col_indices.push_back(j);
+      A.values.push_back(j == i ? d(rng) : 10 * u(rng));
+    }
+    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+  }
+  A.validate();
+  return A;
+}
+
 long double reference_gershgorin(const HostCsrMatrix& A) {
   long double bound = 0;
   for (std::int32_t i = 0; i < A.rows; ++i) {
@@ -60,7 +80,7 @@ TEST_P(DiagonalScan, BoundInverseAndFirstBadRow) {
   options.max_ell_fill_ratio = 1e9;
   options.keep_host_copy = location == Location::Host;
   for (const std::int32_t rows : {1, 3, 255, 257, 1023, 1025}) {
-    HostCsrMatrix a = random_diagonal_heavy(rows, 7 + rows);
+    HostCsrMatrix a = format == Format::Dia ? random_banded(rows, 7 + rows) : random_diagonal_heavy(rows, 7 + rows);
     {
       Matrix A(context, a, format, options);
       Vector dinv(context, static_cast<std::size_t>(rows), "dinv");
@@ -96,7 +116,8 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, DiagonalScan,
-                         ::testing::Combine(::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb),
+                         ::testing::Combine(::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb,
+                                                              Format::Dia),
                                             ::testing::Values(Location::Device, Location::Host)),
                          case_name);
 

@@ -108,6 +108,9 @@ struct CgParams {
   // many nonzeros (within persistent_max_rows): with few resident work-groups each walks a long block,
   // and past this the fused path's launches cost less than that walk.
   std::size_t persistent_max_balanced_nnz = std::numeric_limits<std::size_t>::max();
+  // Whether --format auto may pick DIA where CG runs the persistent kernel (1) or keeps CSR there (0):
+  // the kernel is bound by its grid barriers, not its bytes, at the sizes it runs.
+  std::size_t persistent_dia = 1;
   // CPU devices: CG::Auto (and PCG with Jacobi) runs systems of at most this many nonzeros on the host
   // (src/solver/cg_host.cpp), where a kernel launch and a scalar read cost more than the arithmetic of
   // a whole iteration; 0 (GPUs, the default): never. Quasi-double has its own limit: its double-single
