@@ -39,7 +39,9 @@ class Result:
     """How one solve ended: status is 'converged', 'max-iterations', 'not-spd', 'breakdown',
     'non-finite' or 'stagnated'; true_relative_residual is ||b - A x|| / ||b|| recomputed in double;
     scaling says how a single or qdouble solve was kept inside float's range ('' when it needed nothing);
-    inner_iterations counts the inner solver's iterations of precision='mixed' (0 otherwise)."""
+    inner_iterations counts the inner solver's iterations of precision='mixed' (0 otherwise); path says how
+    CG ran on its device ('fused', 'persistent', or 'host: ...' for small systems on CPU devices; '' for the
+    other solvers)."""
     status: str
     converged: bool
     iterations: int
@@ -50,6 +52,7 @@ class Result:
     message: str
     scaling: str
     inner_iterations: int = 0
+    path: str = ""
 
 
 def _context(device):
@@ -207,7 +210,7 @@ class Solver:
 
     def _result(self, r):
         return Result(r.status, r.converged, r.iterations, r.recursive_relative_residual, r.true_relative_residual,
-                      self.setup_seconds, r.solve_seconds, r.message, r.scaling, r.inner_iterations)
+                      self.setup_seconds, r.solve_seconds, r.message, r.scaling, r.inner_iterations, r.path)
 
 
 def solve(A, b, solver="cg", precond="none", precision="double", device=None, tol=1e-8, maxiter=10000, restart=30,

@@ -220,6 +220,7 @@ PYBIND11_MODULE(_clkr, m) {
       .def_readonly("message", &SolveResult::message)
       .def_readonly("scaling", &SolveResult::scaling)
       .def_readonly("inner_iterations", &SolveResult::inner_iterations)
+      .def_readonly("path", &SolveResult::path)
       .def("__repr__", [](const SolveResult& r) {
         return "clkr.Result(status='" + to_string(r.status) + "', iterations=" + std::to_string(r.iterations) +
                ", true_relative_residual=" + std::to_string(r.true_relative_residual) + ")";

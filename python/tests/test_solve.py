@@ -132,3 +132,17 @@ def test_a_stiff_system_in_single_precision_is_scaled_into_range_and_says_so(ctx
     assert np.isfinite(info.true_relative_residual)
     _, plain = clkr.solve(A, A @ np.ones(A.shape[0]), precision="single", tol=1e-5, device=ctx)
     assert plain.scaling == ""
+
+
+def test_the_cg_path_is_reported_and_small_systems_run_on_the_host_of_a_cpu_device(ctx):
+    A = poisson3d(10)
+    b = random_vector(A.shape[0])
+    x, info = clkr.solve(A, b, tol=1e-10, device=ctx)
+    assert info.converged, info.message
+    assert relative_residual(A, b, x) <= 1e-9
+    if ctx.device["type"] == "CPU":
+        assert info.path.startswith("host: "), info.path
+    else:
+        assert info.path in ("fused", "persistent"), info.path
+    _, gmres = clkr.solve(A, b, solver="gmres", tol=1e-10, device=ctx)
+    assert gmres.path == ""
