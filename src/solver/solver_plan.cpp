@@ -174,7 +174,9 @@ std::string not_applicable(Needs needs, const SolverPlan& plan) {
 void apply_settings(SolverPlan& plan, const std::vector<Setting>& settings, const std::string& field) {
   for (const auto& [key, value] : settings) {
     const auto& specs = setting_specs();
-    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const SettingSpec& s) { return key == s.key; });
+    // Named copy: C++17 lambdas cannot capture a structured binding (clang refuses it; GCC allows it).
+    const std::string& wanted = key;
+    const auto spec = std::find_if(specs.begin(), specs.end(), [&](const SettingSpec& s) { return wanted == s.key; });
     if (spec == specs.end()) {
       std::string known;
       for (const SettingSpec& s : specs) known += (known.empty() ? "" : ", ") + std::string(s.key);
