@@ -262,8 +262,9 @@ TEST(Chebyshev, RefusesOptionsOutOfRange) {
       // Gershgorin bounds only the top: the bottom then needs lower_ratio.
       {with([](ChebyshevOptions& o) { o.eigen_iterations = 0; }), "lower_ratio"},
   };
-  for (const auto& [options, needle] : cases) {
+  for (const auto& [bad, needle] : cases) {
     SCOPED_TRACE(needle);
+    const ChebyshevOptions& options = bad;  // a lambda may not capture a structured binding in C++17
     test::expect_error_naming([&] { Chebyshev M(solver, A, options); }, needle);
   }
   // The edges of the ranges are accepted.

@@ -31,7 +31,9 @@ BlasOptions with_host_limit(std::size_t host_max_nnz) {
 class HostCg : public ::testing::TestWithParam<std::tuple<Precision, Format, bool>> {};
 
 TEST_P(HostCg, SolvesAsTheFusedDevicePathDoes) {
-  const auto [p, format, jacobi] = GetParam();
+  const Precision p = std::get<0>(GetParam());
+  const Format format = std::get<1>(GetParam());
+  const bool jacobi = std::get<2>(GetParam());  // named, not a structured binding: the lambda below captures it
   CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   const int grid = 21;  // 441 rows
   const double tol = p == Precision::Single ? 1e-5 : 1e-10;
