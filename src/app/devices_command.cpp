@@ -1,7 +1,23 @@
 // `clkr devices`: lists every platform/device with the facts kernels depend on, marks the default,
 // and (unless --no-check) builds every embedded kernel in every precision the device supports.
+//
+// The build of each device runs in a child process (`clkr devices --check-device SEL`, on Linux): a
+// driver whose compiler aborts the process instead of returning a build error (PoCL 5.0's work-group
+// generation asserts on some kernels: docs/devices.md) then ends only the child, and the listing
+// reports the kernel that was being built and the signal, and goes on with the next device.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "clkr/blas/device_params.hpp"
 #include "clkr/data/precision.hpp"
@@ -9,6 +25,8 @@
 #include "clkr/runtime/error.hpp"
 #include "clkr/runtime/kernel_sources.hpp"
 #include "commands.hpp"
+
+extern char** environ;  // the parent's environment, handed to the self-check process
 
 namespace clkr::app {
 namespace {
@@ -19,7 +37,11 @@ std::string mib(std::uint64_t bytes) { return std::to_string(bytes / (1024 * 102
 // it (the BLAS1 split variant, for every file written on kernels/blas1/blas1.cl's split); prints one
 // line per failure and returns the count. `verbose` names each build on stderr before it starts: a
 // driver whose compiler aborts the process (PoCL 5's assertions) then shows which kernel did it.
-int self_check(Context& context, std::ostream& out, bool verbose) {
+// The line the child writes before each build (always, so that the parent can name the kernel a
+// driver died in); the parent shows it only with --verbose.
+constexpr const char* kBuildingMarker = "      building ";
+
+int self_check(Context& context, std::ostream& out, std::ostream& progress, bool verbose) {
   int built = 0, failed = 0;
   std::vector<Precision> precisions{Precision::Single, Precision::QuasiDouble};
   if (context.info().fp64) precisions.push_back(Precision::Double);
@@ -30,7 +52,9 @@ int self_check(Context& context, std::ostream& out, bool verbose) {
     const bool split = file.rfind("blas1/", 0) == 0 || source.find("\"blas1/blas1.cl\"") != std::string::npos;
     const std::string extra = split ? blas1_variant : "";
     for (Precision p : precisions) {
-      if (verbose) std::cerr << "      building " << file << " (" << to_string(p) << ")" << std::endl;
+      if (verbose) progress << kBuildingMarker << file << " (" << to_string(p) << ")" << std::endl;
+      // A test of the isolation below: the child dies here as a driver whose compiler asserts would.
+      if (const char* die = std::getenv("CLKR_TEST_ABORT_BUILDING"); die != nullptr && file == die) std::abort();
       try {
         context.program(file, precision_build_option(p) + extra);
         ++built;
@@ -47,10 +71,82 @@ int self_check(Context& context, std::ostream& out, bool verbose) {
 
 }  // namespace
 
+// One device's context and self-check (in the child, with every build marker on stdout); 1 if a
+// build failed.
+int check_device(const std::string& selector, std::ostream& progress, bool verbose) {
+  try {
+    auto context = Context::create(selector);
+    std::cout << "      preferred work-group multiple " << context->info().preferred_work_group_multiple << "\n";
+    return self_check(*context, std::cout, progress, verbose) ? 1 : 0;
+  } catch (const Error& e) {
+    std::cout << "      FAIL: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+#ifdef __linux__
+// The parent's side: runs `clkr devices --check-device SEL` and relays its lines (the build markers
+// only with --verbose, on stderr as before). Returns the failures to count: 0 or 1.
+int check_device_in_child(const std::string& selector, bool verbose) {
+  int fds[2];
+  if (pipe(fds) != 0) throw Error(std::string("clkr devices: pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  std::vector<std::string> argv_text{"clkr", "devices", "--check-device", selector};
+  std::vector<char*> argv;
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (spawned != 0) {
+    close(fds[0]);
+    throw Error(std::string("clkr devices: cannot start the self-check process: ") + std::strerror(spawned));
+  }
+  std::string text, last_build;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    for (std::size_t eol; (eol = text.find('\n')) != std::string::npos; text.erase(0, eol + 1)) {
+      const std::string line = text.substr(0, eol);
+      if (line.rfind(kBuildingMarker, 0) == 0) {
+        last_build = line.substr(std::strlen(kBuildingMarker));
+        if (verbose) std::cerr << line << std::endl;
+      } else {
+        std::cout << line << "\n";
+      }
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    std::cout << "      FAIL: the OpenCL driver ended the process with signal " << sig << " (" << strsignal(sig) << ")"
+              << (last_build.empty() ? std::string(" before any kernel build") : " while building " + last_build)
+              << ": a defect of the driver's compiler (its message is on stderr above); this device cannot run "
+                 "clkr's kernels\n"
+              << "      kernel self-check: FAIL\n";
+    return 1;
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+#endif
+
 int devices_command(const Args& args) {
   bool check = true, verbose = false;
-  for (const auto& a : args) {
-    if (a == "--no-check") {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--check-device" && i + 1 < args.size()) {
+      return check_device(args[i + 1], std::cout, true);
+    } else if (a == "--no-check") {
       check = false;
     } else if (a == "--verbose") {
       verbose = true;
@@ -82,14 +178,12 @@ int devices_command(const Args& args) {
               << ", max allocation " << mib(d.max_allocation) << ", local memory " << d.local_memory / 1024
               << " KiB, max work-group " << d.max_work_group_size << "\n";
     if (check) {
-      try {
-        auto context = Context::create(d.index_selector());
-        std::cout << "      preferred work-group multiple " << context->info().preferred_work_group_multiple << "\n";
-        failures += self_check(*context, std::cout, verbose);
-      } catch (const Error& e) {
-        ++failures;
-        std::cout << "      FAIL: " << e.what() << "\n";
-      }
+      std::cout.flush();
+#ifdef __linux__
+      failures += check_device_in_child(d.index_selector(), verbose);
+#else
+      failures += check_device(d.index_selector(), std::cerr, verbose);
+#endif
     }
   }
   std::cout << "(* = default device)\n";

@@ -2,7 +2,10 @@
 // builds every embedded kernel in every precision (exit 0); unknown options are usage errors.
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdlib>
 #include <regex>
+#include <string>
 
 #include "app_test_support.hpp"
 
@@ -19,6 +22,26 @@ TEST(DevicesCommand, ListsDevicesAndEveryKernelBuilds) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, check)) << r.out;
   EXPECT_GE(std::stoi(m[1]), 30) << "every kernel file in three precisions";
+}
+
+// A driver whose compiler aborts the process (PoCL 5.0 does on some kernels) ends only the self-check's
+// child process: the listing names the kernel and the signal, exits 1, and finishes. The abort is
+// injected where the build of one file starts (CLKR_TEST_ABORT_BUILDING).
+TEST(DevicesCommand, ADriverThatAbortsInItsCompilerIsReportedNotACrash) {
+#ifdef __linux__
+  setenv("CLKR_TEST_ABORT_BUILDING", "spmv/csr_balanced.cl", 1);
+  const Result r = run_clkr({"devices"});
+  unsetenv("CLKR_TEST_ABORT_BUILDING");
+  EXPECT_EQ(r.code, 1) << describe(r);
+  EXPECT_NE(r.out.find("FAIL: the OpenCL driver ended the process with signal " + std::to_string(SIGABRT)),
+            std::string::npos)
+      << describe(r);
+  EXPECT_NE(r.out.find("while building spmv/csr_balanced.cl (single)"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("(* = default device)"), std::string::npos) << "the listing must finish:\n" << describe(r);
+  // Without the fault the same listing passes (the previous test), so the child's failure is what failed.
+#else
+  GTEST_SKIP() << "the self-check runs in a child process on Linux only";
+#endif
 }
 
 TEST(DevicesCommand, NoCheckSkipsBuildsAndBadOptionIsUsageError) {
