@@ -5,7 +5,6 @@
 // driver whose compiler aborts the process instead of returning a build error (PoCL 5.0's work-group
 // generation asserts on some kernels: docs/devices.md) then ends only the child, and the listing
 // reports the kernel that was being built and the signal, and goes on with the next device.
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,7 +14,6 @@
 #include <cstring>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,14 +31,14 @@ namespace {
 
 std::string mib(std::uint64_t bytes) { return std::to_string(bytes / (1024 * 1024)) + " MiB"; }
 
-// Builds every kernel file in every precision, with the options this device's parameter table gives
-// it (the BLAS1 split variant, for every file written on kernels/blas1/blas1.cl's split); prints one
-// line per failure and returns the count. `verbose` names each build on stderr before it starts: a
-// driver whose compiler aborts the process (PoCL 5's assertions) then shows which kernel did it.
-// The line the child writes before each build (always, so that the parent can name the kernel a
-// driver died in); the parent shows it only with --verbose.
+// The line written to `progress` before each build: the self-check's child always writes it, so that
+// the parent can name the kernel a driver died in, and the parent shows it only with --verbose.
 constexpr const char* kBuildingMarker = "      building ";
 
+// Builds every kernel file in every precision, with the options this device's parameter table gives
+// it (the BLAS1 split variant, for every file written on kernels/blas1/blas1.cl's split); prints one
+// line per failure and returns the count. With `verbose`, each build is named on `progress` before it
+// starts.
 int self_check(Context& context, std::ostream& out, std::ostream& progress, bool verbose) {
   int built = 0, failed = 0;
   std::vector<Precision> precisions{Precision::Single, Precision::QuasiDouble};
@@ -68,8 +66,6 @@ int self_check(Context& context, std::ostream& out, std::ostream& progress, bool
       << "\n";
   return failed;
 }
-
-}  // namespace
 
 // One device's context and self-check (in the child, with every build marker on stdout); 1 if a
 // build failed.
@@ -139,6 +135,8 @@ int check_device_in_child(const std::string& selector, bool verbose) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 #endif
+
+}  // namespace
 
 int devices_command(const Args& args) {
   bool check = true, verbose = false;
