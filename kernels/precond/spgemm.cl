@@ -116,8 +116,12 @@ __kernel void spgemm_fill_short(const int rows, __global const int* a_offsets, _
     const int lid = (int)get_local_id(0);                                                                  \
     if (lid == 0) *cursor = 0;                                                                             \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                          \
-    for (int s = lid; s < size; s += WG)                                                                   \
-      if (table[s] >= 0) out[atomic_inc(cursor)] = table[s];                                               \
+    /* Every work-item runs the same steps (a key of -1 past the end) rather than a loop of its own        \
+       trip count here: PoCL 5.0's work-group generation aborted on that loop between two barriers. */     \
+    for (int base = 0; base < size; base += WG) {                                                          \
+      const int key = base + lid < size ? table[base + lid] : -1;                                          \
+      if (key >= 0) out[atomic_inc(cursor)] = key;                                                         \
+    }                                                                                                      \
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                                   \
   }
 

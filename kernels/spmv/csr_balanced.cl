@@ -41,24 +41,25 @@ inline int balanced_block_sums(const int row0, const int row1, __global const in
   const int rows = row1 - row0;
   const int k0 = row_offsets[row0], end = row_offsets[row1];
   // Several rows: the block's products into local memory first, neighbouring work-items on neighbouring
-  // entries. (Every barrier here is reached by the whole group unconditionally: CPU runtimes such as
-  // PoCL compile a work-group into loops between barriers and need them outside branches.)
+  // entries. Every barrier here is reached by the whole group unconditionally (CPU runtimes such as
+  // PoCL compile a work-group into loops between barriers and need them outside branches), and no
+  // branch skips a loop between two barriers: a loop that does not apply walks an empty range instead.
+  // (PoCL 5.0's work-group generation aborts on a branch around a loop there, pocl/pocl#2281.)
   const bool stream = rows > 1;
-  if (stream)
-    for (int k = k0 + lid; k < end; k += wg)
-      products[k - k0] = acc_add(ACC_ZERO, VEC_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
+  const int stream_end = stream ? end : k0;
+  for (int k = k0 + lid; k < stream_end; k += wg)
+    products[k - k0] = acc_add(ACC_ZERO, VEC_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
   barrier(CLK_LOCAL_MEM_FENCE);
   // Then `lanes` work-items per row sum its products; one row alone is summed by the whole group
   // straight from global memory.
   const int lanes = stream ? floor_power_of_two(wg / rows) : wg;
   const int row = lid / lanes, lane = lid % lanes;
   acc_t acc = ACC_ZERO;
-  if (!stream) {
-    for (int k = k0 + lid; k < end; k += wg) acc = acc_add(acc, VEC_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
-  } else if (row < rows) {
-    const int stop = row_offsets[row0 + row + 1] - k0;
-    for (int k = row_offsets[row0 + row] - k0 + lane; k < stop; k += lanes) acc = acc_merge(acc, products[k]);
-  }
+  const int direct_end = stream ? k0 : end;
+  for (int k = k0 + lid; k < direct_end; k += wg) acc = acc_add(acc, VEC_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
+  const int mine = row0 + min(row, rows - 1);  // a row of the block whichever the work-item (rows >= 1)
+  const int stop = stream && row < rows ? row_offsets[mine + 1] - k0 : 0;
+  for (int k = row_offsets[mine] - k0 + lane; k < stop; k += lanes) acc = acc_merge(acc, products[k]);
   // The `lanes` partial sums of each row, halved in local memory (barriers only: OpenCL 1.2 has no
   // sub-group operations); every work-item of the group runs the same number of steps.
   partial[lid] = acc;
