@@ -1,4 +1,5 @@
-// clkr::HaloExchange: device packing, pinned host staging and non-blocking point-to-point messages.
+// clkr::HaloExchange: device packing, pinned host staging, a transfer queue and non-blocking
+// point-to-point messages.
 #include "clkr/dist/halo_exchange.hpp"
 
 #include <chrono>
@@ -74,12 +75,20 @@ HaloExchange::HaloExchange(std::shared_ptr<Context> context, std::shared_ptr<Com
       context_->queue().enqueueWriteBuffer(indices_, CL_TRUE, 0, sends * sizeof(std::int32_t),
                                            pattern_.send_indices.data());
     }
+    transfer_ = cl::CommandQueue(context_->cl_context(), context_->device());
     staging_ = std::make_unique<Staging>(context_, sends * kMaxBytesPerValue,
                                          static_cast<std::size_t>(pattern_.halo_size()) * kMaxBytesPerValue);
   });
 }
 
-HaloExchange::~HaloExchange() = default;
+HaloExchange::~HaloExchange() {
+  // The transfer queue's last commands use the staging memory, released right after: let them end.
+  // Destructors never throw: a failing device leaves them to the driver.
+  try {
+    if (transfer_()) transfer_.finish();
+  } catch (...) {
+  }
+}
 
 void HaloExchange::post_receives(void* recv, std::size_t element_bytes, int planes) {
   const std::size_t halo = static_cast<std::size_t>(pattern_.halo_size());
@@ -139,16 +148,21 @@ void HaloExchange::start(Blas& blas, Vector& x) {
         // Reads an index and a value, writes a value.
         const double bytes = static_cast<double>(n) * (4 + 2 * bytes_per_element(precision_));
         blas.launch_elementwise("halo_pack", kernel, n, 0, bytes);
+        // The read goes on the transfer queue once the packing is done, so that the local-block SpMV the
+        // caller queues next does not wait behind it on the compute queue.
         auto& queue = context_->queue();
+        std::vector<cl::Event> packed(1);
+        queue.enqueueMarkerWithWaitList(nullptr, &packed[0]);
+        queue.flush();
         const std::size_t plane_bytes = n * wire.element_bytes;
         if (wire.planes == 2) {
-          queue.enqueueReadBuffer(out.primary, CL_FALSE, 0, plane_bytes, staging_->send);
-          queue.enqueueReadBuffer(out.tail, CL_FALSE, 0, plane_bytes, static_cast<char*>(staging_->send) + plane_bytes,
-                                  nullptr, &read_done_);
+          transfer_.enqueueReadBuffer(out.primary, CL_FALSE, 0, plane_bytes, staging_->send, &packed);
+          transfer_.enqueueReadBuffer(out.tail, CL_FALSE, 0, plane_bytes,
+                                      static_cast<char*>(staging_->send) + plane_bytes, nullptr, &read_done_);
         } else {
-          queue.enqueueReadBuffer(out.primary, CL_FALSE, 0, plane_bytes, staging_->send, nullptr, &read_done_);
+          transfer_.enqueueReadBuffer(out.primary, CL_FALSE, 0, plane_bytes, staging_->send, &packed, &read_done_);
         }
-        queue.flush();
+        transfer_.flush();
       });
     });
   }
@@ -166,16 +180,22 @@ void HaloExchange::finish(Vector& halo) {
   if (h > 0) {
     comm_->deferred("halo exchange: writing the halo", [&] {
       translate_cl_errors("halo exchange", [&] {
+        // On the transfer queue, beside the local-block SpMV still running on the compute queue; the
+        // compute queue's next commands (the halo-block SpMV) wait for it. The halo-block SpMV of the
+        // previous exchange, which read `halo`, is done: this exchange's read-back, which finish()
+        // waited for, came after it on the compute queue.
         const Vector::DeviceBuffers target = halo.device(precision_, Access::Write);
-        auto& queue = context_->queue();
         const std::size_t plane_bytes = h * wire.element_bytes;
         if (wire.planes == 2) {
-          queue.enqueueWriteBuffer(target.primary, CL_FALSE, 0, plane_bytes, staging_->recv);
-          queue.enqueueWriteBuffer(target.tail, CL_FALSE, 0, plane_bytes,
-                                   static_cast<char*>(staging_->recv) + plane_bytes, nullptr, &write_done_);
+          transfer_.enqueueWriteBuffer(target.primary, CL_FALSE, 0, plane_bytes, staging_->recv);
+          transfer_.enqueueWriteBuffer(target.tail, CL_FALSE, 0, plane_bytes,
+                                       static_cast<char*>(staging_->recv) + plane_bytes, nullptr, &write_done_);
         } else {
-          queue.enqueueWriteBuffer(target.primary, CL_FALSE, 0, plane_bytes, staging_->recv, nullptr, &write_done_);
+          transfer_.enqueueWriteBuffer(target.primary, CL_FALSE, 0, plane_bytes, staging_->recv, nullptr, &write_done_);
         }
+        transfer_.flush();
+        const std::vector<cl::Event> written{write_done_};
+        context_->queue().enqueueBarrierWithWaitList(&written);
       });
     });
   }

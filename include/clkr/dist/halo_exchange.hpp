@@ -2,7 +2,9 @@
 // neighbours need on the device, queues their read into pinned host memory and posts the receives;
 // the caller then queues the local-block SpMV, which the device runs while finish() sends, waits and
 // queues the received values into the halo vector for the halo-block SpMV (GPU-aware MPI is not
-// assumed: every message goes through host memory).
+// assumed: every message goes through host memory). The read and the write go through a second,
+// transfer queue, so that they run beside the local-block SpMV instead of before and after it on the
+// compute queue (docs/distributed.md measures what that hid).
 #pragma once
 
 #include <memory>
@@ -48,6 +50,7 @@ class HaloExchange {
   Vector packed_;       // the send values on the device
   std::unique_ptr<Staging> staging_;
   std::vector<MPI_Request> requests_;
+  cl::CommandQueue transfer_;  // the read-back and the halo write, beside the compute queue's kernels
   cl::Event read_done_, write_done_;
   Precision precision_ = Precision::Double;
 };
