@@ -16,14 +16,12 @@
 #include "../precision_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/runtime/error.hpp"
+#include "spmv_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-const std::shared_ptr<Context>& test_context() {
-  static const std::shared_ptr<Context> context = Context::create();
-  return context;
-}
+using test::test_context;
 
 // Where and how a Blas under test runs.
 enum class Config { Host, DeviceChunked, DeviceGridStride };
@@ -60,7 +58,7 @@ Blas make_blas(Config c, Precision p) {
   return Blas(test_context(), c == Config::Host ? Location::Host : Location::Device, p, options);
 }
 
-double tolerance(Precision p) {
+double blas1_tolerance(Precision p) {
   switch (p) {
     case Precision::Single:
       return 1e-6;
@@ -79,7 +77,7 @@ const std::vector<double> kAlphas = {1.0, 2.5, -0.5, 0.0};
 
 // Random values in (-1, 1), rounded to float for single precision so the reference sees exactly the
 // inputs the computation sees.
-std::vector<double> random_vector(std::size_t n, Precision p, std::mt19937_64& rng) {
+std::vector<double> random_inputs(std::size_t n, Precision p, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<double> v(n);
   for (auto& e : v) {
@@ -184,7 +182,7 @@ class Blas1 : public ::testing::TestWithParam<std::tuple<Precision, Config>> {
     for (std::size_t n : kSizes) {
       for (double a : kAlphas) {
         SCOPED_TRACE("n = " + std::to_string(n) + ", a = " + std::to_string(a));
-        const auto xs = random_vector(n, precision_, rng), ys = random_vector(n, precision_, rng);
+        const auto xs = random_inputs(n, precision_, rng), ys = random_inputs(n, precision_, rng);
         Vector x(test_context(), xs, "x"), y(test_context(), ys, "y");
         const auto x_before = read_copy(x, blas), y_before = read_copy(y, blas);
         op(blas, a, x, y);
@@ -192,7 +190,7 @@ class Blas1 : public ::testing::TestWithParam<std::tuple<Precision, Config>> {
         ASSERT_EQ(x_after, x_before) << "input x was modified";
         for (std::size_t i = 0; i < n; ++i) {
           const long double expected = reference(a, x_before[i], y_before[i]);
-          const long double bound = tolerance(precision_) * scale(a, x_before[i], y_before[i]);
+          const long double bound = blas1_tolerance(precision_) * scale(a, x_before[i], y_before[i]);
           ASSERT_LE(std::fabs(y_after[i] - expected), bound)
               << "element " << i << ": got " << static_cast<double>(y_after[i]) << ", expected "
               << static_cast<double>(expected);
@@ -207,7 +205,7 @@ class Blas1 : public ::testing::TestWithParam<std::tuple<Precision, Config>> {
     std::mt19937_64 rng(99);
     for (std::size_t n : kSizes) {
       SCOPED_TRACE("n = " + std::to_string(n));
-      const auto xs = random_vector(n, precision_, rng), ys = random_vector(n, precision_, rng);
+      const auto xs = random_inputs(n, precision_, rng), ys = random_inputs(n, precision_, rng);
       Vector x(test_context(), xs, "x"), y(test_context(), ys, "y");
       const auto xv = read_copy(x, blas), yv = read_copy(y, blas);
       long double exact = 0, magnitude = 0;
@@ -217,7 +215,8 @@ class Blas1 : public ::testing::TestWithParam<std::tuple<Precision, Config>> {
         magnitude += std::fabs(term);
       }
       // Rounding errors of a sum of n terms grow like sqrt(n) on random data; relative to sum |term|.
-      const long double bound = tolerance(precision_) * std::max(1.0, std::sqrt(static_cast<double>(n))) * magnitude;
+      const long double bound =
+          blas1_tolerance(precision_) * std::max(1.0, std::sqrt(static_cast<double>(n))) * magnitude;
       if (nrm2) {
         const double got = blas.nrm2(x);
         const long double expected = std::sqrt(exact);
@@ -263,7 +262,7 @@ TEST_P(Blas1, CopyOverwritesEveryElementExactly) {
   std::mt19937_64 rng(7);
   for (std::size_t n : kSizes) {
     SCOPED_TRACE("n = " + std::to_string(n));
-    Vector x(test_context(), random_vector(n, precision_, rng), "x");
+    Vector x(test_context(), random_inputs(n, precision_, rng), "x");
     Vector y(test_context(), n, "y");
     const auto x_before = read_raw(x, blas);
     poison(y, blas);
@@ -288,7 +287,7 @@ TEST_P(Blas1, Nrm2NeitherOverflowsNorUnderflows) {
     for (std::size_t n : kSizes) {
       if (n == 0) continue;
       SCOPED_TRACE("n = " + std::to_string(n) + ", scale " + std::to_string(scale));
-      std::vector<double> xs = random_vector(n, precision_, rng);
+      std::vector<double> xs = random_inputs(n, precision_, rng);
       for (double& v : xs) v = precision_ == Precision::Single ? static_cast<float>(v * scale) : v * scale;
       Vector x(test_context(), xs, "x");
       const auto xv = read_copy(x, blas);
@@ -297,7 +296,7 @@ TEST_P(Blas1, Nrm2NeitherOverflowsNorUnderflows) {
       const long double expected = std::sqrt(squares);
       const double got = blas.nrm2(x);
       ASSERT_TRUE(std::isfinite(got) && got > 0) << "got " << got;
-      EXPECT_LE(std::fabs(got - expected), tolerance(precision_) * expected) << "got " << got;
+      EXPECT_LE(std::fabs(got - expected), blas1_tolerance(precision_) * expected) << "got " << got;
     }
   }
   for (double bad : {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
@@ -339,17 +338,17 @@ TEST_P(Blas1, SameVectorAsBothOperands) {
   Blas blas = make_blas(config_, precision_);
   std::mt19937_64 rng(11);
   const std::size_t n = 1025;
-  Vector x(test_context(), random_vector(n, precision_, rng), "x");
+  Vector x(test_context(), random_inputs(n, precision_, rng), "x");
   const auto before = read_copy(x, blas);
   long double squares = 0;
   for (long double v : before) squares += v * v;
-  EXPECT_NEAR(blas.dot(x, x), static_cast<double>(squares), tolerance(precision_) * 40 * squares);
+  EXPECT_NEAR(blas.dot(x, x), static_cast<double>(squares), blas1_tolerance(precision_) * 40 * squares);
   blas.axpy(2.5, x, x);  // x = 3.5 x
   blas.copy(x, x);       // a no-op
   const auto after = read_copy(x, blas);
   for (std::size_t i = 0; i < n; ++i)
     ASSERT_NEAR(static_cast<double>(after[i]), static_cast<double>(3.5L * before[i]),
-                tolerance(precision_) * 3.5 * std::fabs(static_cast<double>(before[i])))
+                blas1_tolerance(precision_) * 3.5 * std::fabs(static_cast<double>(before[i])))
         << "element " << i;
 }
 
@@ -377,7 +376,7 @@ TEST(Blas1Agreement, DeviceMatchesHostBitForBit) {
       Blas device = make_blas(c, p);
       const std::size_t n = 1025;
       // Float-exact inputs: both sides then start from identical copies, whichever way Vector converts.
-      const auto xs = random_vector(n, Precision::Single, rng), ys = random_vector(n, Precision::Single, rng);
+      const auto xs = random_inputs(n, Precision::Single, rng), ys = random_inputs(n, Precision::Single, rng);
       Vector xh(test_context(), xs, "xh"), yh(test_context(), ys, "yh");
       Vector xd(test_context(), xs, "xd"), yd(test_context(), ys, "yd");
       host.axpy(-0.7, xh, yh);

@@ -12,14 +12,12 @@
 
 #include "../precision_support.hpp"
 #include "clkr/runtime/error.hpp"
+#include "spmv_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-const std::shared_ptr<Context>& test_context() {
-  static const std::shared_ptr<Context> context = Context::create();
-  return context;
-}
+using test::test_context;
 
 // Expects `body` to throw clkr::Error whose message contains every one of `parts`.
 template <class Body>

@@ -26,13 +26,13 @@ DeviceInfo device(DeviceType type, const std::string& vendor) {
 }
 
 // A fresh directory under the build tree's temp area, removed at the end of the test.
-class TempDir {
+class ParamsTempDir {
  public:
-  TempDir() : path_(fs::temp_directory_path() / ("clkr_params_test_" + std::to_string(::getpid()))) {
+  ParamsTempDir() : path_(fs::temp_directory_path() / ("clkr_params_test_" + std::to_string(::getpid()))) {
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
-  ~TempDir() { fs::remove_all(path_); }
+  ~ParamsTempDir() { fs::remove_all(path_); }
   std::string str() const { return path_.string(); }
 
  private:
@@ -77,7 +77,7 @@ TEST(DeviceParams, DefaultsByTypeAndVendor) {
 }
 
 TEST(DeviceParams, FileRoundTripsEveryKey) {
-  TempDir dir;
+  ParamsTempDir dir;
   DeviceParams p = default_device_params(device(DeviceType::Cpu, "x"));
   p.blas1 = {Blas1Variant::GridStride, 96, 3, 5, 16};
   p.reduction = {128, 6};
@@ -97,7 +97,7 @@ TEST(DeviceParams, FileRoundTripsEveryKey) {
 }
 
 TEST(DeviceParams, TunedFileInTheCacheDirectoryOverridesDefaults) {
-  TempDir dir;
+  ParamsTempDir dir;
   const DeviceInfo info = device(DeviceType::Cpu, "GenuineIntel");
   const std::string path = device_params_path(info, dir.str());
   EXPECT_EQ(path, dir.str() + "/params/Test_Device_1__x__9.9_beta.txt");
@@ -115,7 +115,7 @@ TEST(DeviceParams, TunedFileInTheCacheDirectoryOverridesDefaults) {
 }
 
 TEST(DeviceParams, MalformedFilesNameTheLine) {
-  TempDir dir;
+  ParamsTempDir dir;
   const std::string path = dir.str() + "/bad.txt";
   auto expect_parse_error = [&](const std::string& text, std::size_t line, const std::string& part) {
     write(path, text);

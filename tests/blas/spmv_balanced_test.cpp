@@ -76,8 +76,6 @@ HostCsrMatrix wide_powerlaw() {
 
 class SpmvBalanced : public testing::TestWithParam<Precision> {};
 
-std::string precision_name(const testing::TestParamInfo<Precision>& info) { return to_string(info.param); }
-
 TEST_P(SpmvBalanced, AwkwardShapes) {
   const Precision p = GetParam();
   if (!can_run(p)) GTEST_SKIP() << "device has no fp64";

@@ -50,7 +50,7 @@ HostCsrMatrix on_diagonals(std::int32_t rows, std::int32_t cols, std::vector<std
 }
 
 // Diagonal, one dense row (rows / 2) and one dense column (2).
-HostCsrMatrix dense_row_and_column(std::int32_t n) {
+HostCsrMatrix dia_dense_row_and_column(std::int32_t n) {
   HostCsrMatrix A;
   A.rows = A.cols = n;
   A.row_offsets.assign(1, 0);
@@ -76,7 +76,7 @@ std::vector<std::pair<std::string, HostCsrMatrix>> banded_matrices() {
   list.push_back({"upper only 257", on_diagonals(257, 257, {1, 2, 256}, 1.0, 5)});
   list.push_back({"poisson2d 17", poisson2d(17)});
   list.push_back({"poisson3d 9", poisson3d(9)});
-  list.push_back({"dense row and column 300", dense_row_and_column(300)});
+  list.push_back({"dense row and column 300", dia_dense_row_and_column(300)});
   return list;
 }
 

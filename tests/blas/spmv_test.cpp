@@ -61,8 +61,6 @@ INSTANTIATE_TEST_SUITE_P(
 
 class SpmvPrecision : public testing::TestWithParam<Precision> {};
 
-std::string precision_name(const testing::TestParamInfo<Precision>& info) { return to_string(info.param); }
-
 // The CSR-vector kernel, forced by a zero mean-row-length threshold, with a degenerate (1), a small and
 // a warp-sized lane count; work groups of 64 hold 64, 16 and 2 rows.
 TEST_P(SpmvPrecision, CsrVectorKernel) {

@@ -1,7 +1,7 @@
-// Shared by the SpMV tests (spmv_test.cpp, spmv_balanced_test.cpp): random matrices of awkward shapes
-// (empty rows, a long row, 0-row and 0-nnz matrices, sizes around powers of two, rectangular), the long
-// double reference with its per-row error bound, and check_spmv, which runs y = alpha*A*x + beta*y on a
-// poisoned y and checks the result, x and A.
+// Shared by the BLAS tests: the test context (every file), and for the SpMV tests (spmv_*_test.cpp)
+// random matrices of awkward shapes (empty rows, a long row, 0-row and 0-nnz matrices, sizes around
+// powers of two, rectangular), the long double reference with its per-row error bound, and check_spmv,
+// which runs y = alpha*A*x + beta*y on a poisoned y and checks the result, x and A.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -27,6 +27,9 @@ inline const std::shared_ptr<Context>& test_context() {
 }
 
 inline bool can_run(Precision p) { return p != Precision::Double || test_context()->info().fp64; }
+
+// The name of a test parameterised by precision: "single", "qdouble" or "double".
+inline std::string precision_name(const testing::TestParamInfo<Precision>& info) { return to_string(info.param); }
 
 // ---- random matrices ------------------------------------------------------------------------------
 

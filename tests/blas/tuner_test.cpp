@@ -67,13 +67,13 @@ const TuneMeasurement* find_default(const TuneSearch& s) {
   return nullptr;
 }
 
-class TempDir {
+class TunerTempDir {
  public:
-  TempDir() : path_(fs::temp_directory_path() / ("clkr_tuner_test_" + std::to_string(::getpid()))) {
+  TunerTempDir() : path_(fs::temp_directory_path() / ("clkr_tuner_test_" + std::to_string(::getpid()))) {
     fs::remove_all(path_);
     fs::create_directories(path_);
   }
-  ~TempDir() { fs::remove_all(path_); }
+  ~TunerTempDir() { fs::remove_all(path_); }
   std::string str() const { return path_.string(); }
 
  private:
@@ -336,7 +336,7 @@ TEST(Tuner, TunedParametersAreNoSlowerThanTheDefaults) {
 TEST(Tuner, WrittenFileIsWhatDeviceParamsAndANewBlasLoad) {
   const TuneResult& r = quick_result();
   const DeviceInfo& info = context()->info();
-  TempDir dir;
+  TunerTempDir dir;
   const std::string path = device_params_path(info, dir.str());
   ASSERT_FALSE(fs::exists(path));
   write_tuned_params(r, info, path);
@@ -481,7 +481,7 @@ TEST(Tuner, BadInputIsRefusedBeforeMeasuring) {
 
   const TuneResult& r = quick_result();
   EXPECT_THROW(write_tuned_params(r, context()->info(), ""), Error);
-  TempDir dir;
+  TunerTempDir dir;
   const std::string file = dir.str() + "/a_file";
   std::ofstream(file) << "x";
   EXPECT_THROW(write_tuned_params(r, context()->info(), file + "/params.txt"), Error);

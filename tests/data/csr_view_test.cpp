@@ -13,14 +13,12 @@
 #include "clkr/data/matrix.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
+#include "data_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-std::shared_ptr<Context> context() {
-  static std::shared_ptr<Context> c = Context::create();
-  return c;
-}
+using test::context;
 
 // A matrix with empty rows, a long row and a row past HYB's ELL width: the formats' awkward cases.
 HostCsrMatrix awkward() {

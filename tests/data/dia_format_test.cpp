@@ -10,38 +10,21 @@
 #include <string>
 #include <vector>
 
-#include "../precision_support.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
+#include "data_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-std::shared_ptr<Context> context() {
-  static std::shared_ptr<Context> c = Context::create();
-  return c;
-}
+using test::context;
+using test::expect_same;
+using test::read;
 
-template <class T>
-std::vector<T> read(const cl::Buffer& buffer, std::size_t n) {
-  std::vector<T> out(n);
-  if (n > 0) context()->queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(T), out.data());
-  return out;
-}
-
-void expect_same(const HostCsrMatrix& a, const HostCsrMatrix& b, const std::string& what) {
-  EXPECT_EQ(a.rows, b.rows) << what;
-  EXPECT_EQ(a.cols, b.cols) << what;
-  EXPECT_EQ(a.row_offsets, b.row_offsets) << what;
-  EXPECT_EQ(a.col_indices, b.col_indices) << what;
-  ASSERT_EQ(a.values.size(), b.values.size()) << what;
-  for (std::size_t k = 0; k < a.values.size(); ++k)
-    ASSERT_TRUE(test::readback_equal(*context(), a.values[k], b.values[k])) << what << ": value " << k;
-}
-
-HostCsrMatrix from_rows(std::int32_t rows, std::int32_t cols,
-                        const std::vector<std::vector<std::pair<std::int32_t, double>>>& entries) {
+// A rows x cols matrix from its rows of (column, value), validated.
+HostCsrMatrix validated_from_rows(std::int32_t rows, std::int32_t cols,
+                                  const std::vector<std::vector<std::pair<std::int32_t, double>>>& entries) {
   HostCsrMatrix A;
   A.rows = rows;
   A.cols = cols;
@@ -59,7 +42,7 @@ HostCsrMatrix from_rows(std::int32_t rows, std::int32_t cols,
 // 4 x 5: row 0 on diagonals 0 and 4, row 1 on -1, 0 (an explicit zero) and 1, row 2 empty, row 3 on
 // -3, 0 and 1. Diagonals -3, -1, 0, 1, 4 at pitch 32: slot d * 32 + i.
 HostCsrMatrix small_matrix() {
-  return from_rows(4, 5, {{{0, 1}, {4, 2}}, {{0, 3}, {1, 0}, {2, 4}}, {}, {{0, 5}, {3, 6}, {4, 7}}});
+  return validated_from_rows(4, 5, {{{0, 1}, {4, 2}}, {{0, 3}, {1, 0}, {2, 4}}, {}, {{0, 5}, {3, 6}, {4, 7}}});
 }
 
 TEST(DiaFormat, SmallMatrixLayoutArrayByArray) {
@@ -105,18 +88,18 @@ HostCsrMatrix corners(std::int32_t n) {
     if (i + 1 < n) rows[i].push_back({i + 1, -1});
     if (i == 0 && n > 2) rows[i].push_back({n - 1, -0.25});
   }
-  return from_rows(n, n, rows);
+  return validated_from_rows(n, n, rows);
 }
 
 TEST(DiaFormat, AwkwardMatricesRoundTrip) {
   const std::vector<std::pair<std::string, HostCsrMatrix>> cases = {
-      {"0x0", from_rows(0, 0, {})},
-      {"0x5", from_rows(0, 5, {})},
-      {"3x0", from_rows(3, 0, {{}, {}, {}})},
-      {"3x3 empty", from_rows(3, 3, {{}, {}, {}})},
-      {"1x1", from_rows(1, 1, {{{0, 4}}})},
-      {"1x7 corner", from_rows(1, 7, {{{0, 1}, {6, 2}}})},
-      {"7x1 corner", from_rows(7, 1, {{{0, 1}}, {}, {}, {}, {}, {}, {{0, 2}}})},
+      {"0x0", validated_from_rows(0, 0, {})},
+      {"0x5", validated_from_rows(0, 5, {})},
+      {"3x0", validated_from_rows(3, 0, {{}, {}, {}})},
+      {"3x3 empty", validated_from_rows(3, 3, {{}, {}, {}})},
+      {"1x1", validated_from_rows(1, 1, {{{0, 4}}})},
+      {"1x7 corner", validated_from_rows(1, 7, {{{0, 1}, {6, 2}}})},
+      {"7x1 corner", validated_from_rows(7, 1, {{{0, 1}}, {}, {}, {}, {}, {}, {{0, 2}}})},
       {"corners 2", corners(2)},
       {"corners 33", corners(33)},
       {"corners 1025", corners(1025)},
@@ -142,20 +125,20 @@ TEST(DiaFormat, StatisticsCountTheDiagonals) {
   EXPECT_EQ(compute_stats(poisson3d(6)).diagonals, 7);
   EXPECT_EQ(compute_stats(poisson2d(6)).diagonals, 5);
   EXPECT_EQ(compute_stats(corners(40)).diagonals, 5);
-  EXPECT_EQ(compute_stats(from_rows(0, 0, {})).diagonals, 0);
-  EXPECT_EQ(compute_stats(from_rows(2, 2, {{}, {}})).diagonals, 0);
+  EXPECT_EQ(compute_stats(validated_from_rows(0, 0, {})).diagonals, 0);
+  EXPECT_EQ(compute_stats(validated_from_rows(2, 2, {{}, {}})).diagonals, 0);
   // A full 600 x 600 matrix: 1199 diagonals, past the count.
   std::vector<std::vector<std::pair<std::int32_t, double>>> full(600);
   for (std::int32_t i = 0; i < 600; ++i)
     for (std::int32_t j = 0; j < 600; ++j) full[i].push_back({j, 1.0});
-  const MatrixStats s = compute_stats(from_rows(600, 600, full));
+  const MatrixStats s = compute_stats(validated_from_rows(600, 600, full));
   EXPECT_EQ(s.diagonals, -1);
   EXPECT_EQ(s.bytes_per_format.count(Format::Dia), 0u);
   // Half of it (the upper triangle): 600 diagonals, counted.
   std::vector<std::vector<std::pair<std::int32_t, double>>> upper(600);
   for (std::int32_t i = 0; i < 600; ++i)
     for (std::int32_t j = i; j < 600; ++j) upper[i].push_back({j, 1.0});
-  EXPECT_EQ(compute_stats(from_rows(600, 600, upper)).diagonals, 600);
+  EXPECT_EQ(compute_stats(validated_from_rows(600, 600, upper)).diagonals, 600);
   EXPECT_EQ(parse_format("DIA"), Format::Dia);
   EXPECT_EQ(to_string(Format::Dia), "dia");
 }
@@ -166,11 +149,12 @@ HostCsrMatrix arrow() {
   for (std::int32_t i = 0; i < 3000; ++i)
     for (std::int32_t j = 0; j < 3000; ++j)
       if (i == 1500 || j == i || j == 2) rows[i].push_back({j, 1.0 + (i + j) % 7});
-  return from_rows(3000, 3000, rows);
+  return validated_from_rows(3000, 3000, rows);
 }
 
+// The message of the clkr::Error (a refusal) that `call` throws, or "(no error)".
 template <class Call>
-std::string error_of(const Call& call) {
+std::string refusal(const Call& call) {
   try {
     call();
   } catch (const Error& e) {
@@ -184,7 +168,7 @@ TEST(DiaFormat, RefusesManyDiagonalsAndMuchPaddingWithoutAllocating) {
   context()->finish();
   const std::uint64_t before = context()->device_memory().live_bytes;
   // Thousands of diagonals: refused by their number, named with the limit.
-  const std::string many = error_of([&] { Matrix A(context(), dense_row_and_column, Format::Dia); });
+  const std::string many = refusal([&] { Matrix A(context(), dense_row_and_column, Format::Dia); });
   EXPECT_NE(many.find("DIA refused for a 3000 x 3000 matrix"), std::string::npos) << many;
   EXPECT_NE(many.find("more diagonals (distinct column - row offsets) than MatrixOptions::max_dia_diagonals (256)"),
             std::string::npos)
@@ -193,7 +177,7 @@ TEST(DiaFormat, RefusesManyDiagonalsAndMuchPaddingWithoutAllocating) {
   // Allowed that many, the padding refuses them: 4497 x 3000 slots for 8997 entries.
   MatrixOptions options;
   options.max_dia_diagonals = 5000;
-  const std::string padding = error_of([&] { Matrix A(context(), dense_row_and_column, Format::Dia, options); });
+  const std::string padding = refusal([&] { Matrix A(context(), dense_row_and_column, Format::Dia, options); });
   EXPECT_NE(padding.find("its 4497 diagonals would store 4497 x 3000 = 13491000 entries"), std::string::npos)
       << padding;
   EXPECT_NE(padding.find("max_ell_fill_ratio (3)"), std::string::npos) << padding;
@@ -201,14 +185,14 @@ TEST(DiaFormat, RefusesManyDiagonalsAndMuchPaddingWithoutAllocating) {
   std::vector<std::vector<std::pair<std::int32_t, double>>> upper(600);
   for (std::int32_t i = 0; i < 600; ++i)
     for (std::int32_t j = i; j < 600; ++j) upper[i].push_back({j, 1.0});
-  const std::string counted = error_of([&] { Matrix A(context(), from_rows(600, 600, upper), Format::Dia); });
+  const std::string counted = refusal([&] { Matrix A(context(), validated_from_rows(600, 600, upper), Format::Dia); });
   EXPECT_NE(counted.find("on 600 diagonals (distinct column - row offsets), more than "
                          "MatrixOptions::max_dia_diagonals (256)"),
             std::string::npos)
       << counted;
   options.max_dia_diagonals = -1;
   EXPECT_NE(
-      error_of([&] { Matrix A(context(), poisson2d(4), Format::Dia, options); }).find("max_dia_diagonals must be >= 0"),
+      refusal([&] { Matrix A(context(), poisson2d(4), Format::Dia, options); }).find("max_dia_diagonals must be >= 0"),
       std::string::npos);
   context()->finish();
   EXPECT_EQ(context()->device_memory().live_bytes, before) << "a refused DIA allocated device memory";

@@ -10,14 +10,12 @@
 #include "../precision_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/data/matrix.hpp"
+#include "data_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-std::shared_ptr<Context> context() {
-  static std::shared_ptr<Context> c = Context::create();
-  return c;
-}
+using test::context;
 
 // rows x cols, up to 6 entries a row, every 5th row empty, row 2 (when there is one) dense, diagonal
 // entries in most rows but not all.

@@ -16,16 +16,14 @@
 #include <vector>
 
 #include "clkr/runtime/error.hpp"
+#include "data_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-std::shared_ptr<Context> context() {
-  static std::shared_ptr<Context> c = Context::create();
-  return c;
-}
-
-bool fp64() { return context()->info().fp64; }
+using test::context;
+using test::fp64;
+using test::read;
 
 const Format kFormats[] = {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb};
 
@@ -178,13 +176,6 @@ Layout expected_layout(const HostCsrMatrix& A, Format f, std::int32_t hyb_width)
     L.row_offsets.push_back(static_cast<std::int32_t>(L.csr_cols.size()));
   }
   return L;
-}
-
-template <class T>
-std::vector<T> read(const cl::Buffer& b, std::size_t n) {
-  std::vector<T> out(n);
-  if (n) context()->queue().enqueueReadBuffer(b, CL_TRUE, 0, n * sizeof(T), out.data());
-  return out;
 }
 
 // The stored values of one part in every precision against `want` (padding included): double exactly,

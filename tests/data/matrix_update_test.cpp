@@ -12,14 +12,12 @@
 #include "clkr/data/matrix.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
+#include "data_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-std::shared_ptr<Context> context() {
-  static std::shared_ptr<Context> c = Context::create();
-  return c;
-}
+using test::context;
 
 // A matrix with an empty row, a long row and short rows, so that CSR4, ELL and HYB all pad.
 HostCsrMatrix irregular_matrix() {

@@ -12,14 +12,12 @@
 
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
+#include "data_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-std::shared_ptr<Context> context() {
-  static std::shared_ptr<Context> c = Context::create();
-  return c;
-}
+using test::context;
 
 // Row offsets from row lengths.
 std::vector<std::int32_t> offsets_of(const std::vector<std::int32_t>& lengths) {

@@ -10,18 +10,17 @@
 #include <utility>
 #include <vector>
 
-#include "../precision_support.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
+#include "data_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-std::shared_ptr<Context> context() {
-  static std::shared_ptr<Context> c = Context::create();
-  return c;
-}
+using test::context;
+using test::expect_same;
+using test::read;
 
 // A matrix with the given row lengths, columns 0, 1, ... in each row, values 10 * row + column + 1.
 HostCsrMatrix with_lengths(const std::vector<std::int32_t>& lengths, std::int32_t cols) {
@@ -45,23 +44,6 @@ MatrixOptions layout(std::int32_t height, std::int32_t window) {
   options.sell_sort_window = window;
   options.max_ell_fill_ratio = 1e9;  // padding is what some tests are about
   return options;
-}
-
-template <class T>
-std::vector<T> read(const cl::Buffer& buffer, std::size_t n) {
-  std::vector<T> out(n);
-  if (n > 0) context()->queue().enqueueReadBuffer(buffer, CL_TRUE, 0, n * sizeof(T), out.data());
-  return out;
-}
-
-void expect_same(const HostCsrMatrix& a, const HostCsrMatrix& b, const std::string& what) {
-  EXPECT_EQ(a.rows, b.rows) << what;
-  EXPECT_EQ(a.cols, b.cols) << what;
-  EXPECT_EQ(a.row_offsets, b.row_offsets) << what;
-  EXPECT_EQ(a.col_indices, b.col_indices) << what;
-  ASSERT_EQ(a.values.size(), b.values.size()) << what;
-  for (std::size_t k = 0; k < a.values.size(); ++k)
-    ASSERT_TRUE(test::readback_equal(*context(), a.values[k], b.values[k])) << what << ": value " << k;
 }
 
 // Rows of 1, 3, 0, 2 and 4 entries, slices of 2 rows sorted within windows of 4: the first window sorts

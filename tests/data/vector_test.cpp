@@ -15,16 +15,13 @@
 #include <vector>
 
 #include "clkr/runtime/error.hpp"
+#include "data_test_support.hpp"
 
 namespace clkr {
 namespace {
 
-std::shared_ptr<Context> context() {
-  static std::shared_ptr<Context> c = Context::create();
-  return c;
-}
-
-bool fp64() { return context()->info().fp64; }
+using test::context;
+using test::fp64;
 
 // One of the six copies, by a two-letter code: h/d (host/device) then S/Q/D (single, quasi-double, double).
 struct Copy {

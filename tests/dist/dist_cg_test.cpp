@@ -26,8 +26,8 @@ Solved single_device_cg(const HostCsrMatrix& A, const std::vector<double>& b, Pr
   return s;
 }
 
-Solved distributed(SolverKind kind, const HostCsrMatrix& A, const RowPartition& partition, const std::vector<double>& b,
-                   Precision p, const DistSolveOptions& o) {
+Solved distributed_solve(SolverKind kind, const HostCsrMatrix& A, const RowPartition& partition,
+                         const std::vector<double>& b, Precision p, const DistSolveOptions& o) {
   DistMatrix dA(context(), world(), local_rows_of(A, partition, rank()));
   DistBlas blas(context(), world(), p);
   DistVector db(context(), world(), partition, slice(b, partition), "b"), dx(context(), world(), partition, "x");
@@ -49,7 +49,7 @@ TEST(DistCg, IterationsWithinTwoOfTheSingleDeviceCg) {
       for (const NamedPartition& part : partitions_of(A)) {
         SCOPED_TRACE(spec + ", " + to_string(variant) + ", partition " + part.name);
         options.cg_variant = variant;
-        const Solved many = distributed(SolverKind::Cg, A, part.partition, b, p, options);
+        const Solved many = distributed_solve(SolverKind::Cg, A, part.partition, b, p, options);
         EXPECT_TRUE(many.result.converged()) << many.result.message;
         EXPECT_LE(std::abs(many.result.iterations - one.result.iterations), 2)
             << "distributed " << many.result.iterations << ", single device " << one.result.iterations;

@@ -3,7 +3,6 @@
 // precision, the device and the host backend.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <tuple>
 
 #include "../precision_support.hpp"
@@ -18,17 +17,8 @@ namespace {
 
 using detail::amg::HostHierarchy;
 using test::reference_cycle;
+using test::relative_error;
 using test::Vec;
-
-// ||z - z_ref|| / ||z_ref||
-double relative_error(const std::vector<double>& z, const Vec& ref) {
-  long double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < z.size(); ++i) {
-    diff += (z[i] - ref[i]) * (z[i] - ref[i]);
-    norm += ref[i] * ref[i];
-  }
-  return static_cast<double>(std::sqrt(diff / norm));
-}
 
 struct Problem {
   const char* name;

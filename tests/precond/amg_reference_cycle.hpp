@@ -1,7 +1,9 @@
 // A V-cycle computed on the host in long double from a HostHierarchy, as src/precond/amg/cycle.cpp and
-// src/precond/relaxation.cpp document it: the reference the AMG tests compare M^-1 r against.
+// src/precond/relaxation.cpp document it: the reference the AMG tests compare M^-1 r against, and the
+// relative error they measure against it.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "amg_test_support.hpp"
@@ -77,6 +79,16 @@ inline Vec reference_cycle(const HostHierarchy& h, const std::vector<AmgLevelInf
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += correction[i];
   if (options.post_sweeps > 0) smoother.apply(b, x, false, options.post_sweeps);
   return x;
+}
+
+// ||z - z_ref|| / ||z_ref||
+inline double relative_error(const std::vector<double>& z, const Vec& ref) {
+  long double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    diff += (z[i] - ref[i]) * (z[i] - ref[i]);
+    norm += ref[i] * ref[i];
+  }
+  return static_cast<double>(std::sqrt(diff / norm));
 }
 
 }  // namespace clkr::test

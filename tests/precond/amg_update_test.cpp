@@ -3,8 +3,6 @@
 // checked by applying M against the long-double V-cycle of a host hierarchy refreshed the same way.
 #include <gtest/gtest.h>
 
-#include <cmath>
-
 #include "../precision_support.hpp"
 #include "amg_reference_cycle.hpp"
 #include "clkr/blas/blas.hpp"
@@ -15,25 +13,17 @@ namespace clkr {
 namespace {
 
 using detail::amg::HostHierarchy;
+using test::relative_error;
 using test::Vec;
 
 // Symmetric new values on A's pattern, still diagonally dominant: a time step's.
-HostCsrMatrix new_values(const HostCsrMatrix& A, unsigned seed) {
+HostCsrMatrix time_step_values(const HostCsrMatrix& A, unsigned seed) {
   HostCsrMatrix B = A;
   const std::vector<double> u = test::random_values(A.rows, seed);
   for (std::int32_t i = 0; i < A.rows; ++i)
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       B.values[k] *= 1.0 + 0.3 * u[i] * u[A.col_indices[k]] + (A.col_indices[k] == i ? 0.4 : 0.0);
   return B;
-}
-
-double relative_error(const std::vector<double>& z, const Vec& ref) {
-  long double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < z.size(); ++i) {
-    diff += (z[i] - ref[i]) * (z[i] - ref[i]);
-    norm += ref[i] * ref[i];
-  }
-  return static_cast<double>(std::sqrt(diff / norm));
 }
 
 class AmgUpdate : public ::testing::TestWithParam<std::tuple<Format, bool, Location>> {};
@@ -60,7 +50,7 @@ TEST_P(AmgUpdate, MatchesAHostHierarchyRefreshedTheSameWay) {
   Amg M(blas, A, options);
   ASSERT_GE(M.levels().size(), 3u);
 
-  const HostCsrMatrix changed = new_values(host, 31);
+  const HostCsrMatrix changed = time_step_values(host, 31);
   A.update_values(changed.values);
   M.update(A);
   EXPECT_FALSE(M.update_phases().empty());
@@ -106,7 +96,7 @@ namespace {
 TEST(AmgUpdateOn, AutoPicksTheHostOnCpuDevicesAndTheKernelsElsewhere) {
   CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   const HostCsrMatrix host = test::jumping_coefficient3d(10, 100.0);
-  const HostCsrMatrix changed = new_values(host, 7);
+  const HostCsrMatrix changed = time_step_values(host, 7);
   auto context = test::amg_context();
   const std::vector<double> r = test::random_values(host.rows, 3);
   std::vector<std::vector<double>> results;
@@ -161,7 +151,7 @@ TEST(AmgUpdateSingle, DeviceUpdateOfASinglePrecisionHierarchyMatchesTheDoubleOne
   CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   auto context = test::amg_context();
   const HostCsrMatrix host = test::jumping_coefficient3d(11, 100.0);
-  const HostCsrMatrix changed = new_values(host, 13);
+  const HostCsrMatrix changed = time_step_values(host, 13);
   AmgOptions options;
   options.coarse_size = 40;
   options.update_on = AmgOptions::UpdateOn::Device;

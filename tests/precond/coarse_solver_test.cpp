@@ -18,8 +18,8 @@
 namespace clkr {
 namespace {
 
-using Dense = std::vector<long double>;  // row-major n x n
-const double kU = test::unit_roundoff(Precision::Double);
+using DenseSquare = std::vector<long double>;  // row-major n x n
+using test::kU;
 
 HostCsrMatrix to_csr(const std::vector<double>& a, std::int32_t n) {
   HostCsrMatrix M;
@@ -36,16 +36,16 @@ HostCsrMatrix to_csr(const std::vector<double>& a, std::int32_t n) {
   return M;
 }
 
-Dense to_dense(const HostCsrMatrix& A) {
+DenseSquare to_dense(const HostCsrMatrix& A) {
   const std::size_t n = static_cast<std::size_t>(A.rows);
-  Dense d(n * static_cast<std::size_t>(A.cols), 0.0L);
+  DenseSquare d(n * static_cast<std::size_t>(A.cols), 0.0L);
   for (std::int32_t i = 0; i < A.rows; ++i)
     for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) d[i * n + A.col_indices[k]] = A.values[k];
   return d;
 }
 
-Dense product(const Dense& a, const Dense& b, std::size_t n) {
-  Dense c(n * n, 0.0L);
+DenseSquare product(const DenseSquare& a, const DenseSquare& b, std::size_t n) {
+  DenseSquare c(n * n, 0.0L);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < n; ++k) {
       const long double aik = a[i * n + k];
@@ -55,13 +55,13 @@ Dense product(const Dense& a, const Dense& b, std::size_t n) {
   return c;
 }
 
-long double max_abs(const Dense& a) {
+long double max_abs(const DenseSquare& a) {
   long double m = 0;
   for (long double v : a) m = std::max(m, std::fabs(v));
   return m;
 }
 
-long double infinity_norm(const Dense& a, std::size_t n) {
+long double infinity_norm(const DenseSquare& a, std::size_t n) {
   long double m = 0;
   for (std::size_t i = 0; i < n; ++i) {
     long double row = 0;
@@ -84,8 +84,8 @@ void expect_dense_layout(const detail::amg::DenseInverse& result, std::int32_t n
 void expect_inverse(const HostCsrMatrix& A, const detail::amg::DenseInverse& result) {
   const std::size_t n = static_cast<std::size_t>(A.rows);
   expect_dense_layout(result, A.rows);
-  const Dense a = to_dense(A), x = to_dense(result.inverse);
-  Dense residual = product(a, x, n);
+  const DenseSquare a = to_dense(A), x = to_dense(result.inverse);
+  DenseSquare residual = product(a, x, n);
   for (std::size_t i = 0; i < n; ++i) residual[i * n + i] -= 1;
   const long double bound = 4.0L * n * kU * infinity_norm(a, n) * infinity_norm(x, n);
   EXPECT_LE(max_abs(residual), bound) << "max |A X - I|";
@@ -131,10 +131,10 @@ HostCsrMatrix random_symmetric_indefinite(std::int32_t n, unsigned seed) {
   return to_csr(a, n);
 }
 
-const std::vector<std::int32_t> kSizes = {1, 2, 3, 100, 500};
+const std::vector<std::int32_t> kCoarseSizes = {1, 2, 3, 100, 500};
 
 TEST(DenseInverse, SpdMatricesByLdlt) {
-  for (std::int32_t n : kSizes) {
+  for (std::int32_t n : kCoarseSizes) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const HostCsrMatrix A = random_spd(n, 10 + n);
     const auto result = detail::amg::dense_inverse(A, 3);
@@ -150,7 +150,7 @@ TEST(DenseInverse, SpdMatricesByLdlt) {
 }
 
 TEST(DenseInverse, NonsymmetricMatricesByLu) {
-  for (std::int32_t n : kSizes) {
+  for (std::int32_t n : kCoarseSizes) {
     SCOPED_TRACE("n = " + std::to_string(n));
     if (n == 1) continue;  // a 1 x 1 matrix is symmetric
     const HostCsrMatrix A = random_nonsymmetric(n, 20 + n);
@@ -162,7 +162,7 @@ TEST(DenseInverse, NonsymmetricMatricesByLu) {
 }
 
 TEST(DenseInverse, SymmetricIndefiniteMatricesFallBackToLu) {
-  for (std::int32_t n : kSizes) {
+  for (std::int32_t n : kCoarseSizes) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const HostCsrMatrix A = random_symmetric_indefinite(n, 30 + n);
     const auto result = detail::amg::dense_inverse(A, 3);
@@ -213,10 +213,10 @@ TEST(DenseInverse, SingularNeumannLaplacianGetsAGeneralisedInverse) {
     EXPECT_TRUE(result.symmetric);
     EXPECT_EQ(result.dropped, 1) << "the null space is one-dimensional";
     expect_dense_layout(result, A.rows);
-    const Dense a = to_dense(A), x = to_dense(result.inverse);
+    const DenseSquare a = to_dense(A), x = to_dense(result.inverse);
     const long double norm_a = infinity_norm(a, n), norm_x = infinity_norm(x, n);
     // A X A = A up to the rounding of the factorisation.
-    Dense axa = product(product(a, x, n), a, n);
+    DenseSquare axa = product(product(a, x, n), a, n);
     for (std::size_t k = 0; k < axa.size(); ++k) axa[k] -= a[k];
     EXPECT_LE(max_abs(axa), 4.0L * n * kU * norm_a * norm_x * norm_a) << "max |A X A - A|";
     // X = L^-T D^+ L^-1 is symmetric (its columns are computed separately: to rounding).

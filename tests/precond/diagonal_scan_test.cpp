@@ -70,8 +70,8 @@ long double reference_gershgorin(const HostCsrMatrix& A) {
   return bound;
 }
 
-using Case = std::tuple<Format, Location>;
-class DiagonalScan : public ::testing::TestWithParam<Case> {};
+using ScanCase = std::tuple<Format, Location>;
+class DiagonalScan : public ::testing::TestWithParam<ScanCase> {};
 
 TEST_P(DiagonalScan, BoundInverseAndFirstBadRow) {
   const auto [format, location] = GetParam();
@@ -111,7 +111,7 @@ TEST_P(DiagonalScan, BoundInverseAndFirstBadRow) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+std::string scan_case_name(const ::testing::TestParamInfo<ScanCase>& info) {
   return to_string(std::get<0>(info.param)) + "_" + to_string(std::get<1>(info.param));
 }
 
@@ -119,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, DiagonalScan,
                          ::testing::Combine(::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb,
                                                               Format::Dia),
                                             ::testing::Values(Location::Device, Location::Host)),
-                         case_name);
+                         scan_case_name);
 
 // A row without a diagonal entry is bad (its diagonal is zero), and the empty matrix has no bad row.
 TEST(DiagonalScanEdges, MissingDiagonalAndEmptyMatrix) {

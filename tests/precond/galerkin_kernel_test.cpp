@@ -21,7 +21,7 @@ namespace {
 
 // rows x cols: up to `per_row` random entries a row (every 7th row empty), row 1 long (every third
 // column), one value in ten an explicit zero; values in [-1, 1] times 10^[-3, 3].
-HostCsrMatrix random_sparse(std::int32_t rows, std::int32_t cols, int per_row, unsigned seed) {
+HostCsrMatrix galerkin_operand(std::int32_t rows, std::int32_t cols, int per_row, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0), exponent(-3.0, 3.0);
   HostCsrMatrix A;
@@ -45,9 +45,9 @@ HostCsrMatrix random_sparse(std::int32_t rows, std::int32_t cols, int per_row, u
   return A;
 }
 
-using Case = std::tuple<Format, std::size_t>;  // A's format, max_lanes
+using GalerkinCase = std::tuple<Format, std::size_t>;  // A's format, max_lanes
 
-class GalerkinKernel : public ::testing::TestWithParam<Case> {};
+class GalerkinKernel : public ::testing::TestWithParam<GalerkinCase> {};
 
 TEST_P(GalerkinKernel, MatchesTheLongDoubleProductOnItsPattern) {
   const auto [format, max_lanes] = GetParam();
@@ -58,8 +58,8 @@ TEST_P(GalerkinKernel, MatchesTheLongDoubleProductOnItsPattern) {
   options.max_ell_fill_ratio = 1e9;  // the long row pads ELL heavily; allowed here
   for (const std::int32_t rows : {0, 1, 3, 63, 65, 1023, 1025}) {
     const std::int32_t inner = rows / 2 + 5, cols = rows / 3 + 7;
-    const HostCsrMatrix a = random_sparse(rows, inner, 6, 11 + rows);
-    const HostCsrMatrix b = random_sparse(inner, cols, 40, 23 + rows);  // rows of B longer than 32 lanes
+    const HostCsrMatrix a = galerkin_operand(rows, inner, 6, 11 + rows);
+    const HostCsrMatrix b = galerkin_operand(inner, cols, 40, 23 + rows);  // rows of B longer than 32 lanes
     HostCsrMatrix c = detail::amg::multiply(a, b);
     for (double& v : c.values) v = 1e300;  // garbage the kernel must overwrite
     Matrix A(context, a, format, options), B(context, b, Format::Csr), C(context, c, Format::Csr);
@@ -87,20 +87,20 @@ TEST_P(GalerkinKernel, MatchesTheLongDoubleProductOnItsPattern) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+std::string galerkin_case_name(const ::testing::TestParamInfo<GalerkinCase>& info) {
   return to_string(std::get<0>(info.param)) + "_lanes" + std::to_string(std::get<1>(info.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GalerkinKernel,
                          ::testing::Combine(::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb),
                                             ::testing::Values(std::size_t{1}, std::size_t{4}, std::size_t{64})),
-                         case_name);
+                         galerkin_case_name);
 
 // Every lane count gives the same bits: each entry of C is summed in the order of A's row.
 TEST(GalerkinKernel, EveryLaneCountGivesTheSameBits) {
   auto context = test::amg_context();
   if (!context->info().fp64) GTEST_SKIP() << "the device Galerkin product needs fp64";
-  const HostCsrMatrix a = random_sparse(300, 200, 9, 5), b = random_sparse(200, 150, 30, 6);
+  const HostCsrMatrix a = galerkin_operand(300, 200, 9, 5), b = galerkin_operand(200, 150, 30, 6);
   const HostCsrMatrix c = detail::amg::multiply(a, b);
   std::vector<double> first;
   for (std::size_t lanes : {1, 2, 8, 32, 128}) {

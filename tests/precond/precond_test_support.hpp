@@ -90,6 +90,9 @@ inline double unit_roundoff(Precision p) {
   return p == Precision::Single ? 0x1.0p-24 : p == Precision::QuasiDouble ? 0x1.0p-44 : 0x1.0p-53;
 }
 
+// Double's unit roundoff (2^-53), the u of the error bounds on computations in double.
+inline const double kU = unit_roundoff(Precision::Double);
+
 // How far rounding may move a Ritz value of D^-1 A outside its spectrum: Lanczos in finite precision
 // keeps its Ritz values within a modest multiple of u ||D^-1 A|| of the spectrum (Paige 1980); 100 u.
 inline double ritz_margin(Precision p, double lambda_max) { return 100 * unit_roundoff(p) * lambda_max; }

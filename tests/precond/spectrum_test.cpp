@@ -20,7 +20,7 @@
 namespace clkr {
 namespace {
 
-const double kU = test::unit_roundoff(Precision::Double);
+using test::kU;
 
 // The eigenvalues of the dense symmetric n x n matrix `a` (row-major), ascending, by cyclic Jacobi
 // rotations in long double until the off-diagonal part is negligible (Golub and Van Loan, 8.5).

@@ -62,7 +62,7 @@ struct Shape {
 // 255/257 and 1023/1025: around the GPU work-group size and the CPU chunking's powers of two.
 const Shape kShapes[] = {{0, 0}, {1, 0}, {3, 0}, {255, 0}, {257, 0}, {1023, 0}, {1025, 0}, {600, 590}};
 const int kColumns[] = {1, 2, 3, 8};
-const Precision kPrecisions[] = {Precision::Single, Precision::QuasiDouble, Precision::Double};
+using test::kPrecisions;
 
 // Square, about 15% of the rows empty, the others 1..12 entries at random columns.
 HostCsrMatrix random_matrix(const Shape& s, unsigned seed) {

@@ -18,9 +18,8 @@
 namespace clkr {
 namespace {
 
-const Precision kPrecisions[] = {Precision::Single, Precision::QuasiDouble, Precision::Double};
-
-double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
+using test::kPrecisions;
+using test::tolerance_for;
 
 // Column j of the test's right-hand sides: 1 is zero, 2 an eigenvector of the 2D Poisson matrix on an
 // m x m grid (CG is done after one step), the others random; `n` rows (m*m for the eigenvector).

@@ -21,8 +21,7 @@ namespace clkr {
 namespace {
 
 using test::System;
-
-double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
+using test::tolerance_for;
 
 // SPD with diagonals -(n-1), -1, 0, 1, n-1: 2.5 on the diagonal, -1 beside it, -0.25 in the corners
 // (Gershgorin: eigenvalues in [0.25, 4.75]).

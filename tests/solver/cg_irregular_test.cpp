@@ -40,16 +40,16 @@ double condition_bound(const HostCsrMatrix& A) {
   return 2 * largest;
 }
 
-double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
+using test::tolerance_for;
 
-enum class Shape { CpuDefaults, GpuLaunch };
+enum class LaunchShape { CpuDefaults, GpuLaunch };
 
 // The device's parameters with the balanced kernels on (`balanced`) or off; GpuLaunch: the fused
 // kernels' grid-stride launch with work-groups of 64 and the work-group row blocks, as on a GPU.
-DeviceParams params_for(Shape shape, bool balanced) {
+DeviceParams params_for(LaunchShape shape, bool balanced) {
   DeviceParams params = device_params(test::context()->info(), "off");
   params.spmv.csr_balanced_min_row_ratio = balanced ? 0 : std::numeric_limits<double>::infinity();
-  if (shape == Shape::GpuLaunch) {
+  if (shape == LaunchShape::GpuLaunch) {
     params.blas1.variant = Blas1Variant::GridStride;
     params.reduction = {64, 2};
     params.spmv.csr_balanced_blocks = RowBlocking::WorkGroup;
@@ -58,7 +58,7 @@ DeviceParams params_for(Shape shape, bool balanced) {
   return params;
 }
 
-Blas make_blas(Precision p, const DeviceParams& params) {
+Blas blas_with_params(Precision p, const DeviceParams& params) {
   BlasOptions options;
   options.params = params;
   return Blas(test::context(), Location::Device, p, options);
@@ -72,24 +72,24 @@ SolveResult solve(System& system, Blas& blas, CgPath path) {
   return cg(blas, system.A, system.b, system.x, options);
 }
 
-std::string precision_and_shape(const ::testing::TestParamInfo<std::tuple<Precision, Shape>>& info) {
+std::string precision_and_shape(const ::testing::TestParamInfo<std::tuple<Precision, LaunchShape>>& info) {
   return to_string(std::get<0>(info.param)) +
-         (std::get<1>(info.param) == Shape::GpuLaunch ? "_gpu_launch" : "_cpu_defaults");
+         (std::get<1>(info.param) == LaunchShape::GpuLaunch ? "_gpu_launch" : "_cpu_defaults");
 }
 
-class BalancedCg : public ::testing::TestWithParam<std::tuple<Precision, Shape>> {};
+class BalancedCg : public ::testing::TestWithParam<std::tuple<Precision, LaunchShape>> {};
 
 TEST_P(BalancedCg, FusedMatchesTheUnbalancedIteration) {
   const auto [p, shape] = GetParam();
   CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   System balanced_system(matrix(), Format::Csr);
-  Blas blas = make_blas(p, params_for(shape, true));
+  Blas blas = blas_with_params(p, params_for(shape, true));
   const SolveResult balanced = solve(balanced_system, blas, CgPath::Fused);
   test::expect_solved(balanced, balanced_system, p, tolerance_for(p), condition_bound(matrix()));
   ASSERT_EQ(blas.counters().count("cg_spmv_dot"), 1u);
 
   System plain_system(matrix(), Format::Csr);
-  Blas plain_blas = make_blas(p, params_for(shape, false));
+  Blas plain_blas = blas_with_params(p, params_for(shape, false));
   const SolveResult plain = solve(plain_system, plain_blas, CgPath::Fused);
   ASSERT_TRUE(plain.converged()) << plain.message;
   EXPECT_LE(std::abs(balanced.iterations - plain.iterations), 2) << balanced.iterations << " vs " << plain.iterations;
@@ -98,7 +98,7 @@ TEST_P(BalancedCg, FusedMatchesTheUnbalancedIteration) {
 INSTANTIATE_TEST_SUITE_P(PrecisionsAndShapes, BalancedCg,
                          ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble,
                                                               Precision::Double),
-                                            ::testing::Values(Shape::CpuDefaults, Shape::GpuLaunch)),
+                                            ::testing::Values(LaunchShape::CpuDefaults, LaunchShape::GpuLaunch)),
                          precision_and_shape);
 
 // The persistent kernel always takes work-group blocks (its SpMV is a work-group per block).
@@ -108,21 +108,21 @@ TEST_P(BalancedPersistentCg, MatchesTheUnbalancedIteration) {
   const Precision p = GetParam();
   CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   auto persistent = [&](bool balanced) {
-    DeviceParams params = params_for(Shape::GpuLaunch, balanced);
+    DeviceParams params = params_for(LaunchShape::GpuLaunch, balanced);
     params.cg.persistent_work_group_size = 64;
     params.cg.persistent_iterations_per_launch = 7;          // many launches per solve
     params.cg.persistent_spin_limit = std::size_t{1} << 30;  // patient on a busy machine
     return params;
   };
   System balanced_system(matrix(), Format::Csr);
-  Blas blas = make_blas(p, persistent(true));
+  Blas blas = blas_with_params(p, persistent(true));
   const SolveResult balanced = solve(balanced_system, blas, CgPath::Persistent);
   test::expect_solved(balanced, balanced_system, p, tolerance_for(p), condition_bound(matrix()));
   ASSERT_EQ(blas.counters().count("cg_persistent"), 1u);
   EXPECT_EQ(blas.counters().count("cg_update_xr"), 0u) << "the persistent kernel fell back to the fused path";
 
   System plain_system(matrix(), Format::Csr);
-  Blas plain_blas = make_blas(p, persistent(false));
+  Blas plain_blas = blas_with_params(p, persistent(false));
   const SolveResult plain = solve(plain_system, plain_blas, CgPath::Persistent);
   ASSERT_TRUE(plain.converged()) << plain.message;
   EXPECT_LE(std::abs(balanced.iterations - plain.iterations), 2) << balanced.iterations << " vs " << plain.iterations;
@@ -139,14 +139,14 @@ TEST(BalancedPersistentCg, AutoTakesTheFusedPathPastTheEntryLimit) {
   const Precision p = test::widest_device_precision(*test::context());
   const auto nnz = static_cast<std::size_t>(matrix().nnz());
   auto ran_persistent = [&](bool balanced, std::size_t limit) {
-    DeviceParams params = params_for(Shape::GpuLaunch, balanced);
+    DeviceParams params = params_for(LaunchShape::GpuLaunch, balanced);
     params.cg.persistent_max_rows = std::size_t{1} << 30;
     params.cg.persistent_work_group_size = 64;
     params.cg.persistent_spin_limit = std::size_t{1} << 30;  // patient on a busy machine
     params.cg.persistent_max_balanced_nnz = limit;
     params.cg.host_max_nnz = 0;  // the device paths, also on a CPU device
     System system(matrix(), Format::Csr);
-    Blas blas = make_blas(p, params);
+    Blas blas = blas_with_params(p, params);
     const SolveResult result = solve(system, blas, CgPath::Auto);
     EXPECT_TRUE(result.converged()) << result.message;
     return blas.counters().count("cg_persistent") == 1;
@@ -162,7 +162,7 @@ TEST(BalancedPcg, MatchesTheUnbalancedIteration) {
   int iterations[2] = {0, 0};
   for (bool balanced : {true, false}) {
     System system(matrix(), Format::Csr);
-    Blas blas = make_blas(widest, params_for(Shape::GpuLaunch, balanced));
+    Blas blas = blas_with_params(widest, params_for(LaunchShape::GpuLaunch, balanced));
     Jacobi jacobi(blas, system.A);
     SolveOptions solve_options;
     solve_options.relative_tolerance = 1e-10;
@@ -174,14 +174,14 @@ TEST(BalancedPcg, MatchesTheUnbalancedIteration) {
   EXPECT_LE(std::abs(iterations[0] - iterations[1]), 2) << iterations[0] << " vs " << iterations[1];
 }
 
-class SellCg : public ::testing::TestWithParam<std::tuple<Precision, Shape>> {};
+class SellCg : public ::testing::TestWithParam<std::tuple<Precision, LaunchShape>> {};
 
 TEST_P(SellCg, MatchesCsrsIteration) {
   const auto [p, shape] = GetParam();
   CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
   const DeviceParams params = params_for(shape, false);
   System csr_system(matrix(), Format::Csr);
-  Blas csr_blas = make_blas(p, params);
+  Blas csr_blas = blas_with_params(p, params);
   const SolveResult csr = solve(csr_system, csr_blas, CgPath::Fused);
   ASSERT_TRUE(csr.converged()) << csr.message;
   // The device's layout, and slices of 4 rows sorted within windows of 16 (much padding).
@@ -193,7 +193,7 @@ TEST_P(SellCg, MatchesCsrsIteration) {
     }
     for (CgPath path : {CgPath::Fused, CgPath::Unfused}) {
       System system(matrix(), Format::Sell, options);
-      Blas blas = make_blas(p, params);
+      Blas blas = blas_with_params(p, params);
       const SolveResult sell = solve(system, blas, path);
       SCOPED_TRACE("C=" + std::to_string(options.sell_slice_height) + " sigma=" +
                    std::to_string(options.sell_sort_window) + (path == CgPath::Fused ? " fused" : " unfused"));
@@ -207,7 +207,7 @@ TEST_P(SellCg, MatchesCsrsIteration) {
 INSTANTIATE_TEST_SUITE_P(PrecisionsAndShapes, SellCg,
                          ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble,
                                                               Precision::Double),
-                                            ::testing::Values(Shape::CpuDefaults, Shape::GpuLaunch)),
+                                            ::testing::Values(LaunchShape::CpuDefaults, LaunchShape::GpuLaunch)),
                          precision_and_shape);
 
 }  // namespace

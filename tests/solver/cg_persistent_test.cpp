@@ -31,7 +31,7 @@ Blas persistent_blas(Precision p, CgParams cg) {
 constexpr std::size_t kPatientSpins = std::size_t{1} << 30;
 CgParams small_chunks(std::size_t lanes) { return CgParams{1u << 30, 64, 1, 5, lanes, kPatientSpins}; }
 
-double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
+using test::tolerance_for;
 
 class PersistentCg : public ::testing::TestWithParam<std::tuple<Precision, std::size_t>> {};
 

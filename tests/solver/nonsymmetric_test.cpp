@@ -13,8 +13,7 @@ namespace clkr {
 namespace {
 
 using test::System;
-
-double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
+using test::tolerance_for;
 
 const SolverKind nonsymmetric_solvers[] = {SolverKind::Gmres, SolverKind::BiCgStab};
 

@@ -15,8 +15,7 @@ namespace clkr {
 namespace {
 
 using test::System;
-
-double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
+using test::tolerance_for;
 
 // convection_diffusion(n, 1) A times S = diag(10^u), u uniform in [-1, 1] (columns scaled): A S is badly
 // scaled, but with D = diag(A S) = 4 S right-preconditioning gives (A S) D^-1 = A / 4, on which GMRES

@@ -19,8 +19,7 @@ namespace clkr {
 namespace {
 
 using test::System;
-
-double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
+using test::tolerance_for;
 
 // Textbook PCG with M = diag(A) in long double from x = 0: the iterations until the recursive residual
 // meets ||r|| <= tol ||b||.

@@ -1,5 +1,6 @@
 // Shared by the solver tests: the test context, generated systems b = A x_true, reference norms in
-// long double, condition numbers (exact for Poisson, estimated otherwise) and test-matrix lookup.
+// long double, condition numbers (exact for Poisson, estimated otherwise), test-matrix lookup, and the
+// tolerance the tests solve to in each precision.
 #pragma once
 
 #include <algorithm>
@@ -302,6 +303,12 @@ template <typename T>
 std::string param_name(const ::testing::TestParamInfo<T>& param) {
   return to_string(param.param);
 }
+
+// The three precisions, for tests that run in each.
+inline const Precision kPrecisions[] = {Precision::Single, Precision::QuasiDouble, Precision::Double};
+
+// The relative tolerance the tests ask a solve in precision p for: 1e-5 in single, 1e-10 otherwise.
+inline double tolerance_for(Precision p) { return p == Precision::Single ? 1e-5 : 1e-10; }
 
 // A converged solve of `system` in precision p to relative tolerance `tol`: the true residual
 // (recomputed here in long double) within converged_residual_bound, the result's own true residual
