@@ -148,12 +148,27 @@ void HaloExchange::start(Blas& blas, Vector& x) {
         // Reads an index and a value, writes a value.
         const double bytes = static_cast<double>(n) * (4 + 2 * bytes_per_element(precision_));
         blas.launch_elementwise("halo_pack", kernel, n, 0, bytes);
-        // The read goes on the transfer queue once the packing is done, so that the local-block SpMV the
-        // caller queues next does not wait behind it on the compute queue.
-        auto& queue = context_->queue();
-        std::vector<cl::Event> packed(1);
-        queue.enqueueMarkerWithWaitList(nullptr, &packed[0]);
-        queue.flush();
+      });
+    });
+  }
+  const std::size_t h = static_cast<std::size_t>(pattern_.halo_size());
+  if (n > 0 || h > 0) {
+    // Where the compute queue stands before the caller's local-block SpMV: the packing done, and the
+    // previous exchange's halo-block SpMV, which read the halo vector that finish() overwrites.
+    // The transfers wait for this marker only, not for the local-block SpMV queued after it.
+    comm_->deferred("halo exchange: marking the compute queue", [&] {
+      translate_cl_errors("halo exchange", [&] {
+        context_->queue().enqueueMarkerWithWaitList(nullptr, &compute_mark_);
+        context_->queue().flush();
+      });
+    });
+  }
+  if (n > 0) {
+    comm_->deferred("halo exchange: reading the send values back", [&] {
+      translate_cl_errors("halo exchange", [&] {
+        // On the transfer queue, so that the local-block SpMV does not wait behind it.
+        const Vector::DeviceBuffers out = packed_.device(precision_, Access::Read);
+        const std::vector<cl::Event> packed{compute_mark_};
         const std::size_t plane_bytes = n * wire.element_bytes;
         if (wire.planes == 2) {
           transfer_.enqueueReadBuffer(out.primary, CL_FALSE, 0, plane_bytes, staging_->send, &packed);
@@ -180,18 +195,19 @@ void HaloExchange::finish(Vector& halo) {
   if (h > 0) {
     comm_->deferred("halo exchange: writing the halo", [&] {
       translate_cl_errors("halo exchange", [&] {
-        // On the transfer queue, beside the local-block SpMV still running on the compute queue; the
-        // compute queue's next commands (the halo-block SpMV) wait for it. The halo-block SpMV of the
-        // previous exchange, which read `halo`, is done: this exchange's read-back, which finish()
-        // waited for, came after it on the compute queue.
+        // On the transfer queue, beside the local-block SpMV still running on the compute queue, once
+        // the previous halo-block SpMV is done (start()'s marker; a rank that sends nothing has no
+        // read-back that would order it); the compute queue's next commands wait for the write.
         const Vector::DeviceBuffers target = halo.device(precision_, Access::Write);
+        const std::vector<cl::Event> halo_free{compute_mark_};
         const std::size_t plane_bytes = h * wire.element_bytes;
         if (wire.planes == 2) {
-          transfer_.enqueueWriteBuffer(target.primary, CL_FALSE, 0, plane_bytes, staging_->recv);
+          transfer_.enqueueWriteBuffer(target.primary, CL_FALSE, 0, plane_bytes, staging_->recv, &halo_free);
           transfer_.enqueueWriteBuffer(target.tail, CL_FALSE, 0, plane_bytes,
                                        static_cast<char*>(staging_->recv) + plane_bytes, nullptr, &write_done_);
         } else {
-          transfer_.enqueueWriteBuffer(target.primary, CL_FALSE, 0, plane_bytes, staging_->recv, nullptr, &write_done_);
+          transfer_.enqueueWriteBuffer(target.primary, CL_FALSE, 0, plane_bytes, staging_->recv, &halo_free,
+                                       &write_done_);
         }
         transfer_.flush();
         const std::vector<cl::Event> written{write_done_};

@@ -51,6 +51,7 @@ class HaloExchange {
   std::unique_ptr<Staging> staging_;
   std::vector<MPI_Request> requests_;
   cl::CommandQueue transfer_;  // the read-back and the halo write, beside the compute queue's kernels
+  cl::Event compute_mark_;     // the compute queue before the local-block SpMV (start())
   cl::Event read_done_, write_done_;
   Precision precision_ = Precision::Double;
 };
