@@ -2,8 +2,8 @@
 # The two-GPU measurement of docs/distributed.md in one go (the device machine is lent by the minute):
 # builds `clkr` with the distributed solvers, then times CG per iteration on one device (the fused
 # single-device path), and under mpirun on 1 and 2 ranks (strong scaling: poisson3d:192 and 256) and on
-# 2 ranks with 2.01x the rows (weak scaling: poisson3d:242 and 323), each rank generating its own rows;
-# then one solve's per-rank report. Results land in ./dist-results, and as $OUT/dist-results.tgz.
+# 2 ranks with 2.01x the rows (weak scaling: poisson3d:242 and 323), each rank generating its own rows,
+# every CG variant (classic, single-reduction, pipelined); then one solve's per-rank report per variant. Results land in ./dist-results, and as $OUT/dist-results.tgz.
 #   usage: OUT=/some/dir benchmarks/run_gpu_dist.sh          (about 5 minutes on an H200 pair)
 set -uo pipefail
 out=dist-results
@@ -47,8 +47,10 @@ run -np 2 $clkr bench cg poisson3d:242 poisson3d:323 "${common[@]}" --csv "$out/
 
 step "one solve per rank count, with the per-rank report (communication share)"
 for n in 1 2; do
-  run -np $n $clkr solve poisson3d:256 --cg-variant classic --format csr 2>&1 | tee "$out/solve256_np$n.txt"
-  run -np $n $clkr solve poisson3d:256 --cg-variant classic --format csr --json >"$out/solve256_np$n.json" 2>&1
+  for v in classic pipelined; do
+    run -np $n $clkr solve poisson3d:256 --cg-variant $v --format csr 2>&1 | tee "$out/solve256_${v}_np$n.txt"
+    run -np $n $clkr solve poisson3d:256 --cg-variant $v --format csr --json >"$out/solve256_${v}_np$n.json" 2>&1
+  done
 done
 
 step "done"

@@ -22,15 +22,6 @@
 #include "spmv/ell.cl"
 #include "solver/group_reduce.cl"
 
-// The elements (rows in step 1) a work-item handles: a grid-stride walk on GPUs (coalesced), one
-// contiguous chunk per work-item on CPUs (-DCG_CHUNKED; `chunk` from the host), as BLAS1 does.
-#if defined(CG_CHUNKED)
-#define FOR_EACH_ELEMENT(i, n, chunk) \
-  for (int i = min((int)get_global_id(0) * (chunk), (n)), i##_end = min(i + (chunk), (n)); i < i##_end; ++i)
-#else
-#define FOR_EACH_ELEMENT(i, n, chunk) for (int i = (int)get_global_id(0); i < (n); i += (int)get_global_size(0))
-#endif
-
 // Step 1, CSR: one row per work-item at a time, walking the rows like the vector updates (a grid-stride
 // over rows on GPUs, a contiguous block on CPUs), so there are as few partial sums as work-groups.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_spmv_csr_dot(

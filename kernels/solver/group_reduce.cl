@@ -1,9 +1,19 @@
-// Work-group reductions of the fused CG kernels (cg.cl, cg_persistent.cl), for a work-group of WG
-// work-items (a power of two, set by the host with -DWG).
+// Work-group reductions of the fused CG kernels (cg.cl, cg_persistent.cl, dist/pipelined_cg.cl), for
+// a work-group of WG work-items (a power of two, set by the host with -DWG), and their walk over the
+// elements.
 #include "common.cl"
 
 #ifndef WG
 #define WG 256
+#endif
+
+// The elements (rows of an SpMV) a work-item handles: a grid-stride walk on GPUs (coalesced), one
+// contiguous chunk per work-item on CPUs (-DCG_CHUNKED; `chunk` from the host), as BLAS1 does.
+#if defined(CG_CHUNKED)
+#define FOR_EACH_ELEMENT(i, n, chunk) \
+  for (int i = min((int)get_global_id(0) * (chunk), (n)), i##_end = min(i + (chunk), (n)); i < i##_end; ++i)
+#else
+#define FOR_EACH_ELEMENT(i, n, chunk) for (int i = (int)get_global_id(0); i < (n); i += (int)get_global_size(0))
 #endif
 
 // Element i of an array other work-groups wrote: read through a volatile pointer, so that it comes

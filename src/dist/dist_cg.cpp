@@ -1,5 +1,6 @@
-// Distributed conjugate gradients: the classic iteration (two reductions per iteration) and the
-// single-reduction one of Chronopoulos and Gear, both with an optional block-Jacobi preconditioner.
+// Distributed conjugate gradients: the classic iteration (two reductions per iteration), the
+// single-reduction one of Chronopoulos and Gear, and the pipelined one of Ghysels and Vanroose, each
+// with an optional block-Jacobi preconditioner.
 #include <cmath>
 #include <optional>
 #include <tuple>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "dist_solver_core.hpp"
+#include "pipelined_cg_steps.hpp"
 
 namespace clkr::detail {
 
@@ -142,6 +144,108 @@ void dist_cg_single_reduction(DistKrylovOps& ops, bool x_is_zero, const SolveOpt
     // p = u + beta p;  s = w + beta s
     blas.aypx(beta, u, p);
     blas.aypx(beta, w, s);
+  }
+}
+
+// Pipelined (P)CG of Ghysels and Vanroose (2014), Algorithm 3: the recurrences of single-reduction CG
+// carried one step further (z = A s and q = M^-1 s by recurrence), so that the SpMV of an iteration,
+// n = A M^-1 w, does not need the iteration's reduction. The host queues it, with its halo exchange,
+// before it waits for the sums; the device works through the read-back and the MPI_Allreduce instead
+// of idling twice per iteration as in classic CG. Every vector update and the next sums are one fused
+// kernel (PipelinedCgSteps): 13 elements a row without M, as many bytes as classic CG's unfused updates
+// and dots (docs/distributed.md). The recurrences drift from the true residual faster than classic CG's
+// (the paper's "residual gap"): convergence is confirmed on b - A x, restarting from x when it drifted.
+void dist_cg_pipelined(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor) {
+  DistBlas& blas = ops.blas;
+  Communicator& comm = *blas.communicator();
+  const bool preconditioned = ops.M != nullptr;
+  DistVector r = ops.vector("cg.r"), w = ops.vector("cg.w"), n = ops.vector("cg.n"), z = ops.vector("cg.z");
+  DistVector s = ops.vector("cg.s"), p = ops.vector("cg.p");
+  std::optional<DistVector> u_store, m_store, q_store;
+  if (preconditioned) {
+    u_store.emplace(ops.vector("cg.u"));
+    m_store.emplace(ops.vector("cg.m"));
+    q_store.emplace(ops.vector("cg.q"));
+  }
+  DistVector& u = preconditioned ? *u_store : r;  // u = M^-1 r
+  DistVector& m = preconditioned ? *m_store : w;  // m = M^-1 w
+  std::optional<PipelinedCgSteps> steps;
+  comm.checked("pipelined CG", [&] { steps.emplace(blas.local(), r.local().size(), preconditioned); });
+  PipelinedCgSteps::Vectors vectors{&n.local(),     &z.local(), &s.local(), &p.local(),
+                                    &ops.x.local(), &r.local(), &w.local()};
+  if (preconditioned) {
+    vectors.u = &u.local();
+    vectors.m = &m.local();
+    vectors.q = &q_store->local();
+  }
+
+  // rr = r'r, gamma = r'u, delta = w'u (without M: r'r, r'r, w'r), in the order the kernel sums them.
+  double rr = 0, gamma = 0, delta = 0;
+  const auto take = [&](const std::vector<double>& v) {
+    rr = v[0];
+    gamma = preconditioned ? v[1] : v[0];
+    delta = v.back();
+  };
+  // From r = b - A x: u = M^-1 r, w = A u and their sums in one (blocking) reduction; the next update
+  // starts the recurrences afresh (beta = 0: z, q, s and p hold finite values or the zeros they were
+  // made with, so 0 times them is 0).
+  bool first = true;
+  const auto restart = [&] {
+    ops.precondition_or_copy(r, u);
+    blas.spmv(1.0, ops.A, u, 0.0, w);
+    take(preconditioned ? blas.dots({{&r, &r}, {&r, &u}, {&w, &u}}) : blas.dots({{&r, &r}, {&w, &r}}));
+    first = true;
+  };
+  // After the residual's own verdict: gamma = r'u finite, and > 0 with M (M SPD). False: the solve ended.
+  const auto usable = [&](int k) {
+    return monitor.check_finite(k, "r'z", gamma) && (!preconditioned || positive_rz(monitor, k, gamma));
+  };
+
+  ops.residual(r, x_is_zero);
+  restart();
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr)) || !usable(0)) return;
+  int j = 0;             // the latest iterate: its sums are known, or (pending) being read back
+  bool pending = false;  // the sums are the latest update's, not yet reduced
+  double alpha = 0, gamma_old = 0;
+  while (true) {
+    const bool more = j < options.max_iterations;  // another update follows
+    if (more) {
+      // m = M^-1 w; n = A m: queued before the wait for the sums below, which it does not need.
+      if (preconditioned) ops.precondition(w, m);
+      blas.spmv(1.0, ops.A, m, 0.0, n);
+    }
+    if (pending) {
+      std::vector<double> sums(preconditioned ? 3 : 2, 0.0);
+      comm.deferred("pipelined CG sums", [&] { sums = steps->sums(); });
+      comm.allreduce_sum(sums);
+      take(sums);
+      pending = false;
+      if (!monitor.check_finite(j, "r'r", rr) || !monitor.check_finite(j, "r'z", gamma)) return;
+      monitor.record(j, std::sqrt(rr));
+      if (monitor.reached(std::sqrt(rr))) {
+        // Confirm on r = b - A x: if the recursive residual drifted, restart from x.
+        ops.residual(r, false);
+        if (monitor.check_explicit(j, blas.nrm2(r)) == AfterCheck::Stop) return;
+        restart();
+        if (!usable(j)) return;
+        continue;  // n = A m again, from the restarted w
+      }
+      if (preconditioned && !positive_rz(monitor, j, gamma)) return;
+    }
+    if (!more) return;
+    // beta = gamma / gamma_old;  p'Ap = delta - beta gamma / alpha_old;  alpha = gamma / p'Ap
+    double beta = 0, pq = delta;
+    if (!first) {
+      beta = gamma / gamma_old;
+      pq = delta - beta * gamma / alpha;
+    }
+    if (!positive_curvature(monitor, j + 1, pq)) return;
+    alpha = gamma / pq;
+    comm.deferred("pipelined CG update", [&] { steps->update(alpha, beta, vectors); });
+    first = false;
+    gamma_old = gamma;
+    ++j;
+    pending = true;
   }
 }
 

@@ -16,7 +16,8 @@ namespace clkr {
 namespace {
 
 const std::pair<DistCgVariant, const char*> kVariantNames[] = {{DistCgVariant::Classic, "classic"},
-                                                               {DistCgVariant::SingleReduction, "single-reduction"}};
+                                                               {DistCgVariant::SingleReduction, "single-reduction"},
+                                                               {DistCgVariant::Pipelined, "pipelined"}};
 
 // Local checks of the operands (no communication): sizes against A's partition, one context.
 void check_operands(const char* solver, DistBlas& blas, DistMatrix& A, const Preconditioner* M, DistVector& b,
@@ -124,10 +125,17 @@ SolveResult run(SolverKind kind, DistBlas& blas, DistMatrix& A, Preconditioner* 
       switch (kind) {
         case SolverKind::Cg:
         case SolverKind::Pcg:
-          if (dist_options.cg_variant == DistCgVariant::Classic)
-            detail::dist_cg_classic(ops, x_is_zero, options, monitor);
-          else
-            detail::dist_cg_single_reduction(ops, x_is_zero, options, monitor);
+          switch (dist_options.cg_variant) {
+            case DistCgVariant::Classic:
+              detail::dist_cg_classic(ops, x_is_zero, options, monitor);
+              break;
+            case DistCgVariant::SingleReduction:
+              detail::dist_cg_single_reduction(ops, x_is_zero, options, monitor);
+              break;
+            case DistCgVariant::Pipelined:
+              detail::dist_cg_pipelined(ops, x_is_zero, options, monitor);
+              break;
+          }
           break;
         case SolverKind::BiCgStab:
           detail::bicgstab_iteration(ops, x_is_zero, options, monitor);

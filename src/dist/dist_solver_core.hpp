@@ -9,5 +9,6 @@ namespace clkr::detail {
 
 void dist_cg_classic(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor);
 void dist_cg_single_reduction(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor);
+void dist_cg_pipelined(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor);
 
 }  // namespace clkr::detail

@@ -1,5 +1,5 @@
-// Distributed CG against the single-device CG: iteration counts within 2 and the same solution, for
-// both CG variants, on bundled SPD matrices and a Poisson problem.
+// Distributed CG and Jacobi-PCG against the single-device ones: iteration counts within 2 and the same
+// solution, for every CG variant, on bundled SPD matrices and a Poisson problem.
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -17,11 +17,12 @@ struct Solved {
   std::vector<double> x;
 };
 
-Solved single_device_cg(const HostCsrMatrix& A, const std::vector<double>& b, Precision p, const SolveOptions& o) {
+Solved single_device_solve(SolverKind kind, const HostCsrMatrix& A, const std::vector<double>& b, Precision p,
+                           const SolveOptions& o) {
   Matrix M(context(), A);
   Blas blas(context(), Location::Device, p);
   Vector bv(context(), b), xv(context(), b.size());
-  Solved s{solve(SolverKind::Cg, blas, M, bv, xv, o), {}};
+  Solved s{solve(kind, blas, M, bv, xv, o), {}};
   s.x = xv.to_host();
   return s;
 }
@@ -41,20 +42,22 @@ TEST(DistCg, IterationsWithinTwoOfTheSingleDeviceCg) {
   for (const std::string spec : {bundled("nos3.mtx"), bundled("gr_30_30.mtx"), std::string("poisson3d:10")}) {
     const HostCsrMatrix A = load_matrix(spec);
     const std::vector<double> b = random_values(static_cast<std::size_t>(A.rows), 3);
-    DistSolveOptions options;
-    options.solve.relative_tolerance = 1e-8;
-    const Solved one = single_device_cg(A, b, p, options.solve);
-    ASSERT_TRUE(one.result.converged()) << spec << ": " << one.result.message;
-    for (DistCgVariant variant : {DistCgVariant::Classic, DistCgVariant::SingleReduction}) {
-      for (const NamedPartition& part : partitions_of(A)) {
-        SCOPED_TRACE(spec + ", " + to_string(variant) + ", partition " + part.name);
-        options.cg_variant = variant;
-        const Solved many = distributed_solve(SolverKind::Cg, A, part.partition, b, p, options);
-        EXPECT_TRUE(many.result.converged()) << many.result.message;
-        EXPECT_LE(std::abs(many.result.iterations - one.result.iterations), 2)
-            << "distributed " << many.result.iterations << ", single device " << one.result.iterations;
-        EXPECT_LE(many.result.true_relative_residual, 2e-8);
-        EXPECT_LE(relative_difference(many.x, one.x), 1e-6);
+    for (SolverKind kind : {SolverKind::Cg, SolverKind::Pcg}) {
+      DistSolveOptions options;
+      options.solve.relative_tolerance = 1e-8;
+      const Solved one = single_device_solve(kind, A, b, p, options.solve);
+      ASSERT_TRUE(one.result.converged()) << spec << ": " << one.result.message;
+      for (DistCgVariant variant : {DistCgVariant::Classic, DistCgVariant::SingleReduction, DistCgVariant::Pipelined}) {
+        for (const NamedPartition& part : partitions_of(A)) {
+          SCOPED_TRACE(spec + ", " + to_string(kind) + ", " + to_string(variant) + ", partition " + part.name);
+          options.cg_variant = variant;
+          const Solved many = distributed_solve(kind, A, part.partition, b, p, options);
+          EXPECT_TRUE(many.result.converged()) << many.result.message;
+          EXPECT_LE(std::abs(many.result.iterations - one.result.iterations), 2)
+              << "distributed " << many.result.iterations << ", single device " << one.result.iterations;
+          EXPECT_LE(many.result.true_relative_residual, 2e-8);
+          EXPECT_LE(relative_difference(many.x, one.x), 1e-6);
+        }
       }
     }
   }

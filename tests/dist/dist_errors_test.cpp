@@ -147,7 +147,7 @@ TEST(DistErrors, ARankFailingInTheMiddleOfASolve) {
   DistBlas blas(context(), world(), test::widest_device_precision(*context()));
   DistVector b(context(), world(), A.partition(), std::vector<double>(A.local_rows(), 1.0), "b");
   for (SolverKind kind : {SolverKind::Cg, SolverKind::BiCgStab, SolverKind::Gmres}) {
-    for (DistCgVariant variant : {DistCgVariant::Classic, DistCgVariant::SingleReduction}) {
+    for (DistCgVariant variant : {DistCgVariant::Classic, DistCgVariant::SingleReduction, DistCgVariant::Pipelined}) {
       SCOPED_TRACE(to_string(kind) + ", " + to_string(variant));
       FailingPreconditioner M(blas.local(), A.local_block(), rank() == last());
       DistVector x(context(), world(), A.partition(), "x");

@@ -164,7 +164,7 @@ TEST(DistSolvers, AnExactInitialGuessHasConverged) {
   DistMatrix dA(context(), world(), local_rows_of(A, partition, rank()));
   DistBlas blas(context(), world(), test::widest_device_precision(*context()));
   DistVector db(context(), world(), partition, slice(b, partition), "b");
-  for (DistCgVariant variant : {DistCgVariant::Classic, DistCgVariant::SingleReduction}) {
+  for (DistCgVariant variant : {DistCgVariant::Classic, DistCgVariant::SingleReduction, DistCgVariant::Pipelined}) {
     DistVector x(context(), world(), partition, std::vector<double>(partition.count(rank()), 1.0), "x");
     DistSolveOptions options;
     options.cg_variant = variant;

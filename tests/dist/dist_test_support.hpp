@@ -91,6 +91,26 @@ inline std::vector<NamedPartition> partitions_of(const HostCsrMatrix& A) {
 
 inline const Precision kPrecisions[] = {Precision::Single, Precision::QuasiDouble, Precision::Double};
 
+// The precision's unit roundoff (quasi-double: its ~48 bits), for values it stores or adds.
+inline double unit(Precision p) {
+  return p == Precision::Single ? 0x1p-24 : p == Precision::QuasiDouble ? 0x1p-47 : 0x1p-53;
+}
+
+// The device's parameters with each of the two BLAS1 splits (chunked, grid-stride), for kernel tests.
+inline std::vector<DeviceParams> both_splits() {
+  const DeviceParams defaults = device_params(context()->info());
+  DeviceParams chunked = defaults, strided = defaults;
+  chunked.blas1.variant = Blas1Variant::Chunked;
+  strided.blas1.variant = Blas1Variant::GridStride;
+  return {chunked, strided};
+}
+
+// Vector lengths around the work-group size and the usual edges (0, 1, 3, 1023, 1025).
+inline std::vector<std::size_t> awkward_sizes() {
+  const std::size_t wg = device_params(context()->info()).blas1.work_group_size;
+  return {0, 1, 3, wg - 1, wg, wg + 1, 1023, 1025, 4099};
+}
+
 // max_i |a_i - b_i| / max_i |b_i|: how far a distributed solution is from one device's.
 inline double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
   double d = 0, scale = 0;

@@ -38,22 +38,6 @@ std::vector<double> run_halo_kernel(const std::string& name, Precision p, const 
   return out_vector.to_host();
 }
 
-// The precision's unit roundoff (quasi-double: its ~48 bits), for values it stores or adds.
-double unit(Precision p) { return p == Precision::Single ? 0x1p-24 : p == Precision::QuasiDouble ? 0x1p-47 : 0x1p-53; }
-
-std::vector<DeviceParams> both_splits() {
-  const DeviceParams defaults = device_params(context()->info());
-  DeviceParams chunked = defaults, strided = defaults;
-  chunked.blas1.variant = Blas1Variant::Chunked;
-  strided.blas1.variant = Blas1Variant::GridStride;
-  return {chunked, strided};
-}
-
-std::vector<std::size_t> awkward_sizes() {
-  const std::size_t wg = device_params(context()->info()).blas1.work_group_size;
-  return {0, 1, 3, wg - 1, wg, wg + 1, 1023, 1025, 4099};
-}
-
 TEST(HaloKernels, PackGathersExactlyInEveryPrecisionAndSplit) {
   if (rank() != 0) GTEST_SKIP() << "a single-device kernel test: rank 0 runs it";
   std::mt19937 engine(5);

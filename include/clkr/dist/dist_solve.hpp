@@ -1,4 +1,4 @@
-// The distributed solvers: CG (classic, or single-reduction), PCG with any node-local preconditioner
+// The distributed solvers: CG (classic, single-reduction or pipelined), PCG with any node-local preconditioner
 // as block Jacobi, BiCGStab and GMRES(m)/FGMRES(m) on DistMatrix and DistVector, in every precision.
 // Every entry point is collective: call it on every rank with the same kind and options.
 #pragma once
@@ -18,9 +18,13 @@ enum class DistCgVariant {
   Classic,
   // Chronopoulos and Gear (1989): r'r, r'z and (Az)'z of the same vectors in one MPI_Allreduce per
   // iteration, p'Ap from them by recurrence; two more vector updates (s = Az + beta s) per iteration.
-  SingleReduction
+  SingleReduction,
+  // Ghysels and Vanroose (2014): one MPI_Allreduce per iteration, which the iteration's SpMV (queued
+  // first) overlaps; every vector update and the sums in one fused kernel (three more vectors, four
+  // with a preconditioner, in memory).
+  Pipelined
 };
-std::string to_string(DistCgVariant variant);  // "classic", "single-reduction"
+std::string to_string(DistCgVariant variant);  // "classic", "single-reduction", "pipelined"
 // Accepts the names above (case-insensitive); throws clkr::Error listing them on anything else.
 DistCgVariant parse_dist_cg_variant(const std::string& text);
 

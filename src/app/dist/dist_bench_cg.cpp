@@ -18,7 +18,7 @@ const std::vector<OptionSpec> kSpecs = {
     {"--iterations", "N", "CG iterations per solve (tolerance 0: exactly N) (default 200)"},
     {"--reps", "N", "timed repetitions of each configuration, after one warm-up solve (default 3)"},
     {"--precisions", "LIST", "single,qdouble,double (default: double, qdouble where a rank lacks fp64)"},
-    {"--variants", "LIST", "classic,single-reduction (default both)"},
+    {"--variants", "LIST", "classic,single-reduction,pipelined (default all three)"},
     {"--format", "NAME", "csr | csr4 | ell | hyb | auto: each rank's local block (default auto)"},
     {"--partition", "P", "uniform | balanced (as for clkr solve)"},
     {"--device", "SEL", "each rank's device, %r = global rank, %l = node-local rank (as for clkr solve)"},
@@ -91,7 +91,7 @@ int dist_bench_cg_command(const Args& args) {
     const int reps = static_cast<int>(opts.integer("--reps", 3, 1, 1000));
     const std::vector<Precision> asked = parse_precisions_option(opts);
     std::vector<DistCgVariant> variants;
-    for (const std::string& v : opts.list("--variants", {"classic", "single-reduction"})) {
+    for (const std::string& v : opts.list("--variants", {"classic", "single-reduction", "pipelined"})) {
       try {
         variants.push_back(parse_dist_cg_variant(v));
       } catch (const Error& e) {

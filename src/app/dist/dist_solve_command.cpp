@@ -27,8 +27,9 @@ std::vector<OptionSpec> dist_solve_specs(bool with_solver) {
         {"--solver", "NAME", "cg | pcg | gmres | fgmres | bicgstab (default cg; pcg = cg --precond jacobi)"});
   const std::vector<OptionSpec> common = {
       {"--cg-variant", "V",
-       "single-reduction | classic: one MPI_Allreduce per CG iteration (Chronopoulos-Gear)\n"
-       "or two (default single-reduction)"},
+       "single-reduction | classic | pipelined: one MPI_Allreduce per CG iteration\n"
+       "(Chronopoulos-Gear), two, or one that the SpMV overlaps (Ghysels-Vanroose)\n"
+       "(default single-reduction)"},
       {"--format", "NAME", "csr | csr4 | ell | hyb | auto: each rank's local block (default auto)"},
       {"--precision", "P", "single | qdouble | double (default double, qdouble where a rank lacks fp64)"},
       {"--device", "SEL",
