@@ -29,9 +29,12 @@ class CollectiveError : public Error {
 
 // Time and traffic of the communication a rank did, for the report's computation/communication split.
 struct CommStats {
-  double halo_seconds = 0;       // host time in halo exchanges: waiting for the packed send buffer,
-                                 // MPI waits, queueing the received halo (the overlapped SpMV excluded)
-  double allreduce_seconds = 0;  // host time in MPI_Allreduce (waiting for the slowest rank included)
+  double halo_seconds = 0;         // host time in halo exchanges: posting and waiting for the messages,
+                                   // queueing the received halo (the overlapped SpMV excluded)
+  double halo_device_seconds = 0;  // host time in halo exchanges waiting for the device: for the kernels
+                                   // queued before the pack, the pack and its read-back (computation
+                                   // that has not ended, not communication; pipelined CG waits here)
+  double allreduce_seconds = 0;    // host time in MPI_Allreduce (waiting for the slowest rank included)
   std::uint64_t halo_exchanges = 0;
   std::uint64_t allreduces = 0;
   std::uint64_t halo_bytes_sent = 0;

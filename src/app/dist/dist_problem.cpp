@@ -81,6 +81,7 @@ RankFacts rank_facts(const Communicator& comm, DistSetup& setup, double seconds)
   f.seconds = seconds;
   f.halo_seconds = comm.stats().halo_seconds;
   f.allreduce_seconds = comm.stats().allreduce_seconds;
+  f.halo_device_seconds = comm.stats().halo_device_seconds;
   f.halo_bytes = static_cast<double>(comm.stats().halo_bytes_sent);
   f.device = setup.context->info().name;
   f.format = to_string(setup.format.format);
@@ -88,7 +89,7 @@ RankFacts rank_facts(const Communicator& comm, DistSetup& setup, double seconds)
 }
 
 std::vector<RankFacts> gather_rank_facts(Communicator& comm, const RankFacts& mine) {
-  constexpr int kNumbers = 9, kText = 96;
+  constexpr int kNumbers = 10, kText = 96;
   const double numbers[kNumbers] = {static_cast<double>(mine.rows),
                                     static_cast<double>(mine.nnz),
                                     static_cast<double>(mine.halo),
@@ -97,7 +98,8 @@ std::vector<RankFacts> gather_rank_facts(Communicator& comm, const RankFacts& mi
                                     mine.seconds,
                                     mine.halo_seconds,
                                     mine.allreduce_seconds,
-                                    mine.halo_bytes};
+                                    mine.halo_bytes,
+                                    mine.halo_device_seconds};
   char text[kText] = {};
   std::snprintf(text, kText, "%s|%s", mine.device.c_str(), mine.format.c_str());
   const auto ranks = static_cast<std::size_t>(comm.size());
@@ -118,6 +120,7 @@ std::vector<RankFacts> gather_rank_facts(Communicator& comm, const RankFacts& mi
     f.halo_seconds = n[6];
     f.allreduce_seconds = n[7];
     f.halo_bytes = n[8];
+    f.halo_device_seconds = n[9];
     const std::string t(&all_text[r * kText], strnlen(&all_text[r * kText], kText));
     f.device = t.substr(0, t.find('|'));
     f.format = t.substr(t.find('|') + 1);

@@ -40,7 +40,7 @@ DistSetup open_dist_problem(const std::shared_ptr<Communicator>& comm, const Dis
 // A rank's line of the report: what it holds and where its time went.
 struct RankFacts {
   std::int64_t rows = 0, nnz = 0, halo = 0, neighbours = 0, sends = 0;
-  double seconds = 0, halo_seconds = 0, allreduce_seconds = 0;
+  double seconds = 0, halo_seconds = 0, allreduce_seconds = 0, halo_device_seconds = 0;
   double halo_bytes = 0;
   std::string device, format;
   double communication_seconds() const { return halo_seconds + allreduce_seconds; }

@@ -167,6 +167,7 @@ void write_json(std::ostream& out, const Plan& plan, const DistMatrix& A, Precis
         .member("seconds", f.seconds)
         .member("halo_seconds", f.halo_seconds)
         .member("allreduce_seconds", f.allreduce_seconds)
+        .member("halo_device_wait_seconds", f.halo_device_seconds)
         .member("halo_bytes_sent", f.halo_bytes)
         .end_object();
   }
