@@ -21,7 +21,8 @@ enum class DistCgVariant {
   SingleReduction,
   // Ghysels and Vanroose (2014): one MPI_Allreduce per iteration, which the iteration's SpMV (queued
   // first) overlaps; every vector update and the sums in one fused kernel (three more vectors, four
-  // with a preconditioner, in memory).
+  // with a preconditioner, in memory). The fastest on GPUs; its recurrences lose accuracy on
+  // ill-conditioned systems (residual replacement keeps it converging, with more iterations).
   Pipelined
 };
 std::string to_string(DistCgVariant variant);  // "classic", "single-reduction", "pipelined"
@@ -30,7 +31,9 @@ DistCgVariant parse_dist_cg_variant(const std::string& text);
 
 struct DistSolveOptions {
   SolveOptions solve;  // tolerances, iterations, restart, history, as for one device (cg_path is unused)
-  DistCgVariant cg_variant = DistCgVariant::SingleReduction;
+  // Classic: the fastest on every device measured except for pipelined, and as robust as the
+  // single-device CG on ill-conditioned systems, where pipelined CG needs more iterations.
+  DistCgVariant cg_variant = DistCgVariant::Classic;
 };
 
 // Solves A x = b. SolverKind::Pcg is CG with Jacobi (the diagonal lies in the local blocks, so block

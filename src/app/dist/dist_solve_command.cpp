@@ -27,9 +27,9 @@ std::vector<OptionSpec> dist_solve_specs(bool with_solver) {
         {"--solver", "NAME", "cg | pcg | gmres | fgmres | bicgstab (default cg; pcg = cg --precond jacobi)"});
   const std::vector<OptionSpec> common = {
       {"--cg-variant", "V",
-       "single-reduction | classic | pipelined: one MPI_Allreduce per CG iteration\n"
-       "(Chronopoulos-Gear), two, or one that the SpMV overlaps (Ghysels-Vanroose)\n"
-       "(default single-reduction)"},
+       "classic | single-reduction | pipelined: two MPI_Allreduce per CG iteration, one\n"
+       "(Chronopoulos-Gear), or one that the SpMV overlaps (Ghysels-Vanroose: fastest on\n"
+       "GPUs, for well-conditioned systems) (default classic)"},
       {"--format", "NAME", "csr | csr4 | ell | hyb | auto: each rank's local block (default auto)"},
       {"--precision", "P", "single | qdouble | double (default double, qdouble where a rank lacks fp64)"},
       {"--device", "SEL",
@@ -92,8 +92,8 @@ Plan parse_plan(const std::string& command, const Args& args, bool cg_only) {
   plan.problem.matrix = opts.positional()[0];
   if (!cg_only) plan.kind = option_value("--solver", [&] { return parse_solver(opts.text("--solver", "cg")); });
   if (plan.kind == SolverKind::Ir) throw UsageError("--solver ir: iterative refinement has no distributed version");
-  plan.solve.cg_variant = option_value(
-      "--cg-variant", [&] { return parse_dist_cg_variant(opts.text("--cg-variant", "single-reduction")); });
+  plan.solve.cg_variant =
+      option_value("--cg-variant", [&] { return parse_dist_cg_variant(opts.text("--cg-variant", "classic")); });
   const std::string format = opts.text("--format", "auto");
   if (format != "auto") plan.problem.format = option_value("--format", [&] { return parse_format(format); });
   if (opts.has("--precision"))
