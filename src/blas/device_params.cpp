@@ -94,6 +94,14 @@ const CgParams kCpuCg = {0, 256,     1,     64, 0, std::size_t{1} << 28, std::nu
 // CPUs: few, small work-groups for the AMG setup's row-per-group kernels (PoCL runs a work-group as a
 // loop on one thread: more groups than cores only add scheduling).
 const AmgSetupParams kCpuAmgSetup = {64, 2, 32, 4096, 2048};
+// GPUs: local tables of 1024 hash slots and 256 sort keys (C rows of the Poisson hierarchies have 33-66
+// entries): the long-row kernels' local arrays, not their work-items, bound how many groups a compute
+// unit holds, and the kernels are latency-bound (a barrier per entry of A's row). On an H100
+// (2026-11-27) the device setup of poisson3d:256 took 229-237 ms against 335-340 with 4096 and 2048
+// (spgemm_values_long 115 -> ~30 ms); work-groups of 64, 32 per compute unit, were the best of
+// 32-128 x 16-64 (docs/performance.md, "AMG setup on the device"). Rows past the tables go through
+// global memory, as before past 4096 and 2048.
+const AmgSetupParams kGpuAmgSetup = {64, 32, 32, 1024, 256};
 // CPUs: one work-item per row of the AMG update's Galerkin products (GalerkinParams says why).
 const GalerkinParams kCpuGalerkin = {128, 1};
 
@@ -104,8 +112,9 @@ const DefaultEntry kDefaults[] = {
      {Blas1Variant::GridStride, 256, 8, 1, 4},
      {256, 8},
      kNvidiaSpmv,
-     kNvidiaCg},
-    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kGpuSpmv, {}},
+     kNvidiaCg,
+     kGpuAmgSetup},
+    {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kGpuSpmv, {}, kGpuAmgSetup},
     {DeviceType::Cpu,
      "",
      "cpu",
