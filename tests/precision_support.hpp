@@ -11,8 +11,10 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
+#include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/precision.hpp"
 #include "clkr/runtime/context.hpp"
 #include "gtest/gtest.h"
@@ -46,6 +48,24 @@ inline double readback_tolerance(const Context& context) { return context.info()
 inline bool readback_equal(const Context& context, double a, double b) {
   if (context.info().fp64) return a == b || (std::isnan(a) && std::isnan(b));
   return std::abs(a - b) <= readback_tolerance(context) * std::abs(b) + 0x1p-126;
+}
+
+// `got` is the CSR matrix `want`: its shape, pattern and values. The values bit for bit where no
+// `context` is given (a file written and read back, a host copy) or the context has fp64; read back
+// from a device without fp64, to readback_tolerance() (readback_equal).
+inline void expect_same_csr(const HostCsrMatrix& got, const HostCsrMatrix& want, const std::string& what,
+                            const Context* context = nullptr) {
+  EXPECT_EQ(got.rows, want.rows) << what;
+  EXPECT_EQ(got.cols, want.cols) << what;
+  EXPECT_EQ(got.row_offsets, want.row_offsets) << what;
+  EXPECT_EQ(got.col_indices, want.col_indices) << what;
+  ASSERT_EQ(got.values.size(), want.values.size()) << what;
+  const bool exact = context == nullptr || context->info().fp64;
+  for (std::size_t k = 0; k < got.values.size(); ++k) {
+    const bool same = exact ? std::memcmp(&got.values[k], &want.values[k], sizeof(double)) == 0
+                            : readback_equal(*context, got.values[k], want.values[k]);
+    ASSERT_TRUE(same) << what << ": value " << k << " is " << got.values[k] << ", expected " << want.values[k];
+  }
 }
 
 }  // namespace clkr::test

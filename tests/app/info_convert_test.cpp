@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "app_test_support.hpp"
 #include "clkr/blas/device_params.hpp"
 #include "clkr/data/matrix.hpp"
@@ -129,14 +130,6 @@ TEST(InfoCommand, InputErrorsExitTwo) {
   EXPECT_NE(no_file.err.find("nothing.mtx"), std::string::npos) << no_file.err;
 }
 
-void expect_same(const clkr::HostCsrMatrix& a, const clkr::HostCsrMatrix& b) {
-  EXPECT_EQ(a.rows, b.rows);
-  EXPECT_EQ(a.cols, b.cols);
-  EXPECT_EQ(a.row_offsets, b.row_offsets);
-  EXPECT_EQ(a.col_indices, b.col_indices);
-  EXPECT_EQ(a.values, b.values);  // exact: the writer prints values that read back bit for bit
-}
-
 TEST(ConvertCommand, RoundTripsGeneralAndSymmetric) {
   const fs::path general = scratch_dir() / "p3.mtx", symmetric = scratch_dir() / "p3_sym.mtx";
   const Result g = run_clkr({"convert", "poisson3d:5", general.string()});
@@ -146,8 +139,8 @@ TEST(ConvertCommand, RoundTripsGeneralAndSymmetric) {
   EXPECT_EQ(read_text(general).rfind("%%MatrixMarket matrix coordinate real general", 0), 0u);
   EXPECT_EQ(read_text(symmetric).rfind("%%MatrixMarket matrix coordinate real symmetric", 0), 0u);
   const clkr::HostCsrMatrix expected = clkr::poisson3d(5);
-  expect_same(clkr::read_matrix_market(general.string()), expected);
-  expect_same(clkr::read_matrix_market(symmetric.string()), expected);
+  clkr::test::expect_same_csr(clkr::read_matrix_market(general.string()), expected, "round trip");
+  clkr::test::expect_same_csr(clkr::read_matrix_market(symmetric.string()), expected, "round trip");
 
   // Values that need all 17 digits survive a file -> file conversion.
   const fs::path source = scratch_dir() / "digits.mtx", copy = scratch_dir() / "digits_copy.mtx";
@@ -155,7 +148,8 @@ TEST(ConvertCommand, RoundTripsGeneralAndSymmetric) {
              "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 0.1\n1 2 3.0000000000000004\n"
              "2 2 -1.2345678901234567e-300\n");
   ASSERT_EQ(run_clkr({"convert", source.string(), copy.string()}).code, 0);
-  expect_same(clkr::read_matrix_market(copy.string()), clkr::read_matrix_market(source.string()));
+  clkr::test::expect_same_csr(clkr::read_matrix_market(copy.string()), clkr::read_matrix_market(source.string()),
+                              "round trip");
 }
 
 TEST(ConvertCommand, RefusesSymmetricStorageOfANonsymmetricMatrix) {

@@ -194,20 +194,6 @@ inline std::vector<double> read_device(Vector& v, Precision p) {
 
 // `a` read back from the device against what was written, `b`: the pattern exactly, the values bit for
 // bit with fp64 and to the quasi-double read-back tolerance without (the device holds 48 bits there).
-inline void expect_equal(const HostCsrMatrix& a, const HostCsrMatrix& b, const std::string& what) {
-  EXPECT_EQ(a.rows, b.rows) << what;
-  EXPECT_EQ(a.cols, b.cols) << what;
-  EXPECT_EQ(a.row_offsets, b.row_offsets) << what;
-  EXPECT_EQ(a.col_indices, b.col_indices) << what;
-  if (test_context()->info().fp64) {
-    EXPECT_EQ(a.values, b.values) << what;
-    return;
-  }
-  ASSERT_EQ(a.values.size(), b.values.size()) << what;
-  for (std::size_t k = 0; k < a.values.size(); ++k)
-    ASSERT_TRUE(test::readback_equal(*test_context(), a.values[k], b.values[k]))
-        << what << ": value " << k << " is " << a.values[k] << ", written " << b.values[k];
-}
 
 struct AlphaBeta {
   double alpha, beta;
@@ -252,7 +238,7 @@ void check_spmv(Matrix& A, const HostCsrMatrix& H, Precision p, const AlphaBeta&
   } else {
     EXPECT_EQ(x.to_host(), xv) << label << ": x changed";
   }
-  expect_equal(A.to_host(), H, label + ": A changed");
+  test::expect_same_csr(A.to_host(), H, label + ": A changed", test_context().get());
 }
 
 }  // namespace clkr::test

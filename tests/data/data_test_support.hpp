@@ -30,16 +30,4 @@ std::vector<T> read(const cl::Buffer& buffer, std::size_t n) {
   return out;
 }
 
-// `a` read back from the device against what was written, `b`: the pattern exactly, the values bit for
-// bit with fp64 and to the quasi-double read-back tolerance without (precision_support.hpp).
-inline void expect_same(const HostCsrMatrix& a, const HostCsrMatrix& b, const std::string& what) {
-  EXPECT_EQ(a.rows, b.rows) << what;
-  EXPECT_EQ(a.cols, b.cols) << what;
-  EXPECT_EQ(a.row_offsets, b.row_offsets) << what;
-  EXPECT_EQ(a.col_indices, b.col_indices) << what;
-  ASSERT_EQ(a.values.size(), b.values.size()) << what;
-  for (std::size_t k = 0; k < a.values.size(); ++k)
-    ASSERT_TRUE(readback_equal(*context(), a.values[k], b.values[k])) << what << ": value " << k;
-}
-
 }  // namespace clkr::test

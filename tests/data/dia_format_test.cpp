@@ -19,7 +19,7 @@ namespace clkr {
 namespace {
 
 using test::context;
-using test::expect_same;
+using test::expect_same_csr;
 using test::read;
 
 // A rows x cols matrix from its rows of (column, value), validated.
@@ -67,7 +67,7 @@ TEST(DiaFormat, SmallMatrixLayoutArrayByArray) {
     expected[4 * 32 + 0] = 2;
     EXPECT_EQ(read<double>(A.dia_values(Precision::Double).primary, 160), expected);
   }
-  expect_same(A.to_host(), host, "to_host");  // the explicit zero of row 1 kept
+  expect_same_csr(A.to_host(), host, "to_host", context().get());  // the explicit zero of row 1 kept
   EXPECT_EQ(A.stats().diagonals, 5);
   // Offsets, presence bits and 5 x 32 double values.
   EXPECT_EQ(A.stats().bytes_per_format.at(Format::Dia), 5 * 4 + 5 * 4 + 160 * 8);
@@ -110,11 +110,11 @@ TEST(DiaFormat, AwkwardMatricesRoundTrip) {
   options.max_ell_fill_ratio = 1e9;  // the corner cases store far more padding than entries, on purpose
   for (const auto& [name, host] : cases) {
     Matrix A(context(), host, Format::Dia, options);
-    expect_same(A.to_host(), host, name);
+    expect_same_csr(A.to_host(), host, name, context().get());
     // Through the other formats and back.
     A.convert(Format::Ell);
     A.convert(Format::Dia);
-    expect_same(A.to_host(), host, name + " after ELL");
+    expect_same_csr(A.to_host(), host, name + " after ELL", context().get());
   }
   Matrix A(context(), corners(33), Format::Dia, options);
   EXPECT_EQ(read<std::int32_t>(A.dia_part().offsets, 5), (std::vector<std::int32_t>{-32, -1, 0, 1, 32}));
@@ -210,12 +210,12 @@ TEST(DiaFormat, UpdateValuesKeepsThePatternAndReachesExplicitZeros) {
   HostCsrMatrix updated = host;
   for (std::size_t k = 0; k < updated.values.size(); ++k) updated.values[k] = 0.5 + static_cast<double>(k);
   A.update_values(updated.values);
-  expect_same(A.to_host(), updated, "after update");
+  expect_same_csr(A.to_host(), updated, "after update", context().get());
   std::vector<double> zeros(host.values.size(), 0.0);
   A.update_values(zeros);
   HostCsrMatrix zeroed = host;
   zeroed.values = zeros;
-  expect_same(A.to_host(), zeroed, "all zero");
+  expect_same_csr(A.to_host(), zeroed, "all zero", context().get());
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ namespace clkr {
 namespace {
 
 using test::context;
+using test::expect_same_csr;
 using test::fp64;
 using test::read;
 
@@ -121,20 +122,8 @@ const std::vector<NamedMatrix>& test_matrices() {
 }
 
 void expect_equal(const HostCsrMatrix& got, const HostCsrMatrix& want, const std::string& what) {
-  EXPECT_EQ(got.rows, want.rows) << what;
-  EXPECT_EQ(got.cols, want.cols) << what;
   EXPECT_EQ(got.symmetric, want.symmetric) << what;
-  EXPECT_EQ(got.row_offsets, want.row_offsets) << what;
-  EXPECT_EQ(got.col_indices, want.col_indices) << what;
-  if (fp64()) {
-    ASSERT_EQ(got.values.size(), want.values.size()) << what;
-    for (std::size_t k = 0; k < got.values.size(); ++k)
-      ASSERT_EQ(std::memcmp(&got.values[k], &want.values[k], 8), 0) << what << " value " << k;
-  } else {  // the device holds quasi-double values
-    ASSERT_EQ(got.values.size(), want.values.size()) << what;
-    for (std::size_t k = 0; k < got.values.size(); ++k)
-      ASSERT_LE(std::fabs(got.values[k] - want.values[k]), std::ldexp(std::fabs(want.values[k]), -48)) << what;
-  }
+  expect_same_csr(got, want, what, context().get());
 }
 
 // ---- the layouts the header documents, built independently of src/data -----------------------------

@@ -19,7 +19,7 @@ namespace clkr {
 namespace {
 
 using test::context;
-using test::expect_same;
+using test::expect_same_csr;
 using test::read;
 
 // A matrix with the given row lengths, columns 0, 1, ... in each row, values 10 * row + column + 1.
@@ -69,7 +69,7 @@ TEST(SellFormat, SmallMatrixLayoutArrayByArray) {
   EXPECT_EQ(detail::sell_bytes(detail::sell_shape(host, {2, 4}), 5, 8), 4 * 4 + 5 * 4 + 16 * 12);
   EXPECT_THROW(A.csr_part(), Error);
   EXPECT_THROW(A.ell_part(), Error);
-  expect_same(A.to_host(), host, "small");
+  expect_same_csr(A.to_host(), host, "small", context().get());
 }
 
 TEST(SellFormat, RoundTripsEveryShapeAndLayout) {
@@ -89,7 +89,7 @@ TEST(SellFormat, RoundTripsEveryShapeAndLayout) {
     for (const auto& [height, window] : layouts) {
       const std::string what = name + " C=" + std::to_string(height) + " sigma=" + std::to_string(window);
       Matrix A(context(), host, Format::Sell, layout(height, window));
-      expect_same(A.to_host(), host, what);
+      expect_same_csr(A.to_host(), host, what, context().get());
       EXPECT_EQ(A.sell_part().slices, (host.rows + height - 1) / height) << what;
     }
   }
@@ -99,18 +99,18 @@ TEST(SellFormat, ConvertsBothWaysAndUpdatesValues) {
   const HostCsrMatrix host = powerlaw(2000);
   Matrix A(context(), host, Format::Csr, layout(8, 64));
   A.convert(Format::Sell);
-  expect_same(A.to_host(), host, "CSR to SELL");
+  expect_same_csr(A.to_host(), host, "CSR to SELL", context().get());
   HostCsrMatrix changed = host;
   for (double& v : changed.values) v = -v / 3;
   A.update_values(changed.values);
-  expect_same(A.to_host(), changed, "SELL after update_values");
+  expect_same_csr(A.to_host(), changed, "SELL after update_values", context().get());
   A.update_values(changed);
   A.convert(Format::Hyb);
-  expect_same(A.to_host(), changed, "SELL to HYB");
+  expect_same_csr(A.to_host(), changed, "SELL to HYB", context().get());
   const std::vector<double> nan(host.values.size(), std::numeric_limits<double>::quiet_NaN());
   Matrix B(context(), host, Format::Sell);
   EXPECT_THROW(B.update_values(nan), Error);
-  expect_same(B.to_host(), host, "unchanged after a refused update");
+  expect_same_csr(B.to_host(), host, "unchanged after a refused update", context().get());
 }
 
 TEST(SellFormat, BadLayoutsAndTooMuchPaddingAreRefusedClearly) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/runtime/error.hpp"
 
@@ -318,21 +319,13 @@ HostCsrMatrix awkward_matrix() {
   return A;
 }
 
-void expect_same(const HostCsrMatrix& a, const HostCsrMatrix& b) {
-  EXPECT_EQ(a.rows, b.rows);
-  EXPECT_EQ(a.cols, b.cols);
-  EXPECT_EQ(a.row_offsets, b.row_offsets);
-  EXPECT_EQ(a.col_indices, b.col_indices);
-  EXPECT_EQ(a.values, b.values);  // bit-exact: the writer must round-trip every double
-}
-
 TEST(MatrixMarketWrite, GeneralRoundTripIsExact) {
   const HostCsrMatrix A = awkward_matrix();
   const fs::path path = scratch_dir() / "general.mtx";
   clkr::write_matrix_market(path.string(), A);
   EXPECT_EQ(read_text(path).rfind(kGeneral + "3 5 6\n", 0), 0u);
   const HostCsrMatrix B = clkr::read_matrix_market(path.string());
-  expect_same(A, B);
+  clkr::test::expect_same_csr(A, B, "round trip");
   EXPECT_FALSE(B.symmetric);
 }
 
@@ -347,7 +340,7 @@ TEST(MatrixMarketWrite, SymmetricRoundTripStoresTheLowerTriangle) {
   clkr::write_matrix_market(path.string(), A, /*as_symmetric=*/true);
   EXPECT_EQ(read_text(path), kSymmetric + "3 3 5\n1 1 2\n2 1 -0.7\n2 2 3\n3 2 1e-05\n3 3 0\n");
   const HostCsrMatrix B = clkr::read_matrix_market(path.string());
-  expect_same(A, B);
+  clkr::test::expect_same_csr(A, B, "round trip");
   EXPECT_TRUE(B.symmetric);
 }
 
@@ -399,14 +392,14 @@ TEST(MatrixMarketGzip, ReadsGzipByMagicBytes) {
   const HostCsrMatrix expected = clkr::parse_matrix_market(kSmall, "plain");
   const fs::path gz = scratch_dir() / "small.mtx.gz";
   write_gzip(gz, kSmall);
-  expect_same(clkr::read_matrix_market(gz.string()), expected);
+  clkr::test::expect_same_csr(clkr::read_matrix_market(gz.string()), expected, "gzip");
   // Detection is by content: the extension does not matter, either way round.
   const fs::path disguised = scratch_dir() / "disguised.mtx";
   fs::copy_file(gz, disguised, fs::copy_options::overwrite_existing);
-  expect_same(clkr::read_matrix_market(disguised.string()), expected);
+  clkr::test::expect_same_csr(clkr::read_matrix_market(disguised.string()), expected, "gzip under another name");
   const fs::path plain_gz = scratch_dir() / "plain.mtx.gz";
   write_text(plain_gz, kSmall);
-  expect_same(clkr::read_matrix_market(plain_gz.string()), expected);
+  clkr::test::expect_same_csr(clkr::read_matrix_market(plain_gz.string()), expected, "plain text named .gz");
 }
 
 TEST(MatrixMarketGzip, ConcatenatedMembersAndLargeOutput) {
