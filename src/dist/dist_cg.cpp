@@ -156,15 +156,23 @@ void dist_cg_single_reduction(DistKrylovOps& ops, bool x_is_zero, const SolveOpt
 // kernel (PipelinedCgSteps): 13 elements a row without M, as many bytes as classic CG's unfused updates
 // and dots (docs/distributed.md). The recurrences drift from the true residual faster than classic CG's
 // (the paper's "residual gap"), the more the worse A is conditioned: the vectors are replaced by their
-// definitions whenever the residual has fallen by kPipelinedReplaceDrop since the last replacement,
+// definitions whenever the residual has fallen by pipelined_replace_drop() since the last replacement,
 // and whenever p'Ap from the recurrences is not positive; convergence is confirmed on b - A x.
 //
-// The drop that triggers a replacement. Each costs four SpMVs and a reduction, twice on the way to a
-// 1e-8 reduction. On the stiff SuiteSparse matrices where the recurrences without replacement broke
-// down (bcsstk18, s1rmq4m1: "p'Ap <= 0"), Jacobi-PCG then takes 1-3% more iterations than classic CG;
-// on bcsstk13 and bcsstk15 2.2x and 1.4x more, and 1e-2 or 1e-3 were not better overall
-// (docs/distributed.md): pipelined CG is for well-conditioned or well-preconditioned systems.
-constexpr double kPipelinedReplaceDrop = 1e-4;
+// The drop that triggers a replacement: the fourth root of the precision's unit roundoff, 1.1e-4 in
+// double. Each replacement costs four SpMVs and a reduction, twice on the way to a 1e-8 reduction in
+// double. On the stiff SuiteSparse matrices where the recurrences without replacement broke down
+// (bcsstk18, s1rmq4m1: "p'Ap <= 0"), Jacobi-PCG then takes 1-3% more iterations than classic CG; on
+// bcsstk13 and bcsstk15 2.2x and 1.4x more, and 1e-2 or 1e-3 were not better there (docs/distributed.md):
+// pipelined CG is for well-conditioned or well-preconditioned systems. In single precision (2^-24) the
+// drift grows faster and the root gives 0.016: with 1e-4 CG on gr_30_30 took 61-67 iterations against
+// one device's 52 at 3-4 ranks.
+namespace {
+double pipelined_replace_drop(Precision p) {
+  const double unit = p == Precision::Single ? 0x1p-24 : p == Precision::QuasiDouble ? 0x1p-47 : 0x1p-53;
+  return std::pow(unit, 0.25);
+}
+}  // namespace
 
 void dist_cg_pipelined(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& options, SolveMonitor& monitor) {
   DistBlas& blas = ops.blas;
@@ -237,6 +245,7 @@ void dist_cg_pipelined(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& o
   bool pending = false;  // the sums are the latest update's, not yet reduced
   double alpha = 0, gamma_old = 0;
   double peak = std::sqrt(rr);  // the largest residual norm since the last replacement or restart
+  const double replace_drop = pipelined_replace_drop(blas.precision());
   while (true) {
     const bool more = j < options.max_iterations;  // another update follows
     if (more) {
@@ -262,7 +271,7 @@ void dist_cg_pipelined(DistKrylovOps& ops, bool x_is_zero, const SolveOptions& o
         continue;  // n = A m again, from the restarted w
       }
       if (preconditioned && !positive_rz(monitor, j, gamma)) return;
-      if (more && std::sqrt(rr) < kPipelinedReplaceDrop * peak) {
+      if (more && std::sqrt(rr) < replace_drop * peak) {
         replace();
         if (!usable(j)) return;
         peak = std::sqrt(rr);

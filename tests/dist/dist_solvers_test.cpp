@@ -88,20 +88,30 @@ TEST(DistSolvers, EverySolverInEveryPrecisionAsOnOneDevice) {
       options.solve.relative_tolerance = p == Precision::Single ? 1e-5 : 1e-10;
       options.solve.max_iterations = 3000;
       const Outcome one = on_one_device(c.kind, A, b, p, c.preconditioner, options.solve);
-      for (const NamedPartition& part : partitions) {
-        SCOPED_TRACE(to_string(c.kind) + " (" + to_string(c.preconditioner) + ") on " + c.matrix + ", " + to_string(p) +
-                     ", partition " + part.name);
-        const Outcome many = distributed(c.kind, A, part.partition, b, p, c.preconditioner, options);
-        EXPECT_TRUE(many.result.converged()) << many.result.message;
-        EXPECT_EQ(many.result.converged(), one.result.converged()) << one.result.message;
-        // The true residual of the answer: what the tolerance asked, up to the precision's rounding.
-        EXPECT_LE(many.result.true_relative_residual, p == Precision::Single ? 1e-4 : 1e-9);
-        // Iterations as on one device: rounding differs (summation order across ranks; GMRES
-        // orthogonalizes by CGS2 here, MGS there), which moves the count by a few at most.
-        const int slack = 3 + one.result.iterations / 10;
-        EXPECT_LE(std::abs(many.result.iterations - one.result.iterations), slack)
-            << "distributed " << many.result.iterations << ", one device " << one.result.iterations;
-        if (p != Precision::Single) EXPECT_LE(relative_difference(many.x, one.x), 1e-6);
+      // CG in each of its distributed variants; the other solvers have one.
+      const bool cg = c.kind == SolverKind::Cg || c.kind == SolverKind::Pcg;
+      const std::vector<DistCgVariant> variants =
+          cg ? std::vector<DistCgVariant>{DistCgVariant::Classic, DistCgVariant::SingleReduction,
+                                          DistCgVariant::Pipelined}
+             : std::vector<DistCgVariant>{options.cg_variant};
+      for (const DistCgVariant variant : variants) {
+        options.cg_variant = variant;
+        for (const NamedPartition& part : partitions) {
+          SCOPED_TRACE(to_string(c.kind) + (cg ? " " + to_string(variant) : std::string()) + " (" +
+                       to_string(c.preconditioner) + ") on " + c.matrix + ", " + to_string(p) + ", partition " +
+                       part.name);
+          const Outcome many = distributed(c.kind, A, part.partition, b, p, c.preconditioner, options);
+          EXPECT_TRUE(many.result.converged()) << many.result.message;
+          EXPECT_EQ(many.result.converged(), one.result.converged()) << one.result.message;
+          // The true residual of the answer: what the tolerance asked, up to the precision's rounding.
+          EXPECT_LE(many.result.true_relative_residual, p == Precision::Single ? 1e-4 : 1e-9);
+          // Iterations as on one device: rounding differs (summation order across ranks; GMRES
+          // orthogonalizes by CGS2 here, MGS there), which moves the count by a few at most.
+          const int slack = 3 + one.result.iterations / 10;
+          EXPECT_LE(std::abs(many.result.iterations - one.result.iterations), slack)
+              << "distributed " << many.result.iterations << ", one device " << one.result.iterations;
+          if (p != Precision::Single) EXPECT_LE(relative_difference(many.x, one.x), 1e-6);
+        }
       }
     }
   }
