@@ -159,8 +159,8 @@ void dist_cg_single_reduction(DistKrylovOps& ops, bool x_is_zero, const SolveOpt
 // definitions whenever the residual has fallen by pipelined_replace_drop() since the last replacement,
 // and whenever p'Ap from the recurrences is not positive; convergence is confirmed on b - A x.
 //
-// The drop that triggers a replacement: the fourth root of the precision's unit roundoff, 1.1e-4 in
-// double. Each replacement costs four SpMVs and a reduction, twice on the way to a 1e-8 reduction in
+// The drop that triggers a replacement: the fourth root of the precision's unit roundoff, 1.03e-4 in
+// double. Each replacement costs four SpMVs and a reduction, once on the way to a 1e-8 reduction in
 // double. On the stiff SuiteSparse matrices where the recurrences without replacement broke down
 // (bcsstk18, s1rmq4m1: "p'Ap <= 0"), Jacobi-PCG then takes 1-3% more iterations than classic CG; on
 // bcsstk13 and bcsstk15 2.2x and 1.4x more, and 1e-2 or 1e-3 were not better there (docs/distributed.md):
