@@ -322,10 +322,17 @@ TEST(Tuner, TunedParametersAreNoSlowerThanTheDefaults) {
   };
   time(tuned, 0.5);  // warm-up: kernel builds
   time(defaults, -0.5);
+  // The three operations take ~100 us on PoCL, mostly launches, and a CI machine's other load can
+  // tilt even the best of 100 samples by more than 10% when the two parameter sets are the same (1 run
+  // in 5 under CLKR_HIDE_FP64, 2026-11-27). So up to three rounds are measured, each with fresh
+  // minima: parameters that are slower fail all three.
   double best_tuned = 1e300, best_default = 1e300;
-  for (int rep = 0; rep < 100; ++rep) {
-    best_tuned = std::min(best_tuned, time(tuned, 0.25));
-    best_default = std::min(best_default, time(defaults, -0.25));
+  for (int round = 0; round < 3 && (round == 0 || best_tuned > 1.1 * best_default); ++round) {
+    best_tuned = best_default = 1e300;
+    for (int rep = 0; rep < 100; ++rep) {
+      best_tuned = std::min(best_tuned, time(tuned, 0.25));
+      best_default = std::min(best_default, time(defaults, -0.25));
+    }
   }
   std::string choices;
   for (const TuneSearch& s : r.searches) choices += "\n  " + s.name + ": " + s.chosen + " " + s.note;
