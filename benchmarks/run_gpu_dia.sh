@@ -3,7 +3,7 @@
 # --format auto picks, on poisson3d:192, :128 (fused CG) and :64 (persistent) in double and single; the SpMV alone per
 # format; DIA solves (fused and persistent path) checked against the host reference in three
 # precisions; and a short table of milliseconds per iteration against CSR. The target
-# (docs/performance.md, "DIA"): DIA CG on poisson3d:192 in double at least 15% faster than CSR's
+# (docs/performance-formats.md, "DIA"): DIA CG on poisson3d:192 in double at least 15% faster than CSR's
 # 0.366 ms per iteration, predicted from the bytes at 0.30 ms. About 2 minutes after the build on an
 # H200. Results in ./gpu-dia (and $OUT/gpu-dia.tgz on the lent machine, rewritten after every step).
 #   usage: benchmarks/run_gpu_dia.sh [BUILD_DIR]   (built here when BUILD_DIR/clkr is missing; default build-gpu)

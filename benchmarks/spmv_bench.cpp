@@ -156,12 +156,14 @@ double copy_bandwidth(clkr::Context& context, double traffic) {
 class EigenSpmv {
  public:
   EigenSpmv(const clkr::HostCsrMatrix& H, const std::vector<double>& x)
-      : A_(H.rows, H.cols, H.nnz(), H.row_offsets.data(), H.col_indices.data(), H.values.data()),
+      : offsets_(H.row_offsets.begin(), H.row_offsets.end()),  // Eigen's one index type: 32-bit here
+        A_(H.rows, H.cols, H.nnz(), offsets_.data(), H.col_indices.data(), H.values.data()),
         x_(x.data(), static_cast<Eigen::Index>(x.size())),
         y_(H.rows) {}
   void operator()() { y_.noalias() = A_ * x_; }
 
  private:
+  std::vector<std::int32_t> offsets_;
   Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, std::int32_t>> A_;
   Eigen::Map<const Eigen::VectorXd> x_;
   Eigen::VectorXd y_;

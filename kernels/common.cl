@@ -137,3 +137,13 @@ typedef float real;
 #else
 #define VEC_PASS(x) x
 #endif
+
+// ---- row offsets: 32 or 64 bits ---------------------------------------------------------------------
+// A CSR matrix's row offsets (and so the positions of its entries) are 64-bit past 2^31 - 1 entries
+// (-DWIDE_OFFSETS, set by the host from Matrix::CsrPart::wide_offsets), else 32-bit: the common case
+// reads half the offset bytes and keeps 32-bit index arithmetic. Rows and columns stay int.
+#ifdef WIDE_OFFSETS
+typedef long offset_t;
+#else
+typedef int offset_t;
+#endif

@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "clkr/data/host_csr_matrix.hpp"
@@ -20,6 +22,32 @@
 #include "gtest/gtest.h"
 
 namespace clkr::test {
+
+// Sets an environment variable (nullptr: unsets it) for the lifetime of the object, then puts back
+// what was there; programs the test starts inherit it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ScopedEnv(const char* name, const std::string& value) : ScopedEnv(name, value.c_str()) {}
+  ~ScopedEnv() {
+    if (saved_)
+      ::setenv(name_, saved_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
 
 // Whether vectors and BLAS in `precision` can live on the device of `context`.
 inline bool device_supports(const Context& context, Precision precision) {

@@ -13,7 +13,7 @@
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gershgorin_partial_max(
     const int rows, const int ell_width, const int ell_pitch, __global const int* ell_cols,
-    __global const double* ell_vals, __global const int* a_offsets, __global const int* a_cols,
+    __global const double* ell_vals, __global const offset_t* a_offsets, __global const int* a_cols,
     __global const double* a_vals, const int dia_count, const int dia_pitch, __global const int* dia_offsets,
     __global const double* dia_vals, __global double* dinv, __global double* partial, __global int* partial_bad) {
   __local double scratch[WG];
@@ -35,7 +35,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gershgorin_partial
       if (dia_offsets[d] == 0) diagonal += v;
     }
     if (a_offsets != 0) {
-      for (int k = a_offsets[row]; k < a_offsets[row + 1]; ++k) {
+      for (offset_t k = a_offsets[row]; k < a_offsets[row + 1]; ++k) {
         sum += fabs(a_vals[k]);
         if (a_cols[k] == row) diagonal += a_vals[k];
       }

@@ -36,7 +36,7 @@ inline void store_column_partials(const real* v, VEC_ARG(partials), __local real
 
 // Step 1.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void bcg_spmm_dot(
-    const int rows, const int chunk, __global const int* row_offsets, __global const int* cols, CVEC_ARG(val),
+    const int rows, const int chunk, __global const offset_t* row_offsets, __global const int* cols, CVEC_ARG(val),
     CVEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), __local real* scratch) {
   real pq[BK];
   for (int j = 0; j < BK; ++j) pq[j] = R_ZERO;

@@ -25,7 +25,7 @@
 // Step 1, CSR: one row per work-item at a time, walking the rows like the vector updates (a grid-stride
 // over rows on GPUs, a contiguous block on CPUs), so there are as few partial sums as work-groups.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_spmv_csr_dot(
-    const int rows, const int chunk, __global const int* row_offsets, __global const int* cols, CVEC_ARG(val),
+    const int rows, const int chunk, __global const offset_t* row_offsets, __global const int* cols, CVEC_ARG(val),
     CVEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), __local real* scratch) {
   real pq = R_ZERO;
   FOR_EACH_ELEMENT(row, rows, chunk) {

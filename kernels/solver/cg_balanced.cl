@@ -6,7 +6,7 @@
 
 // GPUs: the work-groups take the row blocks in turn (block b to group b mod groups).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_spmv_csr_balanced_dot(
-    const int blocks, __global const int* first_rows, __global const int* row_offsets, __global const int* cols,
+    const int blocks, __global const int* first_rows, __global const offset_t* row_offsets, __global const int* cols,
     CVEC_ARG(val), CVEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), __local real* scratch, __local acc_t* products) {
   real pq = R_ZERO;
   for (int b = (int)get_group_id(0); b < blocks; b += (int)get_num_groups(0)) {
@@ -25,14 +25,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_spmv_csr_balanc
 // CPUs: each work-item walks the rows of its blocks (equal shares of entries + rows) as the scalar
 // kernel does.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_spmv_csr_balanced_rows_dot(
-    const int blocks, __global const int* first_rows, __global const int* row_offsets, __global const int* cols,
+    const int blocks, __global const int* first_rows, __global const offset_t* row_offsets, __global const int* cols,
     CVEC_ARG(val), CVEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), __local real* scratch) {
   real pq = R_ZERO;
   for (int b = (int)get_global_id(0); b < blocks; b += (int)get_global_size(0)) {
     const int last = first_rows[b + 1];
-    int begin = row_offsets[first_rows[b]];
+    offset_t begin = row_offsets[first_rows[b]];
     for (int row = first_rows[b]; row < last; ++row) {
-      const int end = row_offsets[row + 1];
+      const offset_t end = row_offsets[row + 1];
       const real s = acc_value(csr_row_sum(begin, end, cols, VEC_PASS(val), VEC_PASS(p)));
       VEC_STORE(q, row, s);
       pq = R_MAD(VEC_LOAD(p, row), s, pq);

@@ -44,7 +44,7 @@
 // The matrix arguments: DIA's columns, diagonals, pitch and offsets, or CSR's row offsets and columns.
 #define MATRIX_ARGS const int cols, const int diagonals, const int pitch, __global const int* offsets
 #else
-#define MATRIX_ARGS __global const int *row_offsets, __global const int *cols
+#define MATRIX_ARGS __global const offset_t *row_offsets, __global const int *cols
 #endif
 
 #ifndef LANES
@@ -137,8 +137,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
       if (row < rows) sum = acc_value(dia_row_sum(row, cols, diagonals, pitch, offsets, VEC_PASS(val), VEC_PASS(p)));
 #else
       if (row < rows) {
-        const int end = row_offsets[row + 1];
-        for (int k = row_offsets[row] + lane; k < end; k += LANES)
+        const offset_t end = row_offsets[row + 1];
+        for (offset_t k = row_offsets[row] + lane; k < end; k += LANES)
           sum = R_MAD(VEC_LOAD(val, k), VEC_LOAD_SHARED(p, cols[k]), sum);
       }
 #endif

@@ -12,15 +12,15 @@
 // entry; four chains keep its pipeline full. On PoCL this made CG's SpMV 1.3x faster on the
 // SuiteSparse matrices of docs/benchmarks.md (eight chains were slower again). A GPU hides the
 // latency with other rows' work-items instead, and may prefer the plain loop (ROW_CHAINS=1).
-inline acc_t csr_row_sum(const int begin, const int end, __global const int* cols, CVEC_ARG(val),
+inline acc_t csr_row_sum(const offset_t begin, const offset_t end, __global const int* cols, CVEC_ARG(val),
                          CVEC_ARG(x)) {
 #if ROW_CHAINS == 1
   acc_t acc = ACC_ZERO;
-  for (int k = begin; k < end; ++k) acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
+  for (offset_t k = begin; k < end; ++k) acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
   return acc;
 #else
   acc_t a0 = ACC_ZERO, a1 = ACC_ZERO, a2 = ACC_ZERO, a3 = ACC_ZERO;
-  int k = begin;
+  offset_t k = begin;
   for (; k + 4 <= end; k += 4) {
     a0 = acc_add(a0, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
     a1 = acc_add(a1, VEC_LOAD(val, k + 1), VEC_LOAD(x, cols[k + 1]));
@@ -32,15 +32,15 @@ inline acc_t csr_row_sum(const int begin, const int end, __global const int* col
 #endif
 }
 
-__kernel void spmv_csr_scalar(const int rows, const int rows_per_item, __global const int* row_offsets,
+__kernel void spmv_csr_scalar(const int rows, const int rows_per_item, __global const offset_t* row_offsets,
                               __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
                               REAL_ARG(beta), VEC_ARG(y)) {
   const int2 range = row_range(rows, rows_per_item);
   if (range.x == range.y) return;
   // Each row's end offset is the next row's begin: read it once.
-  int begin = row_offsets[range.x];
+  offset_t begin = row_offsets[range.x];
   for (int row = range.x; row < range.y; ++row) {
-    const int end = row_offsets[row + 1];
+    const offset_t end = row_offsets[row + 1];
     const acc_t s = csr_row_sum(begin, end, cols, VEC_PASS(val), VEC_PASS(x));
     SPMV_STORE(y, row, alpha, beta, acc_value(s));
     begin = end;
@@ -51,7 +51,7 @@ __kernel void spmv_csr_scalar(const int rows, const int rows_per_item, __global 
 // lanes read neighbouring entries: coalesced on GPUs), then the row's `lanes` partial sums are reduced
 // in `partial` (L elements of local memory) with barriers only, as OpenCL 1.2 has no sub-groups.
 // `lanes` is a power of two dividing the work-group size (checked by the host).
-__kernel void spmv_csr_vector(const int rows, const int lanes, __global const int* row_offsets,
+__kernel void spmv_csr_vector(const int rows, const int lanes, __global const offset_t* row_offsets,
                               __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
                               REAL_ARG(beta), VEC_ARG(y), __local acc_t* partial) {
   const int lid = (int)get_local_id(0);
@@ -61,8 +61,8 @@ __kernel void spmv_csr_vector(const int rows, const int lanes, __global const in
 
   acc_t acc = ACC_ZERO;
   if (row >= 0) {
-    const int end = row_offsets[row + 1];
-    for (int k = row_offsets[row] + lane; k < end; k += lanes)
+    const offset_t end = row_offsets[row + 1];
+    for (offset_t k = row_offsets[row] + lane; k < end; k += lanes)
       acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
   }
   partial[lid] = acc;

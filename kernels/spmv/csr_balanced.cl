@@ -34,20 +34,20 @@ inline int floor_power_of_two(const int v) {
 // holding as many acc_t as the block's entries when it has several rows, `partial` WG acc_t). Returns
 // the row whose sum work-item `lid` holds in *sum, or -1 (most work-items of a block). Every work-item
 // of the group must call it with the same block: it contains barriers.
-inline int balanced_block_sums(const int row0, const int row1, __global const int* row_offsets,
+inline int balanced_block_sums(const int row0, const int row1, __global const offset_t* row_offsets,
                                __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), __local acc_t* products,
                                __local acc_t* partial, acc_t* sum) {
   const int lid = (int)get_local_id(0), wg = (int)get_local_size(0);
   const int rows = row1 - row0;
-  const int k0 = row_offsets[row0], end = row_offsets[row1];
+  const offset_t k0 = row_offsets[row0], end = row_offsets[row1];
   // Several rows: the block's products into local memory first, neighbouring work-items on neighbouring
   // entries. Every barrier here is reached by the whole group unconditionally (CPU runtimes such as
   // PoCL compile a work-group into loops between barriers and need them outside branches), and no
   // branch skips a loop between two barriers: a loop that does not apply walks an empty range instead.
   // (PoCL 5.0's work-group generation aborts on a branch around a loop there, pocl/pocl#2281.)
   const bool stream = rows > 1;
-  const int stream_end = stream ? end : k0;
-  for (int k = k0 + lid; k < stream_end; k += wg)
+  const offset_t stream_end = stream ? end : k0;
+  for (offset_t k = k0 + lid; k < stream_end; k += wg)
     products[k - k0] = acc_add(ACC_ZERO, VEC_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
   barrier(CLK_LOCAL_MEM_FENCE);
   // Then `lanes` work-items per row sum its products; one row alone is summed by the whole group
@@ -55,11 +55,12 @@ inline int balanced_block_sums(const int row0, const int row1, __global const in
   const int lanes = stream ? floor_power_of_two(wg / rows) : wg;
   const int row = lid / lanes, lane = lid % lanes;
   acc_t acc = ACC_ZERO;
-  const int direct_end = stream ? k0 : end;
-  for (int k = k0 + lid; k < direct_end; k += wg) acc = acc_add(acc, VEC_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
+  const offset_t direct_end = stream ? k0 : end;
+  for (offset_t k = k0 + lid; k < direct_end; k += wg) acc = acc_add(acc, VEC_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
   const int mine = row0 + min(row, rows - 1);  // a row of the block whichever the work-item (rows >= 1)
-  const int stop = stream && row < rows ? row_offsets[mine + 1] - k0 : 0;
-  for (int k = row_offsets[mine] - k0 + lane; k < stop; k += lanes) acc = acc_merge(acc, products[k]);
+  // Within the block: its entries fit local memory, so int positions.
+  const int stop = stream && row < rows ? (int)(row_offsets[mine + 1] - k0) : 0;
+  for (int k = (int)(row_offsets[mine] - k0) + lane; k < stop; k += lanes) acc = acc_merge(acc, products[k]);
   // The `lanes` partial sums of each row, halved in local memory (barriers only: OpenCL 1.2 has no
   // sub-group operations); every work-item of the group runs the same number of steps.
   partial[lid] = acc;
@@ -73,7 +74,7 @@ inline int balanced_block_sums(const int row0, const int row1, __global const in
   return lane == 0 && row < rows ? row0 + row : -1;
 }
 
-__kernel void spmv_csr_balanced(const int blocks, __global const int* first_rows, __global const int* row_offsets,
+__kernel void spmv_csr_balanced(const int blocks, __global const int* first_rows, __global const offset_t* row_offsets,
                                 __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
                                 REAL_ARG(beta), VEC_ARG(y), __local acc_t* products, __local acc_t* partial) {
   for (int b = (int)get_group_id(0); b < blocks; b += (int)get_num_groups(0)) {
@@ -85,13 +86,13 @@ __kernel void spmv_csr_balanced(const int blocks, __global const int* first_rows
 }
 
 __kernel void spmv_csr_balanced_rows(const int blocks, __global const int* first_rows,
-                                     __global const int* row_offsets, __global const int* cols, CVEC_ARG(val),
+                                     __global const offset_t* row_offsets, __global const int* cols, CVEC_ARG(val),
                                      CVEC_ARG(x), REAL_ARG(alpha), REAL_ARG(beta), VEC_ARG(y)) {
   for (int b = (int)get_global_id(0); b < blocks; b += (int)get_global_size(0)) {
     const int last = first_rows[b + 1];
-    int begin = row_offsets[first_rows[b]];
+    offset_t begin = row_offsets[first_rows[b]];
     for (int row = first_rows[b]; row < last; ++row) {
-      const int end = row_offsets[row + 1];
+      const offset_t end = row_offsets[row + 1];
       SPMV_STORE(y, row, alpha, beta, acc_value(csr_row_sum(begin, end, cols, VEC_PASS(val), VEC_PASS(x))));
       begin = end;
     }

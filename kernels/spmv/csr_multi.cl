@@ -33,10 +33,10 @@
 // acc[j] = sum over the row's entries of a_ic * x[c*BK + j], in the order of the entries (one chain per
 // vector: the BK independent sums already keep a CPU's adder busy, which csr.cl's ROW_CHAINS does for
 // a single vector). Block indices are size_t: n*BK may pass INT_MAX before n does.
-inline void csr_row_sums_multi(const int begin, const int end, __global const int* cols, CVEC_ARG(val),
+inline void csr_row_sums_multi(const offset_t begin, const offset_t end, __global const int* cols, CVEC_ARG(val),
                                CVEC_ARG(x), real* acc) {
   UNROLL for (int j = 0; j < BK; ++j) acc[j] = R_ZERO;
-  for (int k = begin; k < end; ++k) {
+  for (offset_t k = begin; k < end; ++k) {
     const real a = VEC_LOAD(val, k);
     const size_t base = (size_t)cols[k] * BK;
     UNROLL for (int j = 0; j < BK; ++j) acc[j] = R_MAD(a, VEC_LOAD(x, base + j), acc[j]);
@@ -45,7 +45,7 @@ inline void csr_row_sums_multi(const int begin, const int end, __global const in
 
 // Y = A X for the BK interleaved vectors of X (Y written without being read).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void spmm_csr(const int rows, const int chunk,
-                                                                        __global const int* row_offsets,
+                                                                        __global const offset_t* row_offsets,
                                                                         __global const int* cols, CVEC_ARG(val),
                                                                         CVEC_ARG(x), VEC_ARG(y)) {
   FOR_EACH_ROW(row, rows, chunk) {

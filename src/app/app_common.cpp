@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <random>
 
 #include "cli_options.hpp"
@@ -44,7 +45,7 @@ std::vector<double> host_multiply(const HostCsrMatrix& A, const std::vector<doub
   std::vector<double> y(static_cast<std::size_t>(A.rows));
   for (std::int32_t i = 0; i < A.rows; ++i) {
     long double sum = 0;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       sum += static_cast<long double>(A.values[k]) * x[A.col_indices[k]];
     }
     y[i] = static_cast<double>(sum);
@@ -74,7 +75,7 @@ bool numerically_symmetric(const HostCsrMatrix& A, const std::vector<std::int32_
   // Rows are sorted, so each transpose look-up is a binary search.
   for (std::int32_t r = 0; r < A.rows; ++r) {
     const std::int32_t i = row_ids.empty() ? r : row_ids[r];
-    for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
       const std::int64_t j = listed(A.col_indices[k]);
       if (j < 0) return false;
       const auto first = A.col_indices.begin() + A.row_offsets[j];
@@ -144,6 +145,12 @@ CgPath cg_path_option(const std::string& value) {
   } catch (const Error& e) {
     throw UsageError(std::string("--cg-path: ") + e.what());
   }
+}
+
+std::vector<int> int32_row_offsets(const HostCsrMatrix& A, const std::string& peer) {
+  if (A.nnz() > std::numeric_limits<int>::max())
+    throw Error(peer + " indexes entries in 32 bits; this matrix has " + std::to_string(A.nnz()));
+  return {A.row_offsets.begin(), A.row_offsets.end()};
 }
 
 }  // namespace clkr::app

@@ -36,6 +36,10 @@ bool numerically_symmetric(const HostCsrMatrix& A, const std::vector<std::int32_
 
 // The value of --cg-path (auto, persistent, fused, unfused); throws UsageError on anything else.
 CgPath cg_path_option(const std::string& value);
+
+// A's row offsets in 32 bits, for peers whose one index type serves offsets and columns (Eigen's
+// Map<SparseMatrix<..., int>>); throws clkr::Error naming `peer` past 2^31 - 1 entries.
+std::vector<int> int32_row_offsets(const HostCsrMatrix& A, const std::string& peer);
 inline const char* const kCgPathHelp =
     "auto | persistent | fused | unfused | host: how CG runs on a device (default auto:\n"
     "host for small systems on CPU devices, persistent for CSR up to the device's row\n"

@@ -25,8 +25,9 @@ class EigenCg : public CgRunner {
       : host_(A), b_(b), iterations_(iterations) {
     // Eigen's parallel row-major SpMV (the only multithreaded part of its CG) uses Eigen::nbThreads().
     Eigen::setNbThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    const std::vector<int> offsets = int32_row_offsets(A, "Eigen");
     const Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> view(
-        A.rows, A.cols, A.nnz(), A.row_offsets.data(), A.col_indices.data(), A.values.data());
+        A.rows, A.cols, A.nnz(), offsets.data(), A.col_indices.data(), A.values.data());
     matrix_ = view.template cast<T>();
     rhs_ = Eigen::Map<const Eigen::VectorXd>(b.data(), static_cast<Eigen::Index>(b.size())).cast<T>();
     // Lower|Upper: the full matrix is used as stored, which lets Eigen run its SpMV on all threads.

@@ -24,8 +24,9 @@ class EigenSolve : public SolvePeer {
     // Eigen's parallel row-major SpMV (the only multithreaded part of its CG) uses Eigen::nbThreads();
     // IncompleteCholesky wants the column-major matrix it factors.
     Eigen::setNbThreads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    const std::vector<int> offsets = int32_row_offsets(A, "Eigen");
     const Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> view(
-        A.rows, A.cols, A.nnz(), A.row_offsets.data(), A.col_indices.data(), A.values.data());
+        A.rows, A.cols, A.nnz(), offsets.data(), A.col_indices.data(), A.values.data());
     matrix_ = view;
     rhs_ = Eigen::Map<const Eigen::VectorXd>(b.data(), static_cast<Eigen::Index>(b.size()));
     cg_.setTolerance(tolerance);

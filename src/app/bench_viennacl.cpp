@@ -102,7 +102,7 @@ std::unique_ptr<CgRunner> make_in(Context& context, const HostCsrMatrix& A, cons
   // hyb_matrix is filled from the host through ViennaCL's std::vector<std::map> adapter.
   std::vector<std::map<unsigned int, T>> rows(static_cast<std::size_t>(A.rows));
   for (std::int32_t i = 0; i < A.rows; ++i) {
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       rows[i].emplace_hint(rows[i].end(), static_cast<unsigned>(A.col_indices[k]), values[k]);
     }
   }

@@ -36,8 +36,8 @@ void check_solve_memory(const std::string& spec, const DeclaredSize& size, Preci
     throw Error(what + " needs a vector of " + bytes_for_message(buffer) + " on the device, more than the " +
                 bytes_for_message(static_cast<std::int64_t>(device.max_allocation)) +
                 " it allows in one allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE) on " + device.name);
-  // On the host: the CSR row offsets, the reader's row cursors, and b and x in double.
-  check_host_memory(saturated(static_cast<long double>(rows) * 24), what);
+  // On the host: the CSR row offsets and the reader's row cursors (8 bytes each), and b and x in double.
+  check_host_memory(saturated(static_cast<long double>(rows) * 32), what);
 }
 
 void check_device_memory(const std::string& what, Format format, const DeviceMemoryNeed& need, const Context& context) {

@@ -54,7 +54,7 @@ struct DefaultEntry {
 // turn there, so only the padding (6% on powerlaw:30000) and the locality of x and y matter.
 // DIA in tiles of 128 rows: on PoCL its SpMV of poisson3d:64 took 141/261/4359 us (single/double/
 // qdouble) against CSR's 742/801/6548; a row at a time it was slower than CSR (641-739/704-1018/6055-6134
-// us); tiles of 32, 512 and 2048 were 5-70% slower than 128 (docs/performance.md, "DIA"). --format auto
+// us); tiles of 32, 512 and 2048 were 5-70% slower than 128 (docs/performance-formats.md, "DIA"). --format auto
 // takes DIA up to a fill of 1.2, as on GPUs: a stored slot cost 1-5x less than a CSR nonzero there.
 const SpmvParams kCpuSpmv = {
     256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkItem, 8, 1024, 1.2, 128};
@@ -99,7 +99,7 @@ const AmgSetupParams kCpuAmgSetup = {64, 2, 32, 4096, 2048};
 // unit holds, and the kernels are latency-bound (a barrier per entry of A's row). On an H100
 // (2026-11-27) the device setup of poisson3d:256 took 229-237 ms against 335-340 with 4096 and 2048
 // (spgemm_values_long 115 -> ~30 ms); work-groups of 64, 32 per compute unit, were the best of
-// 32-128 x 16-64 (docs/performance.md, "AMG setup on the device"). Rows past the tables go through
+// 32-128 x 16-64 (docs/performance-amg.md, "AMG setup on the device"). Rows past the tables go through
 // global memory, as before past 4096 and 2048.
 const AmgSetupParams kGpuAmgSetup = {64, 32, 32, 1024, 256};
 // CPUs: one work-item per row of the AMG update's Galerkin products (GalerkinParams says why).

@@ -33,7 +33,7 @@ StoredEntries stored_entries(const Matrix& A) {
     case Format::Csr:
     case Format::Csr4: {
       const auto stored = static_cast<double>(A.csr_part().stored);
-      return {stored, stored, rows + 1};
+      return {stored, stored, (rows + 1) * (A.csr_part().wide_offsets ? 2 : 1)};  // in 4-byte words
     }
     case Format::Ell: {
       // The pitch's padding rows are never touched, a row's padding columns are.
@@ -160,17 +160,17 @@ void host_single(bool kahan, double alpha, const HostCsrMatrix& A, Vector& x, do
   const float* xs = x.host_single(Access::Read);
   float* ys = y.host_single(beta == 0 ? Access::Write : Access::ReadWrite);
   const float a = static_cast<float>(alpha), b = static_cast<float>(beta);
-  const std::int32_t* offsets = A.row_offsets.data();
+  const std::int64_t* offsets = A.row_offsets.data();
   const std::int32_t* cols = A.col_indices.data();
   const double* vals = A.values.data();
   for_each_row(A.rows, [&](std::int32_t i) {
     float s = 0;
     if (kahan) {
       Compensated c;
-      for (std::int32_t k = offsets[i]; k < offsets[i + 1]; ++k) c.add(static_cast<float>(vals[k]), xs[cols[k]]);
+      for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k) c.add(static_cast<float>(vals[k]), xs[cols[k]]);
       s = c.value();
     } else {
-      for (std::int32_t k = offsets[i]; k < offsets[i + 1]; ++k) s = static_cast<float>(vals[k]) * xs[cols[k]] + s;
+      for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k) s = static_cast<float>(vals[k]) * xs[cols[k]] + s;
     }
     ys[i] = beta == 0 ? a * s : b * ys[i] + a * s;
   });
@@ -180,12 +180,12 @@ void host_quasi_double(double alpha, const HostCsrMatrix& A, Vector& x, double b
   const Vector::HostQuasiDouble xq = x.host_quasi_double(Access::Read);
   const Vector::HostQuasiDouble yq = y.host_quasi_double(beta == 0 ? Access::Write : Access::ReadWrite);
   const Qd a = qd_from_double(alpha), b = qd_from_double(beta);
-  const std::int32_t* offsets = A.row_offsets.data();
+  const std::int64_t* offsets = A.row_offsets.data();
   const std::int32_t* cols = A.col_indices.data();
   const double* vals = A.values.data();
   for_each_row(A.rows, [&](std::int32_t i) {
     Qd s;
-    for (std::int32_t k = offsets[i]; k < offsets[i + 1]; ++k)
+    for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k)
       s = qd_add(qd_mul(qd_from_double(vals[k]), Qd{xq.head[cols[k]], xq.tail[cols[k]]}), s);
     Qd r = qd_mul(a, s);
     if (beta != 0) r = qd_add(qd_mul(b, Qd{yq.head[i], yq.tail[i]}), r);
@@ -197,12 +197,12 @@ void host_quasi_double(double alpha, const HostCsrMatrix& A, Vector& x, double b
 void host_double(double alpha, const HostCsrMatrix& A, Vector& x, double beta, Vector& y) {
   const double* xd = x.host_double(Access::Read);
   double* yd = y.host_double(beta == 0 ? Access::Write : Access::ReadWrite);
-  const std::int32_t* offsets = A.row_offsets.data();
+  const std::int64_t* offsets = A.row_offsets.data();
   const std::int32_t* cols = A.col_indices.data();
   const double* vals = A.values.data();
   for_each_row(A.rows, [&](std::int32_t i) {
     double s = 0;
-    for (std::int32_t k = offsets[i]; k < offsets[i + 1]; ++k) s = vals[k] * xd[cols[k]] + s;
+    for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k) s = vals[k] * xd[cols[k]] + s;
     yd[i] = beta == 0 ? alpha * s : beta * yd[i] + alpha * s;
   });
 }
@@ -258,7 +258,8 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
     return marker;
   }
 
-  const std::string options = build_options(p, kahan, alpha, beta, row_sum_chains(params, p));
+  const std::string options = build_options(p, kahan, alpha, beta, row_sum_chains(params, p)) +
+                              (A.format() == Format::Csr ? offset_build_option(A.csr_part()) : std::string());
   const Vector::DeviceBuffers xb = x.device(p, Access::Read);
   const Vector::DeviceBuffers yb = y.device(p, beta == 0 ? Access::Write : Access::ReadWrite);
   cl::Event last;

@@ -30,9 +30,10 @@ class Checker {
     if (rows < 0 || cols < 0 || nnz < 0)
       fail("negative size (" + std::to_string(rows) + " x " + std::to_string(cols) + ", " + std::to_string(nnz) +
            " entries)");
-    if (rows > kMaxSize || cols > kMaxSize || nnz > kMaxSize)
+    // Entries are counted in 64 bits (the row offsets are), rows and columns in 32.
+    if (rows > kMaxSize || cols > kMaxSize)
       fail(std::to_string(rows) + " x " + std::to_string(cols) + " with " + std::to_string(nnz) +
-           " entries passes clkr's int32 limit of " + std::to_string(kMaxSize) + " rows, columns or entries");
+           " entries passes clkr's int32 limit of " + std::to_string(kMaxSize) + " rows or columns");
   }
   void not_null(const void* array, const char* name, bool needed) const {
     if (needed && array == nullptr) fail(std::string(name) + " is NULL");
@@ -44,8 +45,8 @@ class Checker {
 
 // Every check of csr_from_arrays, without copying anything (a CsrView is uploaded from the arrays
 // themselves).
-template <class I>
-void check_csr(const Checker& check, std::int64_t rows, std::int64_t cols, std::int64_t nnz, const I* row_offsets,
+template <class O, class I>
+void check_csr(const Checker& check, std::int64_t rows, std::int64_t cols, std::int64_t nnz, const O* row_offsets,
                const I* col_indices, const double* values, int base) {
   check.sizes(rows, cols, nnz);
   check.not_null(row_offsets, "row_offsets", true);
@@ -92,7 +93,7 @@ HostCsrMatrix csr_from(std::int64_t rows, std::int64_t cols, std::int64_t nnz, c
   A.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
   A.col_indices.resize(static_cast<std::size_t>(nnz));
   A.values.assign(values, values + nnz);
-  for (std::int64_t r = 0; r <= rows; ++r) A.row_offsets[r] = static_cast<std::int32_t>(row_offsets[r] - base);
+  for (std::int64_t r = 0; r <= rows; ++r) A.row_offsets[r] = static_cast<std::int64_t>(row_offsets[r]) - base;
   for (std::int64_t k = 0; k < nnz; ++k) A.col_indices[k] = static_cast<std::int32_t>(col_indices[k] - base);
   return A;
 }
@@ -175,7 +176,8 @@ CsrView csr_view_of_arrays(std::int64_t rows, std::int64_t cols, std::int64_t nn
   check.not_null(values, "values", nnz > 0);
   const auto n = static_cast<std::size_t>(nnz);
   return CsrView(static_cast<std::int32_t>(rows), static_cast<std::int32_t>(cols),
-                 {row_offsets, static_cast<std::size_t>(rows) + 1}, {col_indices, n}, {values, n});
+                 ArrayView<std::int32_t>(row_offsets, static_cast<std::size_t>(rows) + 1), {col_indices, n},
+                 {values, n});
 }
 
 void CsrView::validate() const {
@@ -188,7 +190,10 @@ void CsrView::validate() const {
                std::to_string(col_indices.size()));
   if (symmetric && rows != cols)
     check.fail("declared symmetric but not square (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
-  check_csr(check, rows, cols, nnz(), row_offsets.data(), col_indices.data(), values.data(), 0);
+  if (row_offsets.wide())
+    check_csr(check, rows, cols, nnz(), row_offsets.wide_data(), col_indices.data(), values.data(), 0);
+  else
+    check_csr(check, rows, cols, nnz(), row_offsets.narrow_data(), col_indices.data(), values.data(), 0);
 }
 
 HostCsrMatrix CsrView::to_host() const {
@@ -196,7 +201,8 @@ HostCsrMatrix CsrView::to_host() const {
   A.rows = rows;
   A.cols = cols;
   A.symmetric = symmetric;
-  A.row_offsets.assign(row_offsets.begin(), row_offsets.end());
+  A.row_offsets.resize(row_offsets.size());
+  for (std::size_t i = 0; i < row_offsets.size(); ++i) A.row_offsets[i] = row_offsets[i];
   A.col_indices.assign(col_indices.begin(), col_indices.end());
   A.values.assign(values.begin(), values.end());
   return A;

@@ -21,7 +21,7 @@ Diagonals find_diagonals(const CsrView& A, std::int64_t limit, ArrayView<std::in
     // A row's offsets ascend with its columns, so the search resumes where the row's last offset was
     // found; in a band the next offset is usually the next one known, checked first.
     std::size_t at = 0;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       const auto offset = static_cast<std::int32_t>(A.col_indices[k] - row);  // within +-(2^31 - 1)
       if (at < known.size() && known[at] != offset)
         at = static_cast<std::size_t>(
@@ -82,7 +82,7 @@ HostFormat build_dia(const CsrView& A, const FormatShape& shape) {
     const auto end = static_cast<std::int32_t>(std::min<std::int64_t>(A.rows, 32 * (b + 1)));
     for (auto i = static_cast<std::int32_t>(32 * b); i < end; ++i) {
       std::size_t d = 0;  // the row's offsets ascend, like `offsets`, which holds every one of them
-      for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+      for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
         const std::int32_t offset = A.col_indices[k] - i;
         while (offsets[d] < offset) ++d;
         const std::int64_t slot = static_cast<std::int64_t>(d) * pitch + i;

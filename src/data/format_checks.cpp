@@ -101,7 +101,12 @@ FormatShape checked_shape(const CsrView& A, Format f, const MatrixStats& stats, 
   }
   const FormatShape s = format_shape(A, f, layout_choices(options, hyb_width));
   const std::string name = upper(f) + " for a " + matrix;
-  if (stats.nnz > kIndexLimit) throw Error(name + ": nnz is past the 32-bit index range clkr's kernels use");
+  // CSR's kernels read 64-bit row offsets (kernels/common.cl's offset_t); the other formats index their
+  // slots in 32 bits.
+  if (f != Format::Csr && stats.nnz > kIndexLimit)
+    throw Error(name + ": nnz is past the 32-bit index range of the " + upper(f) +
+                " kernels; only CSR (with 64-bit row offsets) takes more than " + std::to_string(kIndexLimit) +
+                " entries");
   if (f == Format::Ell) {
     const double fill = static_cast<double>(s.ell_width) * rows;
     if (fill > options.max_ell_fill_ratio * static_cast<double>(stats.nnz))
@@ -113,7 +118,7 @@ FormatShape checked_shape(const CsrView& A, Format f, const MatrixStats& stats, 
   }
   if (s.has_sell) check_sell_shape(s, name, matrix, stats, options);
   if (s.has_dia) check_dia_shape(s, name, matrix, stats, options);
-  if (s.has_csr && s.csr_stored > kIndexLimit)
+  if (s.has_csr && f != Format::Csr && s.csr_stored > kIndexLimit)
     throw Error(name + ": the padded size of its CSR part (" + std::to_string(s.csr_stored) +
                 " entries) is past the 32-bit index range");
   // The SpMV kernels step their index one pitch past the last column: that must fit too.
@@ -130,7 +135,8 @@ FormatShape checked_shape(const CsrView& A, Format f, const MatrixStats& stats, 
                   mib(static_cast<std::int64_t>(device.max_allocation)) + ")");
   };
   if (s.has_csr) {
-    fits("row offsets", (static_cast<std::int64_t>(rows) + 1) * 4);
+    const bool wide = f == Format::Csr && (options.wide_offsets || s.csr_stored > kIndexLimit);
+    fits("row offsets", (static_cast<std::int64_t>(rows) + 1) * (wide ? 8 : 4));
     fits("column indices", s.csr_stored * 4);
     fits("values", s.csr_stored * value_bytes);
   }

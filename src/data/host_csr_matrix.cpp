@@ -29,7 +29,7 @@ void HostCsrMatrix::validate() const {
       fail("row_offsets decreases at row " + std::to_string(r) + " (" + std::to_string(row_offsets[r]) + " then " +
            std::to_string(row_offsets[r + 1]) + ")");
   for (std::int32_t r = 0; r < rows; ++r) {
-    for (std::int32_t k = row_offsets[r]; k < row_offsets[r + 1]; ++k) {
+    for (std::int64_t k = row_offsets[r]; k < row_offsets[r + 1]; ++k) {
       const std::int32_t c = col_indices[k];
       if (c < 0 || c >= cols)
         fail("column index " + std::to_string(c) + " in row " + std::to_string(r) + " out of range [0, " +

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
@@ -59,6 +60,8 @@ Format parse_format(const std::string& text) {
 }
 
 namespace {
+
+constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
 std::string upper(Format f) {
   std::string s = to_string(f);
@@ -112,7 +115,7 @@ struct Matrix::Impl {
   // level, of which a few are ever asked): its stats beyond the sizes wait in `facts_pending`, its
   // diagonal, like that of values written on the device, in `diagonal_pending`.
   std::vector<double> diagonal;
-  std::vector<std::int32_t> diagonal_entry;  // empty for a matrix made on the device
+  std::vector<std::int64_t> diagonal_entry;  // empty for a matrix made on the device
   cl::Buffer diagonal_entry_device;          // made from diagonal_entry, or by the device's facts
   bool facts_pending = false, diagonal_pending = false;
 
@@ -134,7 +137,9 @@ struct Matrix::Impl {
       if (facts_pending) {
         ensure_facts();
       } else {
-        diagonal_entry_device = upload_array<std::int32_t>(diagonal_entry, "matrix diagonal index");
+        // The device gather indexes in 32 bits: values_written_on_device refuses wide matrices.
+        const std::vector<std::int32_t> narrow(diagonal_entry.begin(), diagonal_entry.end());
+        diagonal_entry_device = upload_array<std::int32_t>(narrow, "matrix diagonal index");
       }
     }
     diagonal =
@@ -145,13 +150,13 @@ struct Matrix::Impl {
 
   void find_diagonal(const CsrView& A) {
     detail::assign_large(diagonal, static_cast<std::size_t>(A.rows), 0.0);
-    detail::assign_large(diagonal_entry, static_cast<std::size_t>(A.rows), std::int32_t{-1});
+    detail::assign_large(diagonal_entry, static_cast<std::size_t>(A.rows), std::int64_t{-1});
     for (std::int32_t i = 0; i < std::min(A.rows, A.cols); ++i) {
       const auto begin = A.col_indices.begin() + A.row_offsets[i];
       const auto end = A.col_indices.begin() + A.row_offsets[i + 1];
       const auto at = std::lower_bound(begin, end, i);
       if (at == end || *at != i) continue;
-      diagonal_entry[i] = static_cast<std::int32_t>(at - A.col_indices.begin());
+      diagonal_entry[i] = at - A.col_indices.begin();
       diagonal[i] = A.values[diagonal_entry[i]];
     }
   }
@@ -167,6 +172,19 @@ struct Matrix::Impl {
     cl::Buffer b = context->allocate(host.size() * sizeof(T), what);
     detail::write_buffer(*context, b, host.data(), host.size());
     return b;
+  }
+
+  // Row offsets in the device's width: 64-bit past 2^31 - 1 entries (or when the options ask), else 32-bit,
+  // converted on the host only where the caller's array has the other width.
+  cl::Buffer upload_offsets(const OffsetView& host, bool wide, const std::string& what) {
+    if (wide) {
+      if (host.wide()) return upload_array(ArrayView<std::int64_t>(host.wide_data(), host.size()), what);
+      std::vector<std::int64_t> copy(host.narrow_data(), host.narrow_data() + host.size());
+      return upload_array<std::int64_t>(copy, what);
+    }
+    if (!host.wide()) return upload_array(ArrayView<std::int32_t>(host.narrow_data(), host.size()), what);
+    std::vector<std::int32_t> copy(host.wide_data(), host.wide_data() + host.size());
+    return upload_array<std::int32_t>(copy, what);
   }
 
   PartValues upload_values(ArrayView<double> values, const std::string& what) {
@@ -195,8 +213,9 @@ struct Matrix::Impl {
     const std::string prefix = "matrix " + upper(f) + " ";
     if (d.shape.has_csr) {
       const std::string part = prefix + (f == Format::Hyb ? "overflow " : "");
-      d.csr.row_offsets =
-          upload_array(plain ? A.row_offsets : ArrayView<std::int32_t>(h.row_offsets), part + "row offsets");
+      d.csr.wide_offsets = plain && (options.wide_offsets || A.nnz() > kInt32Max);
+      d.csr.row_offsets = upload_offsets(plain ? A.row_offsets : OffsetView(h.row_offsets), d.csr.wide_offsets,
+                                         part + "row offsets");
       d.csr.col_indices =
           upload_array(plain ? A.col_indices : ArrayView<std::int32_t>(h.csr_cols), part + "column indices");
       d.csr.stored = d.shape.csr_stored;
@@ -302,6 +321,20 @@ struct Matrix::Impl {
     return out;
   }
 
+  // A CSR part's row offsets read back, in 64 bits whatever their width on the device.
+  std::vector<std::int64_t> read_offsets(const Matrix::CsrPart& part) const {
+    const auto n = static_cast<std::size_t>(rows) + 1;
+    std::vector<std::int64_t> offsets(n);
+    if (part.wide_offsets) {
+      detail::read_buffer(*context, part.row_offsets, offsets.data(), n);
+    } else {
+      std::vector<std::int32_t> narrow(n);
+      detail::read_buffer(*context, part.row_offsets, narrow.data(), n);
+      std::copy(narrow.begin(), narrow.end(), offsets.begin());
+    }
+    return offsets;
+  }
+
   // Format f read back from the device into plain CSR.
   HostCsrMatrix read_back(Format f) const {
     const DeviceFormat& d = formats.at(f);
@@ -310,9 +343,8 @@ struct Matrix::Impl {
       A.rows = rows;
       A.cols = cols;
       A.symmetric = symmetric;
-      A.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
+      A.row_offsets = read_offsets(d.csr);
       A.col_indices.resize(static_cast<std::size_t>(d.shape.csr_stored));
-      detail::read_buffer(*context, d.csr.row_offsets, A.row_offsets.data(), A.row_offsets.size());
       detail::read_buffer(*context, d.csr.col_indices, A.col_indices.data(), A.col_indices.size());
       A.values = read_values(d.csr_values);
       return A;
@@ -532,6 +564,9 @@ void Matrix::values_written_on_device() {
   if (m.format != Format::Csr || !m.fp64())
     throw Error("Matrix::values_written_on_device: needs a matrix in CSR on a device with fp64 (this one is " +
                 to_string(m.format) + " on " + m.context->info().name + ")");
+  if (m.current().csr.wide_offsets)
+    throw Error("Matrix::values_written_on_device: the device diagonal gather indexes entries in 32 bits, and this " +
+                m.matrix_name() + " has 64-bit row offsets");
   translate_cl_errors("Matrix::values_written_on_device", [&] {
     Context& context = *m.context;
     PartValues& v = m.current().csr_values;
@@ -558,9 +593,9 @@ void Matrix::update_values(const HostCsrMatrix& same_pattern) {
       same_pattern.col_indices.size() != pattern.col_indices.size())
     throw Error("Matrix::update_values: the new matrix's CSR arrays have the wrong sizes");
   for (std::int32_t i = 0; i < m.rows; ++i) {
-    const std::int32_t begin = pattern.row_offsets[i], end = pattern.row_offsets[i + 1];
+    const std::int64_t begin = pattern.row_offsets[i], end = pattern.row_offsets[i + 1];
     bool same = same_pattern.row_offsets[i] == begin && same_pattern.row_offsets[i + 1] == end;
-    for (std::int32_t k = begin; same && k < end; ++k) same = same_pattern.col_indices[k] == pattern.col_indices[k];
+    for (std::int64_t k = begin; same && k < end; ++k) same = same_pattern.col_indices[k] == pattern.col_indices[k];
     if (!same)
       throw Error("Matrix::update_values: row " + std::to_string(i) +
                   " of the new matrix has another sparsity pattern than the matrix's: a pattern change needs a new "
@@ -611,6 +646,10 @@ Matrix::Values Matrix::csr_values(Precision p) {
   return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p); });
 }
 
+std::string offset_build_option(const Matrix::CsrPart& part) {
+  return part.wide_offsets ? " -DWIDE_OFFSETS" : "";
+}
+
 const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
   Impl& m = checked(impl_);
   if (m.format != Format::Csr)
@@ -620,13 +659,7 @@ const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
   const auto key = std::make_pair(shape.max_cost, shape.max_rows);
   if (const auto it = d.row_blocks.find(key); it != d.row_blocks.end()) return it->second;
   return translate_cl_errors("Matrix::csr_row_blocks", [&]() -> const RowBlocks& {
-    std::vector<std::int32_t> offsets;
-    if (m.host_copy) {
-      offsets = m.host_copy->row_offsets;
-    } else {
-      offsets.resize(static_cast<std::size_t>(m.rows) + 1);
-      detail::read_buffer(*m.context, d.csr.row_offsets, offsets.data(), offsets.size());
-    }
+    const std::vector<std::int64_t> offsets = m.host_copy ? m.host_copy->row_offsets : m.read_offsets(d.csr);
     const std::vector<std::int32_t> first_rows = detail::row_blocks(offsets, shape);
     RowBlocks blocks;
     blocks.count = static_cast<std::int32_t>(first_rows.size()) - 1;

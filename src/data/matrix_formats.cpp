@@ -2,6 +2,7 @@
 #include "matrix_formats.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
@@ -50,7 +51,9 @@ FormatShape format_shape(const CsrView& A, Format format, const LayoutChoices& l
 
 std::int64_t format_bytes(const FormatShape& shape, std::int64_t rows, std::int64_t value_bytes) {
   std::int64_t bytes = 0;
-  if (shape.has_csr) bytes += (rows + 1) * 4 + shape.csr_stored * (4 + value_bytes);
+  // CSR's row offsets are 64-bit past 2^31 - 1 entries (Matrix uploads them so).
+  const std::int64_t offset_bytes = shape.csr_stored > std::numeric_limits<std::int32_t>::max() ? 8 : 4;
+  if (shape.has_csr) bytes += (rows + 1) * offset_bytes + shape.csr_stored * (4 + value_bytes);
   if (shape.has_ell) bytes += shape.ell_stored() * (4 + value_bytes);
   if (shape.has_sell) bytes += sell_bytes(shape, rows, value_bytes);
   if (shape.has_dia) bytes += dia_bytes(shape, value_bytes);
@@ -74,8 +77,8 @@ HostFormat build_format(const CsrView& A, const FormatShape& shape) {
     reserve_large(h.csr_values, static_cast<std::size_t>(shape.csr_stored));
   }
   for (std::int32_t i = 0; i < A.rows; ++i) {
-    std::int32_t k = A.row_offsets[i];
-    const std::int32_t end = A.row_offsets[i + 1];
+    std::int64_t k = A.row_offsets[i];
+    const std::int64_t end = A.row_offsets[i + 1];
     for (std::int32_t j = 0; j < width && k < end; ++j, ++k) {
       h.ell_cols[static_cast<std::size_t>(j) * pitch + i] = A.col_indices[k];
       h.ell_values[static_cast<std::size_t>(j) * pitch + i] = A.values[k];
@@ -110,7 +113,7 @@ HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32
       A.values.push_back(h.ell_values[k]);
     }
     if (s.has_csr) {
-      for (std::int32_t k = h.row_offsets[i]; k < h.row_offsets[i + 1]; ++k) {
+      for (std::int64_t k = h.row_offsets[i]; k < h.row_offsets[i + 1]; ++k) {
         if (k > h.row_offsets[i] && h.csr_cols[k] <= h.csr_cols[k - 1]) break;
         A.col_indices.push_back(h.csr_cols[k]);
         A.values.push_back(h.csr_values[k]);

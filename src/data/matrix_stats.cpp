@@ -53,7 +53,7 @@ MatrixStats matrix_stats(const CsrView& A, ArrayView<std::int32_t> row_ids, std:
     s.min_row_length = std::min(s.min_row_length, length);
     s.max_row_length = std::max(s.max_row_length, length);
     if (length == 0) ++s.empty_rows;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       s.bandwidth = std::max<std::int64_t>(s.bandwidth, std::abs(A.col_indices[k] - rows.row(i)));
   }
   if (rows.all > A.rows) {  // rows not listed are empty

@@ -7,7 +7,7 @@
 
 namespace clkr::detail {
 
-std::vector<std::int32_t> row_blocks(const std::vector<std::int32_t>& row_offsets, const Matrix::RowBlockShape& shape) {
+std::vector<std::int32_t> row_blocks(const std::vector<std::int64_t>& row_offsets, const Matrix::RowBlockShape& shape) {
   if (shape.max_cost < 1) throw Error("row blocks: max_cost must be at least 1, got " + std::to_string(shape.max_cost));
   if (shape.max_rows < 0) throw Error("row blocks: max_rows must be >= 0, got " + std::to_string(shape.max_rows));
   const auto rows = static_cast<std::int32_t>(row_offsets.size()) - 1;

@@ -17,6 +17,6 @@ namespace clkr::detail {
 // than max_cost entries is a block of its own (the whole work-group walks it).
 // Work-item blocks (shape.max_rows == 0): consecutive rows whose entries plus rows (a row's offset read
 // and store cost about what an entry does) reach max_cost, the last block taking what is left.
-std::vector<std::int32_t> row_blocks(const std::vector<std::int32_t>& row_offsets, const Matrix::RowBlockShape& shape);
+std::vector<std::int32_t> row_blocks(const std::vector<std::int64_t>& row_offsets, const Matrix::RowBlockShape& shape);
 
 }  // namespace clkr::detail

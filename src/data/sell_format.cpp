@@ -103,7 +103,7 @@ HostFormat build_sell(const CsrView& A, const FormatShape& shape) {
   for (std::int32_t r = 0; r < A.rows; ++r) {
     const std::int32_t row = h.sell_rows[r];
     std::size_t slot = static_cast<std::size_t>(h.sell_slice_offsets[r / height] + r % height);
-    for (std::int32_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k, slot += height) {
+    for (std::int64_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k, slot += height) {
       h.ell_cols[slot] = A.col_indices[k];
       h.ell_values[slot] = A.values[k];
     }

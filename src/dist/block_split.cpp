@@ -32,7 +32,7 @@ void append_row(HostCsrMatrix& block, std::vector<std::pair<std::int32_t, double
     block.col_indices.push_back(entries[k].first);
     block.values.push_back(entries[k].second);
   }
-  block.row_offsets.push_back(static_cast<std::int32_t>(block.col_indices.size()));
+  block.row_offsets.push_back(static_cast<std::int64_t>(block.col_indices.size()));
 }
 
 }  // namespace

@@ -203,10 +203,10 @@ double true_relative_residual(DistMatrix& A, DistVector& b, DistVector& x) {
     std::size_t h = 0;  // the next halo block row
     for (std::int32_t i = 0; i < local.rows; ++i) {
       long double r = b_local[i];
-      for (std::int32_t k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
+      for (std::int64_t k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
         r -= static_cast<long double>(local.values[k]) * x_local[local.col_indices[k]];
       if (h < halo_rows.size() && halo_rows[h] == i) {
-        for (std::int32_t k = coupling.row_offsets[h]; k < coupling.row_offsets[h + 1]; ++k)
+        for (std::int64_t k = coupling.row_offsets[h]; k < coupling.row_offsets[h + 1]; ++k)
           r -= static_cast<long double>(coupling.values[k]) * halo[coupling.col_indices[k]];
         ++h;
       }

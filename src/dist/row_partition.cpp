@@ -30,7 +30,7 @@ RowPartition RowPartition::uniform(std::int64_t rows, int ranks) {
   return RowPartition(std::move(offsets));
 }
 
-RowPartition RowPartition::balanced_by_nnz(const std::vector<std::int32_t>& row_offsets, int ranks) {
+RowPartition RowPartition::balanced_by_nnz(const std::vector<std::int64_t>& row_offsets, int ranks) {
   if (ranks < 1 || row_offsets.empty())
     throw Error("RowPartition::balanced_by_nnz: needs a CSR row pointer and at least one rank");
   const auto rows = static_cast<std::int64_t>(row_offsets.size()) - 1;

@@ -34,7 +34,7 @@ HostCsrMatrix parse_text(std::string_view text, const std::string& name, const M
 std::vector<double> to_dense_column(const HostCsrMatrix& A) {
   std::vector<double> v(static_cast<std::size_t>(A.rows), 0.0);
   for (std::int32_t r = 0; r < A.rows; ++r)
-    for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) v[r] += A.values[k];
+    for (std::int64_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) v[r] += A.values[k];
   return v;
 }
 

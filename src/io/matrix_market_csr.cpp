@@ -16,16 +16,11 @@ HostCsrMatrix build_csr(const Header& h, const Triples& t, const Parser& parser)
   std::int64_t total = static_cast<std::int64_t>(n);
   if (mirror)
     for (std::size_t k = 0; k < n; ++k) total += t.row[k] != t.col[k];
-  if (total > kInt32Max)
-    parser.fail_at(h.size_line, "the matrix has " + std::to_string(total) +
-                                    " nonzeros after symmetric expansion, more than the int32 limit " +
-                                    std::to_string(kInt32Max));
-
   HostCsrMatrix A;
   A.rows = static_cast<std::int32_t>(h.rows);
   A.cols = static_cast<std::int32_t>(h.cols);
   A.symmetric = h.symmetry == Symmetry::symmetric;
-  std::vector<std::int32_t>& offsets = A.row_offsets;
+  std::vector<std::int64_t>& offsets = A.row_offsets;
   offsets.assign(static_cast<std::size_t>(A.rows) + 1, 0);
   for (std::size_t k = 0; k < n; ++k) {
     ++offsets[t.row[k] + 1];
@@ -37,10 +32,10 @@ HostCsrMatrix build_csr(const Header& h, const Triples& t, const Parser& parser)
   std::vector<double>& vals = A.values;
   cols.resize(static_cast<std::size_t>(total));
   vals.resize(static_cast<std::size_t>(total));
-  std::vector<std::int32_t> next(offsets.begin(), offsets.end() - 1);
+  std::vector<std::int64_t> next(offsets.begin(), offsets.end() - 1);
   for (std::size_t k = 0; k < n; ++k) {
     const std::int32_t r = t.row[k], c = t.col[k];
-    std::int32_t slot = next[r]++;
+    std::int64_t slot = next[r]++;
     cols[slot] = c;
     vals[slot] = t.val[k];
     if (mirror && r != c) {
@@ -54,12 +49,12 @@ HostCsrMatrix build_csr(const Header& h, const Triples& t, const Parser& parser)
   // The counting sort is stable, so files listed in column-major order (as SuiteSparse writes them)
   // arrive with sorted rows and take the fast path.
   std::vector<std::pair<std::int32_t, double>> scratch;
-  std::int32_t write = 0;
+  std::int64_t write = 0;
   for (std::int32_t r = 0; r < A.rows; ++r) {
-    const std::int32_t begin = offsets[r], end = offsets[r + 1];
+    const std::int64_t begin = offsets[r], end = offsets[r + 1];
     offsets[r] = write;
     bool strictly_sorted = true;
-    for (std::int32_t k = begin + 1; k < end && strictly_sorted; ++k) strictly_sorted = cols[k - 1] < cols[k];
+    for (std::int64_t k = begin + 1; k < end && strictly_sorted; ++k) strictly_sorted = cols[k - 1] < cols[k];
     if (strictly_sorted) {
       if (write != begin) {
         std::copy(cols.begin() + begin, cols.begin() + end, cols.begin() + write);
@@ -69,7 +64,7 @@ HostCsrMatrix build_csr(const Header& h, const Triples& t, const Parser& parser)
       continue;
     }
     scratch.clear();
-    for (std::int32_t k = begin; k < end; ++k) scratch.emplace_back(cols[k], vals[k]);
+    for (std::int64_t k = begin; k < end; ++k) scratch.emplace_back(cols[k], vals[k]);
     // Stable, so that duplicates are summed in file order.
     std::stable_sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (std::size_t k = 0; k < scratch.size(); ++k) {

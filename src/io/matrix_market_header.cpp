@@ -95,24 +95,17 @@ Header Parser::read_header(bool per_row_arrays) {
     fail(std::string(h.symmetry == Symmetry::symmetric ? "symmetric" : "skew-symmetric") +
          " matrix must be square, the size line says " + std::to_string(h.rows) + " x " + std::to_string(h.cols));
   h.entries = coordinate ? sizes[2] : h.rows * h.cols;
-  if (h.entries > kInt32Max)
-    fail(std::to_string(h.entries) + (coordinate ? " entries is" : " array values is") + int32_limit);
-  // The expansion mirrors every off-diagonal entry, and at most `rows` entries lie on the diagonal: a
-  // file bound to overflow is rejected here rather than after reading gigabytes.
-  if (h.symmetry != Symmetry::general) {
-    const std::int64_t least_nnz = 2 * h.entries - std::min(h.entries, h.rows);
-    if (least_nnz > kInt32Max)
-      fail(std::to_string(h.entries) + " entries give at least " + std::to_string(least_nnz) +
-           " nonzeros after symmetric expansion," + int32_limit);
-  }
+  // A sparse matrix's entries are counted in 64 bits (its row offsets are); a dense array's values are
+  // one std::vector indexed in 32.
+  if (!coordinate && h.entries > kInt32Max) fail(std::to_string(h.entries) + " array values is" + int32_limit);
   if (header_only_) return h;
   // What the rest of the reading will allocate, checked before any of it is: the row offsets and the
-  // counting sort's cursors (8 bytes a row, whatever the file lists: 2e9 declared rows are 16 GB),
+  // counting sort's cursors (16 bytes a row, whatever the file lists: 2e9 declared rows are 32 GB),
   // and for each entry the text can hold, its triple (16 bytes) and its CSR entry (12, twice when
   // mirrored). Listing only the rows with entries costs per entry instead: a row id and its offsets (12).
   const std::int64_t stored = std::min(h.entries, bytes_left() / (coordinate ? 4 : 2) + 1);
   const std::int64_t per_entry = 16 + (h.symmetry == Symmetry::general ? 12 : 24);
-  const std::int64_t need = per_row_arrays ? 8 * h.rows + 4 + stored * per_entry : stored * (per_entry + 24);
+  const std::int64_t need = per_row_arrays ? 16 * h.rows + 8 + stored * per_entry : stored * (per_entry + 24);
   const std::string shortfall =
       host_memory_shortfall(need, "reading " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " with " +
                                       std::to_string(h.entries) + " entries");

@@ -62,7 +62,7 @@ void check_symmetric(const HostCsrMatrix& A) {
     throw Error("write_matrix_market: cannot write a " + std::to_string(A.rows) + " x " + std::to_string(A.cols) +
                 " matrix as symmetric");
   for (std::int32_t r = 0; r < A.rows; ++r) {
-    for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
       const std::int32_t c = A.col_indices[k];
       const auto row_begin = A.col_indices.begin() + A.row_offsets[c];
       const auto row_end = A.col_indices.begin() + A.row_offsets[c + 1];
@@ -83,7 +83,7 @@ void write_matrix_market(const std::string& path, const HostCsrMatrix& A, bool a
   if (as_symmetric) {
     stored = 0;
     for (std::int32_t r = 0; r < A.rows; ++r)
-      for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1] && A.col_indices[k] <= r; ++k) ++stored;
+      for (std::int64_t k = A.row_offsets[r]; k < A.row_offsets[r + 1] && A.col_indices[k] <= r; ++k) ++stored;
   }
   Writer out(path);
   out.text(as_symmetric ? "%%MatrixMarket matrix coordinate real symmetric\n"
@@ -92,7 +92,7 @@ void write_matrix_market(const std::string& path, const HostCsrMatrix& A, bool a
   out.number(A.cols, ' ');
   out.number(stored, '\n');
   for (std::int32_t r = 0; r < A.rows; ++r) {
-    for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
       if (as_symmetric && A.col_indices[k] > r) break;  // columns are sorted: the rest is upper
       out.number(r + 1, ' ');
       out.number(A.col_indices[k] + 1, ' ');

@@ -16,7 +16,6 @@
 namespace clkr {
 namespace {
 
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
 // A uniform integer in [0, bound) from a 64-bit engine (bound < 2^32): the multiply-shift mapping
 // is written out so the matrix is the same with every standard library (std::shuffle and the
@@ -90,9 +89,6 @@ HostCsrMatrix powerlaw(int n, const PowerLawOptions& o) {
   options.min_row_length = std::min(o.min_row_length, options.max_row_length);
   // Refused before anything of n's size is allocated: the estimate is within a few entries a row.
   const double estimate = estimated_entries(n, options);
-  if (estimate > 1.01 * static_cast<double>(kInt32Max))
-    throw Error(what + " gives about " + std::to_string(static_cast<std::int64_t>(estimate)) +
-                " nonzeros, more than the int32 limit " + std::to_string(kInt32Max));
   check_host_memory(static_cast<std::int64_t>(32 * static_cast<double>(n) + 28 * estimate),
                     what + " (" + std::to_string(n) + " rows, about " +
                         std::to_string(static_cast<std::int64_t>(estimate)) + " nonzeros)");
@@ -104,10 +100,6 @@ HostCsrMatrix powerlaw(int n, const PowerLawOptions& o) {
   // row with itself and repeated pairs are dropped, so the longest rows come out a little shorter.
   std::int64_t stub_count = 0;
   for (std::int32_t length : lengths) stub_count += length - 1;
-  const std::int64_t nnz_bound = n + stub_count;
-  if (nnz_bound > kInt32Max)
-    throw Error(what + " gives up to " + std::to_string(nnz_bound) + " nonzeros, more than the int32 limit " +
-                std::to_string(kInt32Max));
   std::vector<std::int32_t> stubs;
   stubs.reserve(static_cast<std::size_t>(stub_count));
   for (std::int32_t i = 0; i < n; ++i) stubs.insert(stubs.end(), static_cast<std::size_t>(lengths[i] - 1), i);
@@ -120,10 +112,10 @@ HostCsrMatrix powerlaw(int n, const PowerLawOptions& o) {
     ++count[static_cast<std::size_t>(stubs[k])];
     ++count[static_cast<std::size_t>(stubs[k + 1])];
   }
-  std::vector<std::int32_t> offsets(static_cast<std::size_t>(n) + 1, 0);
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(n) + 1, 0);
   for (std::int32_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + count[i];
   std::vector<std::int32_t> cols(static_cast<std::size_t>(offsets[n]));
-  std::vector<std::int32_t> fill(offsets.begin(), offsets.end() - 1);
+  std::vector<std::int64_t> fill(offsets.begin(), offsets.end() - 1);
   for (std::int32_t i = 0; i < n; ++i) cols[fill[i]++] = i;
   for (std::size_t k = 0; k + 1 < stubs.size(); k += 2) {
     const std::int32_t i = stubs[k], j = stubs[k + 1];
@@ -161,7 +153,7 @@ HostCsrMatrix powerlaw(int n, const PowerLawOptions& o) {
       A.col_indices.push_back(*it);
     }
     A.values[diagonal] = off_diagonal + 1 + hashed(~static_cast<std::uint64_t>(i));
-    A.row_offsets[i + 1] = static_cast<std::int32_t>(A.col_indices.size());
+    A.row_offsets[i + 1] = static_cast<std::int64_t>(A.col_indices.size());
   }
   return A;
 }

@@ -18,7 +18,7 @@ DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv) {
 #pragma omp parallel for reduction(max : bound) reduction(min : bad) schedule(static)
   for (std::int32_t i = 0; i < A.rows; ++i) {
     double diagonal = 0, sum = 0;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       sum += std::abs(A.values[k]);
       if (A.col_indices[k] == i) diagonal += A.values[k];
     }
@@ -30,7 +30,7 @@ DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv) {
   scan.gershgorin = bound;
   if (bad < A.rows) {
     scan.first_bad_row = bad;
-    for (std::int32_t k = A.row_offsets[bad]; k < A.row_offsets[bad + 1]; ++k)
+    for (std::int64_t k = A.row_offsets[bad]; k < A.row_offsets[bad + 1]; ++k)
       if (A.col_indices[k] == bad) scan.bad_value += A.values[k];
   }
   return scan;
@@ -54,7 +54,8 @@ DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCs
   const std::size_t groups =
       std::min<std::size_t>(std::max<std::size_t>(context.info().compute_units, 1) * 8, (rows + local - 1) / local);
   cl::Kernel kernel = context.kernel("precond/gershgorin.cl", "gershgorin_partial_max",
-                                     precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local));
+                                     precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local) +
+                                         (A.format() == Format::Csr ? offset_build_option(A.csr_part()) : ""));
   cl::Buffer partial = context.allocate(groups * sizeof(double), "gershgorin partial maxima");
   cl::Buffer partial_bad = context.allocate(groups * sizeof(cl_int), "gershgorin partial bad rows");
   KernelArgs args(kernel, Precision::Double);

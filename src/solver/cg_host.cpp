@@ -200,8 +200,8 @@ class HostCg {
   real row_times(const real* v, std::size_t i) const {
     const std::int32_t* cols = csr_.col_indices.data();
     const real* values = values_.data();
-    std::int32_t k = csr_.row_offsets[i];
-    const std::int32_t end = csr_.row_offsets[i + 1];
+    std::int64_t k = csr_.row_offsets[i];
+    const std::int64_t end = csr_.row_offsets[i + 1];
     real s0 = A::zero(), s1 = A::zero(), s2 = A::zero(), s3 = A::zero();
     for (; k + 4 <= end; k += 4) {
       s0 = A::mad(values[k], v[cols[k]], s0);

@@ -29,7 +29,7 @@ struct Range {
 Range value_range(const HostCsrMatrix& A, const std::vector<double>* d) {
   Range r;
   for (std::int32_t i = 0; i < A.rows; ++i)
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       double v = std::abs(A.values[k]);
       if (d) v *= (*d)[i] * (*d)[A.col_indices[k]];
       if (v == 0) continue;
@@ -64,7 +64,7 @@ Equilibration plan_equilibration(const HostCsrMatrix& A, const std::vector<doubl
       plan.d.assign(static_cast<std::size_t>(A.rows), 1.0);
       for (std::int32_t i = 0; i < A.rows; ++i) {
         double diagonal = 0, row_max = 0;
-        for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+        for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
           if (A.col_indices[k] == i) diagonal = std::abs(A.values[k]);
           row_max = std::max(row_max, std::abs(A.values[k]));
         }
@@ -97,7 +97,7 @@ Equilibration plan_equilibration(const HostCsrMatrix& A, const std::vector<doubl
 HostCsrMatrix scaled_matrix(const HostCsrMatrix& A, const std::vector<double>& d) {
   HostCsrMatrix out = A;
   for (std::int32_t i = 0; i < A.rows; ++i)
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       out.values[k] = A.values[k] * d[i] * d[A.col_indices[k]];
   return out;
 }

@@ -32,6 +32,10 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   const std::string balanced_note = balanced ? ", load-balanced kernels (longest/mean row " + format_text(ratio) +
                                                    " >= " + format_text(params.spmv.csr_balanced_min_row_ratio) + ")"
                                              : "";
+  // Past 2^31 - 1 entries only CSR's kernels index in 64 bits (the others' slots are 32-bit).
+  if (stats.nnz > std::numeric_limits<std::int32_t>::max())
+    return {Format::Csr, to_string(device.type) + ": CSR with 64-bit row offsets (" + std::to_string(stats.nnz) +
+                             " entries, past the 32-bit index range of the other formats)" + balanced_note};
   // CG on a matrix small enough for the persistent kernel (CSR or DIA): its iteration costs grid
   // barriers instead of launches, 5-7x faster than any format on the fused path for 10^4 rows
   // (docs/performance.md).
@@ -89,7 +93,7 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   }
   // GPUs: one work-item per row wants the column-major ELL layout for coalesced reads; it is worth
   // it when rows are about equally long, i.e. ELL's padding (longest row / mean row) stays under
-  // 1.5x the nonzeros. Irregular rows stay in CSR: on the H200 (2026-11-25, docs/performance.md) the
+  // 1.5x the nonzeros. Irregular rows stay in CSR: on the H200 (2026-11-25, docs/performance-formats.md) the
   // SpMV of powerlaw:300000 took 219 us in CSR's row kernels, 384 us in HYB and 803 us in SELL-C-sigma,
   // and CG per iteration on the irregular SuiteSparse SPD matrices ran 5-7x slower in SELL (fused) than
   // in CSR (persistent); SELL and HYB remain for `--format sell|hyb`.

@@ -107,7 +107,7 @@ double true_relative_residual(Matrix& A, Vector& b, Vector& x) {
   long double r_sum = 0, b_sum = 0;
   for (std::int32_t i = 0; i < host.rows; ++i) {
     long double r = bv[i];
-    for (std::int32_t k = host.row_offsets[i]; k < host.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = host.row_offsets[i]; k < host.row_offsets[i + 1]; ++k) {
       r -= static_cast<long double>(host.values[k]) * xv[host.col_indices[k]];
     }
     r_sum += r * r;

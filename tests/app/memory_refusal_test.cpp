@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "../precision_support.hpp"
 #include "app_test_support.hpp"
 #include "clkr/runtime/context.hpp"
 
@@ -16,24 +17,7 @@ using namespace app_test;
 
 namespace {
 
-// Sets an environment variable (inherited by the program) for the lifetime of the object.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) saved_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnvironment() {
-    if (saved_)
-      setenv(name_, saved_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> saved_;
-};
+using ScopedEnvironment = clkr::test::ScopedEnv;
 
 struct ScopedHostLimit : ScopedEnvironment {
   explicit ScopedHostLimit(const char* value) : ScopedEnvironment("CLKR_HOST_MEMORY_LIMIT", value) {}
@@ -74,7 +58,7 @@ TEST(HostileInput, InfoRefusesAGeneratorBeyondTheLimitAtOnce) {
   const Timed t = run_timed({"info", "poisson3d:500"});
   EXPECT_EQ(t.result.code, 2) << describe(t.result);
   EXPECT_LT(t.seconds, 3.0);
-  EXPECT_NE(t.result.err.find("needs 11.0 GB (10982000004 bytes) of host memory"), std::string::npos) << t.result.err;
+  EXPECT_NE(t.result.err.find("needs 11.5 GB (11482000008 bytes) of host memory"), std::string::npos) << t.result.err;
   EXPECT_NE(t.result.err.find("available (CLKR_HOST_MEMORY_LIMIT)"), std::string::npos) << t.result.err;
 }
 

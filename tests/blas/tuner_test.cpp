@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
@@ -80,24 +81,7 @@ class TunerTempDir {
   fs::path path_;
 };
 
-// Sets an environment variable for one scope and puts the previous value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_.empty())
-      ::unsetenv(name_);
-    else
-      ::setenv(name_, old_.c_str(), 1);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-};
+using test::ScopedEnv;
 
 std::vector<double> random_values(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 engine(seed);

@@ -31,7 +31,7 @@ std::vector<I> shifted(const std::vector<std::int64_t>& v, int base) {
 void expect_reference(const HostCsrMatrix& A) {
   EXPECT_EQ(A.rows, 3);
   EXPECT_EQ(A.cols, 3);
-  EXPECT_EQ(A.row_offsets, std::vector<std::int32_t>({0, 2, 5, 7}));
+  EXPECT_EQ(A.row_offsets, std::vector<std::int64_t>({0, 2, 5, 7}));
   EXPECT_EQ(A.col_indices, std::vector<std::int32_t>({0, 1, 0, 1, 2, 1, 2}));
   EXPECT_EQ(A.values, kValues);
   EXPECT_NO_THROW(A.validate());
@@ -68,11 +68,11 @@ TEST(CsrArrays, EmptyMatrixAndEmptyRows) {
   const std::int32_t offsets[] = {1};
   const HostCsrMatrix empty = csr_from_arrays(0, 0, 0, offsets, nullptr, nullptr, 1);
   EXPECT_EQ(empty.rows, 0);
-  EXPECT_EQ(empty.row_offsets, std::vector<std::int32_t>({0}));
+  EXPECT_EQ(empty.row_offsets, std::vector<std::int64_t>({0}));
   EXPECT_EQ(empty.nnz(), 0);
   const std::int64_t zero_rows[] = {0, 0, 0};
   const HostCsrMatrix no_entries = csr_from_arrays(2, 5, 0, zero_rows, nullptr, nullptr, 0);
-  EXPECT_EQ(no_entries.row_offsets, std::vector<std::int32_t>({0, 0, 0}));
+  EXPECT_EQ(no_entries.row_offsets, std::vector<std::int64_t>({0, 0, 0}));
   EXPECT_NO_THROW(no_entries.validate());
 }
 
@@ -134,7 +134,7 @@ TEST(CooArrays, DuplicatesAreSummedInAnyOrder) {
     expect_reference(coo_to_csr(3, 3, 11, r64.data(), c64.data(), v.data(), base));
   }
   const HostCsrMatrix empty = coo_to_csr(4, 4, 0, static_cast<const std::int32_t*>(nullptr), nullptr, nullptr, 0);
-  EXPECT_EQ(empty.row_offsets, std::vector<std::int32_t>(5, 0));
+  EXPECT_EQ(empty.row_offsets, std::vector<std::int64_t>(5, 0));
 }
 
 TEST(CooArrays, BadEntriesAreNamed) {

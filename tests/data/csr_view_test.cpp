@@ -46,8 +46,9 @@ HostCsrMatrix awkward() {
 
 TEST(CsrView, AMatrixFromAViewHoldsWhatTheHostMatrixGives) {
   const HostCsrMatrix host = awkward();
-  // The caller's arrays, apart from the HostCsrMatrix, so that nothing can alias it.
-  const std::vector<std::int32_t> offsets = host.row_offsets, cols = host.col_indices;
+  // The caller's arrays, apart from the HostCsrMatrix, so that nothing can alias it: 32-bit row
+  // offsets, as SciPy's and most simulators' (the HostCsrMatrix's are 64-bit).
+  const std::vector<std::int32_t> offsets(host.row_offsets.begin(), host.row_offsets.end()), cols = host.col_indices;
   const std::vector<double> values = host.values;
   const CsrView view(host.rows, host.cols, offsets, cols, values);
   for (Format format : {Format::Csr, Format::Csr4, Format::Hyb}) {
@@ -91,8 +92,9 @@ TEST(CsrView, BadArraysAreRefusedWithTheMessagesOfCsrFromArrays) {
   EXPECT_NE(refusal(CsrView(host.rows, host.cols, host.row_offsets, host.col_indices, {host.values.data(), 3}))
                 .find("values has 3 entries but col_indices has"),
             std::string::npos);
-  EXPECT_THROW(csr_view_of_arrays(-1, 4, 0, host.row_offsets.data(), nullptr, nullptr), Error);
-  EXPECT_THROW(csr_view_of_arrays(4, 4, 3, host.row_offsets.data(), nullptr, host.values.data()), Error);
+  const std::vector<std::int32_t> narrow(host.row_offsets.begin(), host.row_offsets.end());
+  EXPECT_THROW(csr_view_of_arrays(-1, 4, 0, narrow.data(), nullptr, nullptr), Error);
+  EXPECT_THROW(csr_view_of_arrays(4, 4, 3, narrow.data(), nullptr, host.values.data()), Error);
 }
 
 TEST(CsrView, CooEntrySlotsSayWhereEachTripletWasSummed) {

@@ -20,15 +20,15 @@ namespace {
 using test::context;
 
 // Row offsets from row lengths.
-std::vector<std::int32_t> offsets_of(const std::vector<std::int32_t>& lengths) {
-  std::vector<std::int32_t> offsets{0};
+std::vector<std::int64_t> offsets_of(const std::vector<std::int32_t>& lengths) {
+  std::vector<std::int64_t> offsets{0};
   for (std::int32_t length : lengths) offsets.push_back(offsets.back() + length);
   return offsets;
 }
 
 // The blocks cover the rows in order, none empty, each within the shape's limits (a row longer than
 // max_cost alone in its block), and each but the last full: the next row would not have fitted.
-void expect_valid(const std::vector<std::int32_t>& offsets, const Matrix::RowBlockShape& shape,
+void expect_valid(const std::vector<std::int64_t>& offsets, const Matrix::RowBlockShape& shape,
                   const std::vector<std::int32_t>& first_rows, const std::string& what) {
   const auto rows = static_cast<std::int32_t>(offsets.size()) - 1;
   ASSERT_FALSE(first_rows.empty()) << what;
@@ -82,7 +82,7 @@ TEST(RowBlocks, DenseRowEmptyRowsAndTinyMatrices) {
   std::vector<std::int32_t> lengths(300, 3);
   lengths[100] = 5000;                                     // a dense row: a block of its own
   for (std::size_t i = 200; i < 260; ++i) lengths[i] = 0;  // empty rows
-  const std::vector<std::int32_t> offsets = offsets_of(lengths);
+  const std::vector<std::int64_t> offsets = offsets_of(lengths);
   const Matrix::RowBlockShape group{64, 32};
   const std::vector<std::int32_t> first_rows = detail::row_blocks(offsets, group);
   expect_valid(offsets, group, first_rows, "dense row");

@@ -111,7 +111,7 @@ TEST(RowPartition, ValidatesAndFindsOwners) {
 
 TEST(RowPartition, BalancedByNonzerosEvensOutTheWork) {
   // Rows 0-9 hold 1 entry each, rows 10-11 hold 9 each: work 2 per light row, 10 per heavy one (40 in all).
-  std::vector<std::int32_t> offsets{0};
+  std::vector<std::int64_t> offsets{0};
   for (int i = 0; i < 12; ++i) offsets.push_back(offsets.back() + (i < 10 ? 1 : 9));
   const RowPartition p = RowPartition::balanced_by_nnz(offsets, 2);
   EXPECT_EQ(p.offsets(), (std::vector<std::int64_t>{0, 10, 12}));  // 20 and 20

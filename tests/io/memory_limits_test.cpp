@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/io/matrix_market.hpp"
 #include "clkr/runtime/error.hpp"
@@ -26,24 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Sets an environment variable for the lifetime of the object, restoring what was there.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) saved_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (saved_)
-      setenv(name_, saved_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> saved_;
-};
+using test::ScopedEnv;
 
 fs::path write_file(const std::string& name, const std::string& text) {
   const fs::path path = fs::temp_directory_path() / ("clkr_memory_test_" + std::to_string(getpid()) + "_" + name);
@@ -106,7 +90,7 @@ TEST(HostMemoryLimit, CheckNamesTheNeedAndTheLimit) {
 }
 
 // The file: 3 lines, 2e9 declared rows, one entry. Reading it needs the row offsets and the
-// counting sort's cursors, 8 bytes a row: 16 GB.
+// counting sort's cursors, 8 bytes each a row: 32 GB.
 TEST(MatrixMarketMemory, AHugeDeclaredRowCountIsRefusedBeforeAllocating) {
   const fs::path path =
       write_file("huge_rows.mtx", "%%MatrixMarket matrix coordinate real general\n2000000000 1 1\n1 1 1.0\n");
@@ -115,7 +99,7 @@ TEST(MatrixMarketMemory, AHugeDeclaredRowCountIsRefusedBeforeAllocating) {
   fs::remove(path);
   EXPECT_LT(seconds, 2.0);
   EXPECT_NE(message.find(":2:"), std::string::npos) << message;  // the size line
-  EXPECT_NE(message.find("needs 16.0 GB (16000000032 bytes) of host memory"), std::string::npos) << message;
+  EXPECT_NE(message.find("needs 32.0 GB (32000000036 bytes) of host memory"), std::string::npos) << message;
   EXPECT_NE(message.find("1.0 GB (1000000000 bytes) available (CLKR_HOST_MEMORY_LIMIT)"), std::string::npos) << message;
 }
 
@@ -191,11 +175,11 @@ TEST(GeneratorMemory, DeclaredSizesFollowTheFormulas) {
 
 TEST(GeneratorMemory, ASizeBeyondTheLimitIsRefusedBeforeAllocating) {
   const ScopedEnv env("CLKR_HOST_MEMORY_LIMIT", "1G");
-  // 125e6 rows, 873.5e6 nonzeros: 4 bytes a row and 12 a nonzero, 11 GB of CSR.
+  // 125e6 rows, 873.5e6 nonzeros: 8 bytes a row and 12 a nonzero, 11.5 GB of CSR.
   const auto [message, seconds] = refusal([] { load_matrix("poisson3d:500"); });
   EXPECT_LT(seconds, 1.0);
   EXPECT_NE(
-      message.find("poisson3d: n = 500 (125000000 rows, 873500000 nonzeros in CSR) needs 11.0 GB (10982000004 bytes)"),
+      message.find("poisson3d: n = 500 (125000000 rows, 873500000 nonzeros in CSR) needs 11.5 GB (11482000008 bytes)"),
       std::string::npos)
       << message;
   EXPECT_NE(message.find("1.0 GB (1000000000 bytes) available (CLKR_HOST_MEMORY_LIMIT)"), std::string::npos) << message;

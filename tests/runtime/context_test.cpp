@@ -5,27 +5,12 @@
 
 #include <cstdlib>
 
+#include "../precision_support.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace {
 
-// Restores CLKR_DEVICE when a test that sets it ends.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using clkr::test::ScopedEnv;
 
 TEST(Context, ListsPoclDeviceWithFacts) {
   const auto devices = clkr::Context::list_devices();

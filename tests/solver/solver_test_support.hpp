@@ -256,12 +256,12 @@ inline double unit_roundoff(Precision p) {
 inline double converged_residual_bound(const HostCsrMatrix& A, const std::vector<double>& b,
                                        const std::vector<double>& x, Precision p, double tol) {
   const double u = unit_roundoff(p);
-  std::int32_t longest = 0;
+  std::int64_t longest = 0;
   std::vector<double> abs_ax(A.rows);
   for (std::int32_t i = 0; i < A.rows; ++i) {
     longest = std::max(longest, A.row_offsets[i + 1] - A.row_offsets[i]);
     long double sum = std::abs(b[i]);
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       sum += std::abs(static_cast<long double>(A.values[k]) * x[A.col_indices[k]]);
     }
     abs_ax[i] = static_cast<double>(sum);

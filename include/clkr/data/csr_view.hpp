@@ -1,6 +1,7 @@
-// CsrView: a 0-based CSR matrix with 32-bit indices held in someone else's arrays (a simulator's own,
-// a NumPy array's), which a Matrix uploads without first copying them into a HostCsrMatrix. A
-// HostCsrMatrix converts to one implicitly, so code that reads a CSR matrix can take either.
+// CsrView: a 0-based CSR matrix held in someone else's arrays (a simulator's own, a NumPy array's),
+// which a Matrix uploads without first copying them into a HostCsrMatrix: 32-bit column indices, row
+// offsets of 32 or 64 bits (64 are needed past 2^31 entries). A HostCsrMatrix converts to one
+// implicitly, so code that reads a CSR matrix can take either.
 #pragma once
 
 #include <cstddef>
@@ -31,16 +32,39 @@ class ArrayView {
   std::size_t size_ = 0;
 };
 
+// Row offsets of either width, read as 64-bit: the caller's int32 arrays are viewed as they are (no
+// copy for the common case), a HostCsrMatrix's are int64. Code that needs one width's array asks for it.
+class OffsetView {
+ public:
+  OffsetView() = default;
+  OffsetView(ArrayView<std::int32_t> narrow) : narrow_(narrow.data()), size_(narrow.size()) {}  // NOLINT: implicit
+  OffsetView(ArrayView<std::int64_t> wide) : wide_(wide.data()), size_(wide.size()) {}          // NOLINT: implicit
+  OffsetView(const std::vector<std::int32_t>& v) : OffsetView(ArrayView<std::int32_t>(v)) {}    // NOLINT: implicit
+  OffsetView(const std::vector<std::int64_t>& v) : OffsetView(ArrayView<std::int64_t>(v)) {}    // NOLINT: implicit
+
+  std::int64_t operator[](std::size_t i) const { return wide_ != nullptr ? wide_[i] : narrow_[i]; }
+  std::size_t size() const { return size_; }
+  // Which width the caller's array has, and that array (null for the other width).
+  bool wide() const { return wide_ != nullptr; }
+  const std::int32_t* narrow_data() const { return narrow_; }
+  const std::int64_t* wide_data() const { return wide_; }
+
+ private:
+  const std::int32_t* narrow_ = nullptr;
+  const std::int64_t* wide_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 struct CsrView {
   std::int32_t rows = 0;
   std::int32_t cols = 0;
-  ArrayView<std::int32_t> row_offsets;  // rows + 1, row_offsets[0] == 0
+  OffsetView row_offsets;               // rows + 1, row_offsets[0] == 0
   ArrayView<std::int32_t> col_indices;  // nnz, strictly increasing within each row
   ArrayView<double> values;             // nnz
   bool symmetric = false;
 
   CsrView() = default;
-  CsrView(std::int32_t rows, std::int32_t cols, ArrayView<std::int32_t> row_offsets,
+  CsrView(std::int32_t rows, std::int32_t cols, OffsetView row_offsets,
           ArrayView<std::int32_t> col_indices, ArrayView<double> values, bool symmetric = false)
       : rows(rows),
         cols(cols),

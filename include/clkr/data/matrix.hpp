@@ -59,6 +59,10 @@ struct MatrixOptions {
   // Keep the host CSR given to the constructor (host_csr() then never reads the device back): for
   // matrices the host reference backend computes with, such as a preconditioner's on Location::Host.
   bool keep_host_copy = false;
+  // 64-bit row offsets on the device even where 32 bits suffice, so that tests run the 64-bit kernels
+  // on small matrices. Past 2^31 - 1 entries they are 64-bit anyway; below, 32-bit ones move fewer
+  // bytes.
+  bool wide_offsets = false;
 };
 
 struct MatrixStats {
@@ -168,6 +172,9 @@ class Matrix {
   struct CsrPart {  // CSR, CSR4, and HYB's overflow part
     cl::Buffer row_offsets, col_indices;
     std::int64_t stored = 0;  // entries stored including padding
+    // row_offsets are 64-bit (cl_long; CSR only): kernels that read them are built with
+    // offset_build_option(part) and declare them offset_t (kernels/common.cl).
+    bool wide_offsets = false;
   };
   struct EllPart {  // ELL, and HYB's regular part
     cl::Buffer col_indices;
@@ -217,5 +224,9 @@ class Matrix {
 
   Matrix();  // for from_device_csr
 };
+
+// The -D option of a kernel that reads this CSR part's row offsets: " -DWIDE_OFFSETS" for 64-bit ones,
+// else nothing.
+std::string offset_build_option(const Matrix::CsrPart& part);
 
 }  // namespace clkr

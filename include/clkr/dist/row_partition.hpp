@@ -18,7 +18,7 @@ class RowPartition {
   // Contiguous blocks of about equal work, a row's work being its stored entries plus one (the output
   // it writes, so empty rows count too): rank r ends at the first row where the running work reaches
   // (r + 1) / ranks of the total. `row_offsets` is the CSR row pointer of the whole matrix.
-  static RowPartition balanced_by_nnz(const std::vector<std::int32_t>& row_offsets, int ranks);
+  static RowPartition balanced_by_nnz(const std::vector<std::int64_t>& row_offsets, int ranks);
 
   int ranks() const { return static_cast<int>(offsets_.size()) - 1; }
   std::int64_t rows() const { return offsets_.back(); }

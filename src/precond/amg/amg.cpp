@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "../../runtime/enum_names.hpp"
@@ -134,6 +135,11 @@ struct Amg::Impl {
 Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precision> precision)
     : Preconditioner(solver, A, precision, "amg"), impl_(std::make_unique<Impl>()) {
   check_options(options, A.rows());
+  // The setup's products and kernels index entries in 32 bits (only SpMV and the solvers' own kernels
+  // take CSR's 64-bit row offsets).
+  if (A.nnz() > std::numeric_limits<std::int32_t>::max())
+    throw Error("amg: the matrix has " + std::to_string(A.nnz()) +
+                " entries, more than the 2147483647 the AMG setup indexes; Jacobi and Chebyshev take it");
   impl_->options = std::move(options);
   const auto start = std::chrono::steady_clock::now();
   PhaseTimes times;

@@ -13,7 +13,7 @@ constexpr std::int32_t kSampledNodes = 4096;
 // The sorted, deduplicated nodes (column / b) row i reaches, into `out`.
 void reached_nodes(const HostCsrMatrix& A, std::int32_t i, std::int32_t b, std::vector<std::int32_t>& out) {
   out.clear();
-  for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) out.push_back(A.col_indices[k] / b);
+  for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) out.push_back(A.col_indices[k] / b);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
@@ -33,7 +33,7 @@ Sample sample_nodes(const HostCsrMatrix& A, std::int32_t b) {
     bool same = true;
     for (std::int32_t c = 0; c < b; ++c) {
       const std::int32_t row = node * b + c;
-      for (std::int32_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k)
+      for (std::int64_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k)
         stored += A.col_indices[k] / b == node ? 1 : 0;
       if (c == 0 || !same) continue;
       reached_nodes(A, row, b, other);

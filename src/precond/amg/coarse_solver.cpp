@@ -25,7 +25,7 @@ Dense to_dense(const HostCsrMatrix& A) {
   const std::size_t n = static_cast<std::size_t>(A.rows);
   Dense d(n * n, 0.0);
   for (std::int32_t i = 0; i < A.rows; ++i)
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) d[i * n + A.col_indices[k]] += A.values[k];
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) d[i * n + A.col_indices[k]] += A.values[k];
   return d;
 }
 

@@ -21,14 +21,14 @@ std::vector<double> diagonal_of(const HostCsrMatrix& A) {
   std::vector<double> d = large_vector(static_cast<std::size_t>(A.rows), 0.0);
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < A.rows; ++i)
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       if (A.col_indices[k] == i) d[i] += A.values[k];
   return d;
 }
 
 void check_finite(const HostCsrMatrix& A, std::size_t level) {
   for (std::int32_t i = 0; i < A.rows; ++i)
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       if (!std::isfinite(A.values[k])) throw nonfinite_error(level, A.values[k], i, A.col_indices[k]);
 }
 

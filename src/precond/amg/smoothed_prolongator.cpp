@@ -16,7 +16,7 @@ void filtered_values(const HostCsrMatrix& A, const std::vector<char>& keep, Host
   for (std::int32_t i = 0; i < A.rows; ++i) {
     double lumped = 0;
     std::int32_t out = F.row_offsets[i], diagonal = -1;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       if (!keep[k]) {
         lumped += A.values[k];
         continue;
@@ -33,12 +33,12 @@ void finish_smoothing(const HostCsrMatrix& F, const HostCsrMatrix& P_tent, doubl
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < P.rows; ++i) {
     double diagonal = 0;
-    for (std::int32_t k = F.row_offsets[i]; k < F.row_offsets[i + 1]; ++k)
+    for (std::int64_t k = F.row_offsets[i]; k < F.row_offsets[i + 1]; ++k)
       if (F.col_indices[k] == i) diagonal = F.values[k];
     const double scale = diagonal != 0 ? omega / diagonal : 0.0;
     const auto t_begin = P_tent.col_indices.begin() + P_tent.row_offsets[i];
     const auto t_end = P_tent.col_indices.begin() + P_tent.row_offsets[i + 1];
-    for (std::int32_t k = P.row_offsets[i]; k < P.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = P.row_offsets[i]; k < P.row_offsets[i + 1]; ++k) {
       const auto at = std::lower_bound(t_begin, t_end, P.col_indices[k]);
       const double tentative =
           at != t_end && *at == P.col_indices[k] ? P_tent.values[at - P_tent.col_indices.begin()] : 0.0;
@@ -55,17 +55,17 @@ SmoothedProlongator smooth_prolongator(const HostCsrMatrix& A, const std::vector
   HostCsrMatrix& F = s.filtered;
   F.rows = A.rows;
   F.cols = A.cols;
-  assign_large(F.row_offsets, static_cast<std::size_t>(A.rows) + 1, 0);
+  assign_large(F.row_offsets, static_cast<std::size_t>(A.rows) + 1, std::int64_t{0});
   for (std::int32_t i = 0; i < A.rows; ++i) {
     std::int32_t kept = 0;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) kept += keep[k] ? 1 : 0;
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) kept += keep[k] ? 1 : 0;
     F.row_offsets[i + 1] = F.row_offsets[i] + kept;
   }
   resize_large(F.col_indices, static_cast<std::size_t>(F.row_offsets.back()));
   resize_large(F.values, F.col_indices.size());
   for (std::int32_t i = 0; i < A.rows; ++i) {
     std::int32_t out = F.row_offsets[i];
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       if (keep[k]) F.col_indices[out++] = A.col_indices[k];
   }
   filtered_values(A, keep, F);

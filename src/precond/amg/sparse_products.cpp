@@ -108,7 +108,7 @@ HostCsrMatrix build_rows(std::int32_t rows, std::int32_t cols, const RowFn& row)
   HostCsrMatrix C;
   C.rows = rows;
   C.cols = cols;
-  assign_large(C.row_offsets, static_cast<std::size_t>(rows) + 1, 0);
+  assign_large(C.row_offsets, static_cast<std::size_t>(rows) + 1, std::int64_t{0});
   std::vector<std::int64_t> block_start(static_cast<std::size_t>(threads) + 1, 0);
   for (int t = 0; t < threads; ++t)
     block_start[t + 1] = block_start[t] + static_cast<std::int64_t>(blocks[t].cols.size());
@@ -170,9 +170,9 @@ Transpose transpose(const HostCsrMatrix& A) {
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < blocks; ++b) {
     slot[b].assign(static_cast<std::size_t>(A.cols), 0);
-    for (std::int32_t k = A.row_offsets[first(b)]; k < A.row_offsets[first(b + 1)]; ++k) ++slot[b][A.col_indices[k]];
+    for (std::int64_t k = A.row_offsets[first(b)]; k < A.row_offsets[first(b + 1)]; ++k) ++slot[b][A.col_indices[k]];
   }
-  assign_large(At.row_offsets, static_cast<std::size_t>(A.cols) + 1, 0);
+  assign_large(At.row_offsets, static_cast<std::size_t>(A.cols) + 1, std::int64_t{0});
   std::int64_t next = 0;
   for (std::int32_t c = 0; c < A.cols; ++c) {
     for (int b = 0; b < blocks; ++b) {
@@ -189,7 +189,7 @@ Transpose transpose(const HostCsrMatrix& A) {
   for (int b = 0; b < blocks; ++b) {
     std::vector<std::int32_t>& s = slot[b];
     for (std::int32_t i = first(b); i < first(b + 1); ++i) {
-      for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+      for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
         const std::int32_t at = s[A.col_indices[k]]++;
         At.col_indices[at] = i;
         At.values[at] = A.values[k];
@@ -211,10 +211,10 @@ namespace {
 // The terms of row i of A B.
 template <class Add>
 void product_row(const HostCsrMatrix& A, const HostCsrMatrix& B, std::int32_t i, const Add& add) {
-  const std::int32_t* b_offsets = B.row_offsets.data();
+  const std::int64_t* b_offsets = B.row_offsets.data();
   const std::int32_t* b_cols = B.col_indices.data();
   const double* b_values = B.values.data();
-  for (std::int32_t ka = A.row_offsets[i]; ka < A.row_offsets[i + 1]; ++ka) {
+  for (std::int64_t ka = A.row_offsets[i]; ka < A.row_offsets[i + 1]; ++ka) {
     const std::int32_t j = A.col_indices[ka];
     const double a = A.values[ka];
     const std::int32_t end = b_offsets[j + 1];

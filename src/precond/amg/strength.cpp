@@ -34,7 +34,7 @@ StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < n; ++i) {
     double d = 0;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
       if (A.col_indices[k] == i) d += A.values[k];
     root[i] = std::sqrt(std::abs(d));
   }
@@ -45,7 +45,7 @@ StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < n; ++i) {
     std::int32_t strong = 0;
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       const std::int32_t j = A.col_indices[k];
       if (j == i) {
         S.keep[k] = 1;
@@ -64,7 +64,7 @@ StrengthGraph scalar_strength(const HostCsrMatrix& A, double eps) {
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < n; ++i) {
     std::int32_t out = S.offsets[i];
-    for (std::int32_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
       const std::int32_t j = A.col_indices[k];
       if (j == i || !S.keep[k]) continue;
       const double ratio = std::abs(A.values[k]) / root[i] / root[j];
@@ -88,7 +88,7 @@ StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& n
   for (std::int32_t I = 0; I < count; ++I) {
     long double sum = 0;
     for (std::int32_t r = nodes.offsets[I]; r < nodes.offsets[I + 1]; ++r)
-      for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k)
+      for (std::int64_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k)
         if (node_of[A.col_indices[k]] == I) sum += static_cast<long double>(A.values[k]) * A.values[k];
     diagonal[I] = std::sqrt(sum);
   }
@@ -118,7 +118,7 @@ StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& n
       Block& block = blocks[b];
       for (std::int32_t I = first(b); I < first(b + 1); ++I) {
         for (std::int32_t r = nodes.offsets[I]; r < nodes.offsets[I + 1]; ++r) {
-          for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
+          for (std::int64_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
             const std::int32_t J = node_of[A.col_indices[k]];
             if (J == I) continue;
             if (!seen[J]) {
@@ -144,7 +144,7 @@ StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& n
         // The filtered matrix keeps entries inside the node and to strong neighbours.
         const auto strong_begin = block.neighbours.begin() + static_cast<std::ptrdiff_t>(before);
         for (std::int32_t r = nodes.offsets[I]; r < nodes.offsets[I + 1]; ++r) {
-          for (std::int32_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
+          for (std::int64_t k = A.row_offsets[r]; k < A.row_offsets[r + 1]; ++k) {
             const std::int32_t J = node_of[A.col_indices[k]];
             S.keep[k] = J == I || std::binary_search(strong_begin, block.neighbours.end(), J);
           }

@@ -85,7 +85,7 @@ TentativeProlongator tentative_prolongator(const NodeLayout& nodes, const Aggreg
   HostCsrMatrix& P = t.P;
   P.rows = nodes.rows();
   P.cols = coarse;
-  assign_large(P.row_offsets, static_cast<std::size_t>(P.rows) + 1, 0);
+  assign_large(P.row_offsets, static_cast<std::size_t>(P.rows) + 1, std::int64_t{0});
   std::vector<std::int32_t> aggregate_of_row(static_cast<std::size_t>(P.rows), -1), index_in(P.rows, 0);
   for (std::int32_t a = 0; a < aggregates.count; ++a)
     for (std::int32_t i = member_offsets[a]; i < member_offsets[a + 1]; ++i) {
