@@ -4,6 +4,7 @@
 # by /usr/bin/time. About 9 minutes on an H100 (most of it generating and uploading the matrices);
 # docs/performance-formats.md ("Past 2^31 nonzeros") has the results.
 #   run(carry=[], command="bash benchmarks/run_gpu_wide_offsets.sh")   (files in $OUT)
+#   CASES="p700_solve" bash benchmarks/run_gpu_wide_offsets.sh            (one case of the three: 4 minutes)
 set -uo pipefail
 echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee $OUT/gpu.txt
@@ -36,6 +37,12 @@ def walk(o,p=""):
 walk(d)
 PY
 }
-run p640_300 poisson3d:640 --format csr --maxit 300 --tol 1e-30
-run p700_300 poisson3d:700 --format csr --maxit 300 --tol 1e-30
-run p700_solve poisson3d:700 --tol 1e-8 --maxit 5000
+cases=${CASES:-p640_300 p700_300 p700_solve}
+for c in $cases; do
+  case $c in
+    p640_300) run p640_300 poisson3d:640 --format csr --maxit 300 --tol 1e-30 ;;
+    p700_300) run p700_300 poisson3d:700 --format csr --maxit 300 --tol 1e-30 ;;
+    p700_solve) run p700_solve poisson3d:700 --tol 1e-8 --maxit 5000 ;;
+    *) echo "unknown case $c"; exit 2 ;;
+  esac
+done

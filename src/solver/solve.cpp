@@ -96,27 +96,6 @@ std::string to_string(SolveStatus status) {
   throw Error("unknown SolveStatus " + std::to_string(static_cast<int>(status)));
 }
 
-double true_relative_residual(Matrix& A, Vector& b, Vector& x) {
-  const HostCsrMatrix& host = A.host_csr();
-  if (b.size() != static_cast<std::size_t>(host.rows) || x.size() != static_cast<std::size_t>(host.cols)) {
-    throw Error("true_relative_residual: A is " + std::to_string(host.rows) + " x " + std::to_string(host.cols) +
-                " but b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) + " elements");
-  }
-  const std::vector<double> bv = b.to_host();
-  const std::vector<double> xv = x.to_host();
-  long double r_sum = 0, b_sum = 0;
-  for (std::int32_t i = 0; i < host.rows; ++i) {
-    long double r = bv[i];
-    for (std::int64_t k = host.row_offsets[i]; k < host.row_offsets[i + 1]; ++k) {
-      r -= static_cast<long double>(host.values[k]) * xv[host.col_indices[k]];
-    }
-    r_sum += r * r;
-    b_sum += static_cast<long double>(bv[i]) * bv[i];
-  }
-  const long double r_norm = std::sqrt(r_sum), b_norm = std::sqrt(b_sum);
-  return static_cast<double>(b_norm > 0 ? r_norm / b_norm : r_norm);
-}
-
 namespace {
 
 SolveResult dispatch(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options) {

@@ -50,7 +50,9 @@ cl::Buffer upload(const std::vector<T>& v) {
 }
 
 // A device computation's row offsets are 32-bit (the host matrix's 64).
-std::vector<std::int32_t> narrow_offsets(const HostCsrMatrix& A) { return {A.row_offsets.begin(), A.row_offsets.end()}; }
+std::vector<std::int32_t> narrow_offsets(const HostCsrMatrix& A) {
+  return {A.row_offsets.begin(), A.row_offsets.end()};
+}
 
 Matrix from_device(const HostCsrMatrix& A, MatrixOptions options = {}) {
   return Matrix::from_device_csr(context(), A.rows, A.cols, A.nnz(), upload(narrow_offsets(A)), upload(A.col_indices),
@@ -91,7 +93,8 @@ TEST(MatrixFromDevice, ReadsNothingBackUntilAsked) {
   CLKR_SKIP_UNLESS_AVAILABLE(context(), Precision::Double);
   const HostCsrMatrix host = sample(2000, 2000, 9);
   const Matrix uploaded(context(), host);
-  const cl::Buffer offsets = upload(narrow_offsets(host)), cols = upload(host.col_indices), values = upload(host.values);
+  const cl::Buffer offsets = upload(narrow_offsets(host)), cols = upload(host.col_indices);
+  const cl::Buffer values = upload(host.values);
   auto since = [start = context()->command_counts()]() mutable {
     const CommandCounts now = context()->command_counts(), delta = now - start;
     start = now;

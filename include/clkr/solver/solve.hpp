@@ -27,8 +27,10 @@ SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, 
 SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
                   const SolveOptions& options = {});
 
-// ||b - A x|| / ||b|| on the host in double with long double accumulation, from host copies of A, b
-// and x (||b - A x|| when b = 0). Throws clkr::Error on size mismatches.
+// ||b - A x|| / ||b|| (||b - A x|| when b = 0), each row's residual as exact as a long double sum: on
+// the device for A in CSR on a device with fp64 (error-free products and sums in double: no copy of A
+// comes to the host), else on the host in long double from host copies of A, b and x. Throws
+// clkr::Error on size mismatches.
 double true_relative_residual(Matrix& A, Vector& b, Vector& x);
 
 }  // namespace clkr
