@@ -41,7 +41,7 @@ clkr::HostCsrMatrix grid_pattern(int n) {
         if (x < n - 1) A.col_indices.push_back(id(x + 1, y, z));
         if (y < n - 1) A.col_indices.push_back(id(x, y + 1, z));
         if (z < n - 1) A.col_indices.push_back(id(x, y, z + 1));
-        A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+        A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
       }
   A.values.assign(A.col_indices.size(), 0.0);
   return A;

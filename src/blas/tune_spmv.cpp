@@ -50,7 +50,7 @@ HostCsrMatrix banded_matrix(std::size_t length, std::size_t nnz, std::uint64_t s
     }
     std::sort(window.begin(), window.begin() + len);
     A.col_indices.insert(A.col_indices.end(), window.begin(), window.begin() + len);
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.values.resize(A.col_indices.size());
   for (double& v : A.values) v = 2.0 * (static_cast<double>(engine() >> 11) * 0x1.0p-53) - 1.0;

@@ -108,7 +108,7 @@ HostCsrMatrix csr_from_dia(const HostFormat& h, std::int32_t rows, std::int32_t 
       A.col_indices.push_back(i + s.dia_offsets[d]);
       A.values.push_back(h.ell_values[static_cast<std::size_t>(slot)]);
     }
-    A.row_offsets[i + 1] = static_cast<std::int32_t>(A.col_indices.size());
+    A.row_offsets[i + 1] = static_cast<std::int64_t>(A.col_indices.size());
   }
   return A;
 }

@@ -119,7 +119,7 @@ HostCsrMatrix csr_from_format(const HostFormat& h, std::int32_t rows, std::int32
         A.values.push_back(h.csr_values[k]);
       }
     }
-    A.row_offsets[i + 1] = static_cast<std::int32_t>(A.col_indices.size());
+    A.row_offsets[i + 1] = static_cast<std::int64_t>(A.col_indices.size());
   }
   return A;
 }

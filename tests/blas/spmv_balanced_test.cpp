@@ -57,7 +57,7 @@ HostCsrMatrix dense_row_and_column(std::int32_t n, std::int32_t dense_row, std::
       A.col_indices.push_back(std::min(i, dense_col));
       if (i != dense_col) A.col_indices.push_back(std::max(i, dense_col));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   for (std::size_t k = 0; k < A.col_indices.size(); ++k) A.values.push_back(random_value(rng));
   A.validate();

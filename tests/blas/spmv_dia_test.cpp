@@ -43,7 +43,7 @@ HostCsrMatrix on_diagonals(std::int32_t rows, std::int32_t cols, std::vector<std
       A.col_indices.push_back(static_cast<std::int32_t>(j));
       A.values.push_back(random_value(rng));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;
@@ -57,7 +57,7 @@ HostCsrMatrix dia_dense_row_and_column(std::int32_t n) {
   for (std::int32_t i = 0; i < n; ++i) {
     for (std::int32_t j = 0; j < n; ++j)
       if (i == n / 2 || j == i || j == 2) A.col_indices.push_back(j);
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.values = random_vector(A.col_indices.size(), 41);
   A.validate();

@@ -77,7 +77,7 @@ TEST_P(SpmvSell, PowerLawRowsAndADenseRowAndColumn) {
   for (std::int32_t i = 0; i < arrow.rows; ++i) {
     for (std::int32_t j = 0; j < arrow.cols; ++j)
       if (i == 1500 || j == i || j == 2) arrow.col_indices.push_back(j);
-    arrow.row_offsets.push_back(static_cast<std::int32_t>(arrow.col_indices.size()));
+    arrow.row_offsets.push_back(static_cast<std::int64_t>(arrow.col_indices.size()));
   }
   arrow.values = random_vector(arrow.col_indices.size(), 41);
   const SpmvParams params = launch(1);

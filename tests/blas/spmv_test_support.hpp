@@ -71,7 +71,7 @@ inline HostCsrMatrix random_matrix(const Shape& s, std::uint32_t seed) {
       A.col_indices.push_back(c);
       A.values.push_back(random_value(rng));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

@@ -379,7 +379,7 @@ HostCsrMatrix long_row_matrix(std::int32_t n, std::uint64_t seed) {
       A.col_indices.push_back(j);
       A.values.push_back(std::uniform_real_distribution<double>(-1.0, 1.0)(engine));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

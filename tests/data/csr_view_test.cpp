@@ -39,7 +39,7 @@ HostCsrMatrix awkward() {
         B.values.push_back(0.5 + j);
       }
     }  // row 5 and the last row stay empty
-    B.row_offsets.push_back(static_cast<std::int32_t>(B.col_indices.size()));
+    B.row_offsets.push_back(static_cast<std::int64_t>(B.col_indices.size()));
   }
   return B;
 }

@@ -33,7 +33,7 @@ HostCsrMatrix validated_from_rows(std::int32_t rows, std::int32_t cols,
       A.col_indices.push_back(c);
       A.values.push_back(v);
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

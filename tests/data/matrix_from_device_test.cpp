@@ -36,7 +36,7 @@ HostCsrMatrix sample(std::int32_t rows, std::int32_t cols, unsigned seed) {
         A.col_indices.push_back(j);
         A.values.push_back(static_cast<double>(rng() % 1000) / 64.0 - 7.0);
       }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

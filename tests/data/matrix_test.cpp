@@ -58,7 +58,7 @@ HostCsrMatrix random_matrix(std::int32_t rows, std::int32_t cols, int max_row_le
       const bool explicit_zero = (A.values.size() % 13) == 5;
       A.values.push_back(explicit_zero ? 0.0 : std::ldexp(mantissa(rng), exponent(rng)) * (rng() % 2 ? 1 : -1));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   return A;
 }
@@ -73,7 +73,7 @@ HostCsrMatrix from_rows(std::int32_t cols, const std::vector<std::vector<std::pa
       A.col_indices.push_back(c);
       A.values.push_back(v);
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   return A;
 }
@@ -88,7 +88,7 @@ HostCsrMatrix with_row_lengths(std::int32_t cols, const std::vector<int>& length
       A.col_indices.push_back(c);
       A.values.push_back(1.0 + c);
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   return A;
 }

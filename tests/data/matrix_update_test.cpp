@@ -33,7 +33,7 @@ HostCsrMatrix irregular_matrix() {
       A.col_indices.push_back(j);
       A.values.push_back(1.0 + 0.25 * static_cast<double>(rng() % 16));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

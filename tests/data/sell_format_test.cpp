@@ -32,7 +32,7 @@ HostCsrMatrix with_lengths(const std::vector<std::int32_t>& lengths, std::int32_
       A.col_indices.push_back(j);
       A.values.push_back(10.0 * i + j + 1);
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

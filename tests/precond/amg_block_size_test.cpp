@@ -37,7 +37,7 @@ HostCsrMatrix grid_with_blocks(int n, int b) {
           A.values.push_back(j == i ? (c == d ? 4.0 * (1 + 0.2 * b) + 1 : 0.1) : (c == d ? -1.0 : -0.2));
         }
       }
-      A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+      A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
     }
   A.validate();
   return A;

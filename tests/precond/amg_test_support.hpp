@@ -118,7 +118,7 @@ inline HostCsrMatrix jumping_coefficient3d(int n, double jump) {
           A.col_indices.push_back(col);
           A.values.push_back(v);
         }
-        A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+        A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
       }
   A.validate();
   return A;
@@ -145,7 +145,7 @@ inline HostCsrMatrix vector_laplacian2d(int n) {
           A.values.push_back(S.values[k]);
         }
       }
-      A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+      A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
     }
   A.validate();
   return A;
@@ -175,7 +175,7 @@ inline HostCsrMatrix random_sparse(std::int32_t rows, std::int32_t cols, int per
       A.col_indices.push_back(j);
       A.values.push_back(rng() % 10 == 0 ? 0.0 : u(rng));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;
@@ -200,7 +200,7 @@ inline HostCsrMatrix overflowing_galerkin_matrix() {
       A.col_indices.push_back(j);
       A.values.push_back(5e306 * (i == j ? 21.0 : 1.0));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   return A;
 }

@@ -31,7 +31,7 @@ HostCsrMatrix to_csr(const std::vector<double>& a, std::int32_t n) {
       M.col_indices.push_back(j);
       M.values.push_back(v);
     }
-    M.row_offsets.push_back(static_cast<std::int32_t>(M.col_indices.size()));
+    M.row_offsets.push_back(static_cast<std::int64_t>(M.col_indices.size()));
   }
   return M;
 }

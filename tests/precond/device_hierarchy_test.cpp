@@ -58,7 +58,7 @@ HostCsrMatrix convection_diffusion(int n) {
           A.col_indices.push_back(col);
           A.values.push_back(value);
         }
-      A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+      A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
     }
   A.validate();
   return A;

@@ -31,7 +31,7 @@ HostCsrMatrix random_diagonal_heavy(std::int32_t rows, unsigned seed) {
       A.col_indices.push_back(j);
       A.values.push_back(j == i ? d(rng) : 10 * u(rng));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;
@@ -51,7 +51,7 @@ HostCsrMatrix random_banded(std::int32_t rows, unsigned seed) {
       A.col_indices.push_back(j);
       A.values.push_back(j == i ? d(rng) : 10 * u(rng));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

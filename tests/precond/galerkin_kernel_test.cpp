@@ -39,7 +39,7 @@ HostCsrMatrix galerkin_operand(std::int32_t rows, std::int32_t cols, int per_row
       A.col_indices.push_back(j);
       A.values.push_back(rng() % 10 == 0 ? 0.0 : u(rng) * std::pow(10.0, exponent(rng)));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

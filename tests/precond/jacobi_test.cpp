@@ -37,7 +37,7 @@ HostCsrMatrix random_matrix(std::int32_t n, unsigned seed, bool positive_diagona
       A.col_indices.push_back(j);
       A.values.push_back(v);
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

@@ -226,7 +226,7 @@ HostCsrMatrix dense_matrix(std::int32_t rows, std::int32_t cols, const std::vect
       M.col_indices.push_back(j);
       M.values.push_back(values[static_cast<std::size_t>(i) * cols + j]);
     }
-    M.row_offsets.push_back(static_cast<std::int32_t>(M.col_indices.size()));
+    M.row_offsets.push_back(static_cast<std::int64_t>(M.col_indices.size()));
   }
   return M;
 }

@@ -277,7 +277,7 @@ HostCsrMatrix indefinite_tridiagonal(std::int32_t n) {
       A.col_indices.push_back(j);
       A.values.push_back(i == j ? 2.0 : -3.0);
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   return A;
 }

@@ -87,7 +87,7 @@ HostCsrMatrix random_matrix(const Shape& s, unsigned seed) {
       A.col_indices.push_back(c);
       A.values.push_back(random_value(rng));
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;
@@ -190,7 +190,7 @@ HostCsrMatrix spd_matrix(const Shape& s, unsigned seed) {
       A.col_indices.push_back(c);
       A.values.push_back(v);
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;

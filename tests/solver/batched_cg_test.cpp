@@ -110,7 +110,7 @@ HostCsrMatrix arrow_matrix(std::int32_t n) {
       add(i, 1.0 + (i % 7) * 0.75);
       if (i % 4 == 1 && i + 1 < n) add(i + 1, -0.5);
     }
-    A.row_offsets.push_back(static_cast<std::int32_t>(A.col_indices.size()));
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
   return A;
