@@ -214,8 +214,8 @@ struct Matrix::Impl {
     if (d.shape.has_csr) {
       const std::string part = prefix + (f == Format::Hyb ? "overflow " : "");
       d.csr.wide_offsets = plain && (options.wide_offsets || A.nnz() > kInt32Max);
-      d.csr.row_offsets = upload_offsets(plain ? A.row_offsets : OffsetView(h.row_offsets), d.csr.wide_offsets,
-                                         part + "row offsets");
+      d.csr.row_offsets =
+          upload_offsets(plain ? A.row_offsets : OffsetView(h.row_offsets), d.csr.wide_offsets, part + "row offsets");
       d.csr.col_indices =
           upload_array(plain ? A.col_indices : ArrayView<std::int32_t>(h.csr_cols), part + "column indices");
       d.csr.stored = d.shape.csr_stored;
@@ -646,9 +646,7 @@ Matrix::Values Matrix::csr_values(Precision p) {
   return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p); });
 }
 
-std::string offset_build_option(const Matrix::CsrPart& part) {
-  return part.wide_offsets ? " -DWIDE_OFFSETS" : "";
-}
+std::string offset_build_option(const Matrix::CsrPart& part) { return part.wide_offsets ? " -DWIDE_OFFSETS" : ""; }
 
 const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
   Impl& m = checked(impl_);

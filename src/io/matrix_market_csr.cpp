@@ -9,7 +9,7 @@
 
 namespace clkr::detail::matrix_market {
 
-HostCsrMatrix build_csr(const Header& h, const Triples& t, const Parser& parser) {
+HostCsrMatrix build_csr(const Header& h, const Triples& t) {
   const bool mirror = h.symmetry != Symmetry::general;
   const bool negate_mirror = h.symmetry == Symmetry::skew_symmetric;
   const std::size_t n = t.row.size();

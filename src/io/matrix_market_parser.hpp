@@ -112,6 +112,6 @@ class Parser {
 
 // Counting sort of the triples (and their mirror images) into rows, then a sort within the rows that
 // need it and the summing of duplicates.
-HostCsrMatrix build_csr(const Header& h, const Triples& t, const Parser& parser);
+HostCsrMatrix build_csr(const Header& h, const Triples& t);
 
 }  // namespace clkr::detail::matrix_market

@@ -41,7 +41,7 @@ MatrixMarketRows read_matrix_market_rows(const std::string& path, const MatrixMa
   Header listed = h;
   listed.rows = static_cast<std::int64_t>(out.row_ids.size());
   listed.symmetry = Symmetry::general;
-  out.listed = build_csr(listed, t, parser);
+  out.listed = build_csr(listed, t);
   return out;
 }
 

@@ -16,7 +16,6 @@
 namespace clkr {
 namespace {
 
-
 // A uniform integer in [0, bound) from a 64-bit engine (bound < 2^32): the multiply-shift mapping
 // is written out so the matrix is the same with every standard library (std::shuffle and the
 // distributions are implementation-defined).

@@ -117,8 +117,7 @@ TEST_P(SpmvWideOffsets, EveryCsrKernelMatchesTheReferenceAndThe32BitOffsetsBitFo
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, SpmvWideOffsets,
-                         testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double),
-                         precision_name);
+                         testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double), precision_name);
 
 TEST(SpmvWideOffsetsMatrix, ReadsBackConvertsAndCountsItsOffsetBytes) {
   const auto& context = test_context();

@@ -50,7 +50,9 @@ TEST(CsrView, AMatrixFromAViewHoldsWhatTheHostMatrixGives) {
   // offsets, as SciPy's and most simulators' (the HostCsrMatrix's are 64-bit).
   const std::vector<std::int32_t> offsets(host.row_offsets.begin(), host.row_offsets.end()), cols = host.col_indices;
   const std::vector<double> values = host.values;
-  const CsrView view(host.rows, host.cols, offsets, cols, values);
+  // Given as {pointer, size}, as docs/c_fortran.md shows.
+  const auto n = static_cast<std::size_t>(host.nnz());
+  const CsrView view(host.rows, host.cols, {offsets.data(), offsets.size()}, {cols.data(), n}, {values.data(), n});
   for (Format format : {Format::Csr, Format::Csr4, Format::Hyb}) {
     const Matrix from_view(context(), view, format);
     const Matrix from_host(context(), host, format);

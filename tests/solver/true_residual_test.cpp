@@ -82,14 +82,14 @@ std::vector<double> exact_rhs(const HostCsrMatrix& A, const std::vector<double>&
 // The residual the device reports for x held in precision p, against the reference of what it holds:
 // within `tolerance` relative, plus the reference's own rounding (long double: 2^-64 per operation, on
 // sums of size magnitude()). A plain double sum's errors, 2^11 times larger, would not fit there.
-void check(const HostCsrMatrix& H, const std::vector<double>& bv, const std::vector<double>& xv, Precision p,
-           bool wide, double tolerance, const std::string& what) {
+void check(const HostCsrMatrix& H, const std::vector<double>& bv, const std::vector<double>& xv, Precision p, bool wide,
+           double tolerance, const std::string& what) {
   const auto& context = test::context();
   MatrixOptions options;
   options.wide_offsets = wide;
   Matrix A(context, H, Format::Csr, options);
   Vector b(context, bv, "b"), x(context, xv, "x");
-  x.device(p, Access::ReadWrite);  // only the device copy in p is current now
+  x.device(p, Access::ReadWrite);                // only the device copy in p is current now
   const std::vector<double> held = x.to_host();  // x as precision p holds it
   const CommandCounts before = context->command_counts();
   const double got = true_relative_residual(A, b, x);

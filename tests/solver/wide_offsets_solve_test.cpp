@@ -45,9 +45,7 @@ Outcome solve(const HostCsrMatrix& host, Precision p, bool wide, const std::stri
   options.max_iterations = 5000;
   SolveResult result;
   if (how == "cg_fused" || how == "cg_persistent" || how == "cg_unfused") {
-    options.cg_path = how == "cg_fused"        ? CgPath::Fused
-                      : how == "cg_persistent" ? CgPath::Persistent
-                                               : CgPath::Unfused;
+    options.cg_path = how == "cg_fused" ? CgPath::Fused : how == "cg_persistent" ? CgPath::Persistent : CgPath::Unfused;
     result = cg(blas, system.A, system.b, system.x, options);
   } else if (how == "pcg_jacobi") {
     Jacobi M(blas, system.A);

@@ -41,6 +41,9 @@ class OffsetView {
   OffsetView(ArrayView<std::int64_t> wide) : wide_(wide.data()), size_(wide.size()) {}          // NOLINT: implicit
   OffsetView(const std::vector<std::int32_t>& v) : OffsetView(ArrayView<std::int32_t>(v)) {}    // NOLINT: implicit
   OffsetView(const std::vector<std::int64_t>& v) : OffsetView(ArrayView<std::int64_t>(v)) {}    // NOLINT: implicit
+  // {pointer, size}, as an ArrayView is given: CsrView(rows, cols, {offsets, rows + 1}, ...).
+  OffsetView(const std::int32_t* data, std::size_t size) : narrow_(data), size_(size) {}
+  OffsetView(const std::int64_t* data, std::size_t size) : wide_(data), size_(size) {}
 
   std::int64_t operator[](std::size_t i) const { return wide_ != nullptr ? wide_[i] : narrow_[i]; }
   std::size_t size() const { return size_; }
@@ -64,8 +67,8 @@ struct CsrView {
   bool symmetric = false;
 
   CsrView() = default;
-  CsrView(std::int32_t rows, std::int32_t cols, OffsetView row_offsets,
-          ArrayView<std::int32_t> col_indices, ArrayView<double> values, bool symmetric = false)
+  CsrView(std::int32_t rows, std::int32_t cols, OffsetView row_offsets, ArrayView<std::int32_t> col_indices,
+          ArrayView<double> values, bool symmetric = false)
       : rows(rows),
         cols(cols),
         row_offsets(row_offsets),

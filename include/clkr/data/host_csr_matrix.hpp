@@ -15,9 +15,9 @@ struct HostCsrMatrix {
   // size rows + 1, row_offsets[0] == 0; 64-bit so that a matrix may hold more than 2^31 entries (the
   // device copy narrows them to 32 bits where they fit: src/data/matrix.cpp)
   std::vector<std::int64_t> row_offsets{0};
-  std::vector<std::int32_t> col_indices;     // size nnz, sorted within each row, no duplicates
-  std::vector<double> values;                // size nnz
-  bool symmetric = false;                    // the source declared symmetry (storage is always full)
+  std::vector<std::int32_t> col_indices;  // size nnz, sorted within each row, no duplicates
+  std::vector<double> values;             // size nnz
+  bool symmetric = false;                 // the source declared symmetry (storage is always full)
 
   std::int64_t nnz() const { return static_cast<std::int64_t>(col_indices.size()); }
 
