@@ -258,8 +258,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
     return marker;
   }
 
-  const std::string options = build_options(p, kahan, alpha, beta, row_sum_chains(params, p)) +
-                              (A.format() == Format::Csr ? offset_build_option(A.csr_part()) : std::string());
+  const std::string options = build_options(p, kahan, alpha, beta, row_sum_chains(params, p)) + offset_build_option(A);
   const Vector::DeviceBuffers xb = x.device(p, Access::Read);
   const Vector::DeviceBuffers yb = y.device(p, beta == 0 ? Access::Write : Access::ReadWrite);
   cl::Event last;

@@ -176,8 +176,7 @@ CsrView csr_view_of_arrays(std::int64_t rows, std::int64_t cols, std::int64_t nn
   check.not_null(values, "values", nnz > 0);
   const auto n = static_cast<std::size_t>(nnz);
   return CsrView(static_cast<std::int32_t>(rows), static_cast<std::int32_t>(cols),
-                 ArrayView<std::int32_t>(row_offsets, static_cast<std::size_t>(rows) + 1), {col_indices, n},
-                 {values, n});
+                 {row_offsets, static_cast<std::size_t>(rows) + 1}, {col_indices, n}, {values, n});
 }
 
 void CsrView::validate() const {

@@ -646,7 +646,9 @@ Matrix::Values Matrix::csr_values(Precision p) {
   return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p); });
 }
 
-std::string offset_build_option(const Matrix::CsrPart& part) { return part.wide_offsets ? " -DWIDE_OFFSETS" : ""; }
+std::string offset_build_option(const Matrix& A) {
+  return A.format() == Format::Csr && A.csr_part().wide_offsets ? " -DWIDE_OFFSETS" : "";
+}
 
 const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
   Impl& m = checked(impl_);

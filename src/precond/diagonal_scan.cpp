@@ -53,9 +53,9 @@ DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCs
   if (rows == 0) return {};
   const std::size_t groups =
       std::min<std::size_t>(std::max<std::size_t>(context.info().compute_units, 1) * 8, (rows + local - 1) / local);
-  cl::Kernel kernel = context.kernel("precond/gershgorin.cl", "gershgorin_partial_max",
-                                     precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local) +
-                                         (A.format() == Format::Csr ? offset_build_option(A.csr_part()) : ""));
+  cl::Kernel kernel = context.kernel(
+      "precond/gershgorin.cl", "gershgorin_partial_max",
+      precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local) + offset_build_option(A));
   cl::Buffer partial = context.allocate(groups * sizeof(double), "gershgorin partial maxima");
   cl::Buffer partial_bad = context.allocate(groups * sizeof(cl_int), "gershgorin partial bad rows");
   KernelArgs args(kernel, Precision::Double);

@@ -47,7 +47,7 @@ BatchedCgSteps::BatchedCgSteps(Blas& blas, Matrix& A, int k, Vector* inv_diag)
   std::string options =
       precision_build_option(precision_) + " -DWG=" + std::to_string(local_) + " -DBK=" + std::to_string(k);
   if (shape.chunked) options += " -DROWS_CHUNKED";
-  options += offset_build_option(A.csr_part());
+  options += offset_build_option(A);
   spmm_ = context.kernel("spmv/csr_multi.cl", "spmm_csr", options);
   spmm_dot_ = context.kernel("solver/batched_cg.cl", "bcg_spmm_dot", options);
   update_xr_ = context.kernel("solver/batched_cg.cl", inv_diag ? "bcg_update_xr_jacobi" : "bcg_update_xr", options);

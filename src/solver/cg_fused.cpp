@@ -55,7 +55,7 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
   std::string options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
                         " -DROW_CHAINS=" + std::to_string(row_sum_chains(params.spmv, precision_));
   if (chunked_) options += " -DCG_CHUNKED";
-  if (A.format() == Format::Csr) options += offset_build_option(A.csr_part());
+  options += offset_build_option(A);
   const bool short_rows = A.stats().mean_row_length < params.spmv.csr_vector_min_mean_row_length;
   spmv_groups_ = groups_;
   if (csr_balanced_applies(params.spmv, A)) {

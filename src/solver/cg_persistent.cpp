@@ -57,11 +57,11 @@ class PersistentKernel {
     std::size_t lanes = 1;
     for (;;) {
       lanes = balanced || dia ? 1 : std::min(lanes_for(A, params, local_), local_);
-      kernel_ = context.kernel(
-          "solver/cg_persistent.cl", "cg_persistent",
-          precision_build_option(precision_) + " -DWG=" + std::to_string(local_) + " -DLANES=" + std::to_string(lanes) +
-              " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) + (balanced ? " -DBALANCED" : "") +
-              (dia ? " -DDIA" : "") + (A.format() == Format::Csr ? offset_build_option(A.csr_part()) : ""));
+      kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent",
+                               precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
+                                   " -DLANES=" + std::to_string(lanes) +
+                                   " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) +
+                                   (balanced ? " -DBALANCED" : "") + (dia ? " -DDIA" : "") + offset_build_option(A));
       const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
       if (fits >= local_ || local_ == 1) break;
       local_ = floor_power_of_two(fits);

@@ -59,7 +59,7 @@ SquaredNorms on_device(Matrix& A, Vector& b, Vector& x) {
   const Matrix::CsrPart& part = A.csr_part();
   cl::Kernel kernel =
       context.kernel("solver/residual_norms.cl", "residual_norms",
-                     precision_build_option(p) + " -DWG=" + std::to_string(local) + offset_build_option(part));
+                     precision_build_option(p) + " -DWG=" + std::to_string(local) + offset_build_option(A));
   // b in double: its device copy when it has one, else (a solve in single or quasi-double) its host
   // values in a buffer of this check's own, so that b is left without an extra copy.
   std::vector<double> b_values;

@@ -45,25 +45,6 @@ SpmvParams balanced_params(const Blocking& b) {
   return params;
 }
 
-// n x n: the diagonal, row `dense_row` full and column `dense_col` full (random values).
-HostCsrMatrix dense_row_and_column(std::int32_t n, std::int32_t dense_row, std::int32_t dense_col) {
-  std::mt19937 rng(31);
-  HostCsrMatrix A;
-  A.rows = A.cols = n;
-  for (std::int32_t i = 0; i < n; ++i) {
-    if (i == dense_row) {
-      for (std::int32_t j = 0; j < n; ++j) A.col_indices.push_back(j);
-    } else {
-      A.col_indices.push_back(std::min(i, dense_col));
-      if (i != dense_col) A.col_indices.push_back(std::max(i, dense_col));
-    }
-    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
-  }
-  for (std::size_t k = 0; k < A.col_indices.size(); ++k) A.values.push_back(random_value(rng));
-  A.validate();
-  return A;
-}
-
 // Rows of 1 to 10^4 entries asked for: most of one or a few entries, the longest some thousands (the
 // configuration model merges the repeated pairs of rows that long; the dense row below has 10^4).
 HostCsrMatrix wide_powerlaw() {

@@ -71,15 +71,7 @@ TEST_P(SpmvSell, PowerLawRowsAndADenseRowAndColumn) {
   wide.max_row_length = 10000;
   wide.exponent = 1.9;
   const HostCsrMatrix powerlaw_rows = powerlaw(20000, wide);
-  // n = 3000: the diagonal, row 1500 full, column 2 full.
-  HostCsrMatrix arrow;
-  arrow.rows = arrow.cols = 3000;
-  for (std::int32_t i = 0; i < arrow.rows; ++i) {
-    for (std::int32_t j = 0; j < arrow.cols; ++j)
-      if (i == 1500 || j == i || j == 2) arrow.col_indices.push_back(j);
-    arrow.row_offsets.push_back(static_cast<std::int64_t>(arrow.col_indices.size()));
-  }
-  arrow.values = random_vector(arrow.col_indices.size(), 41);
+  const HostCsrMatrix arrow = dense_row_and_column(3000, 1500, 2);  // rows of 2, 3 and 3000 entries
   const SpmvParams params = launch(1);
   const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
     detail::spmv_device(*test_context(), params, p, false, alpha, A, x, beta, y);

@@ -48,6 +48,26 @@ inline double random_value(std::mt19937& rng) {
   return std::ldexp(u(rng), e(rng)) * (sign(rng) ? 1 : -1);
 }
 
+// n x n: the diagonal, row `dense_row` full and column `dense_col` full (random values): rows of 1 to 3
+// entries beside one of n, the extreme of row lengths for the SpMV kernels.
+inline HostCsrMatrix dense_row_and_column(std::int32_t n, std::int32_t dense_row, std::int32_t dense_col) {
+  std::mt19937 rng(31);
+  HostCsrMatrix A;
+  A.rows = A.cols = n;
+  for (std::int32_t i = 0; i < n; ++i) {
+    if (i == dense_row) {
+      for (std::int32_t j = 0; j < n; ++j) A.col_indices.push_back(j);
+    } else {
+      A.col_indices.push_back(std::min(i, dense_col));
+      if (i != dense_col) A.col_indices.push_back(std::max(i, dense_col));
+    }
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
+  }
+  for (std::size_t k = 0; k < A.col_indices.size(); ++k) A.values.push_back(random_value(rng));
+  A.validate();
+  return A;
+}
+
 inline HostCsrMatrix random_matrix(const Shape& s, std::uint32_t seed) {
   std::mt19937 rng(seed);
   HostCsrMatrix A;

@@ -67,20 +67,7 @@ std::vector<std::pair<std::string, HostCsrMatrix>> matrices() {
   options.max_row_length = 3000;
   all.emplace_back("powerlaw", powerlaw(4000, options));
   // Row 0 full, column 0 full, the diagonal: rows of 1, 2 and 1500 entries.
-  HostCsrMatrix arrow;
-  arrow.rows = arrow.cols = 1500;
-  std::mt19937 rng(5);
-  for (std::int32_t i = 0; i < arrow.rows; ++i) {
-    if (i == 0) {
-      for (std::int32_t j = 0; j < arrow.cols; ++j) arrow.col_indices.push_back(j);
-    } else {
-      arrow.col_indices.push_back(0);
-      arrow.col_indices.push_back(i);
-    }
-    arrow.row_offsets.push_back(static_cast<std::int64_t>(arrow.col_indices.size()));
-  }
-  for (std::size_t k = 0; k < arrow.col_indices.size(); ++k) arrow.values.push_back(random_value(rng));
-  all.emplace_back("dense_row_and_column", arrow);
+  all.emplace_back("dense_row_and_column", dense_row_and_column(1500, 0, 0));
   return all;
 }
 

@@ -54,31 +54,6 @@ double magnitude(const HostCsrMatrix& A, const std::vector<double>& b, const std
   return static_cast<double>(bb > 0 ? std::sqrt(m / bb) : std::sqrt(m));
 }
 
-// ||b - A x|| / ||b|| in long double from the values the device holds (x rounded to p as the kernel reads it).
-long double reference(const HostCsrMatrix& A, const std::vector<double>& b, const std::vector<double>& x) {
-  long double rr = 0, bb = 0;
-  for (std::int32_t i = 0; i < A.rows; ++i) {
-    long double r = b[i];
-    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
-      r -= static_cast<long double>(A.values[k]) * x[A.col_indices[k]];
-    rr += r * r;
-    bb += static_cast<long double>(b[i]) * b[i];
-  }
-  return bb > 0 ? std::sqrt(rr) / std::sqrt(bb) : std::sqrt(rr);
-}
-
-// b = A x rounded once to double from a long double product: x solves it to the last bits.
-std::vector<double> exact_rhs(const HostCsrMatrix& A, const std::vector<double>& x) {
-  std::vector<double> b(static_cast<std::size_t>(A.rows));
-  for (std::int32_t i = 0; i < A.rows; ++i) {
-    long double s = 0;
-    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
-      s += static_cast<long double>(A.values[k]) * x[A.col_indices[k]];
-    b[i] = static_cast<double>(s);
-  }
-  return b;
-}
-
 // The residual the device reports for x held in precision p, against the reference of what it holds:
 // within `tolerance` relative, plus the reference's own rounding (long double: 2^-64 per operation, on
 // sums of size magnitude()). A plain double sum's errors, 2^11 times larger, would not fit there.
@@ -94,11 +69,10 @@ void check(const HostCsrMatrix& H, const std::vector<double>& bv, const std::vec
   const CommandCounts before = context->command_counts();
   const double got = true_relative_residual(A, b, x);
   const CommandCounts after = context->command_counts();
-  const long double expected = reference(H, bv, held);
+  const double expected = test::relative_residual(H, bv, held);  // long double sums
   const double reference_error = 16 * std::ldexp(magnitude(H, bv, held), -64);
-  EXPECT_LE(std::abs(got - static_cast<double>(expected)), tolerance * static_cast<double>(expected) + reference_error)
-      << what << " " << to_string(p) << (wide ? " wide" : "") << ": got " << got << ", reference "
-      << static_cast<double>(expected);
+  EXPECT_LE(std::abs(got - expected), tolerance * expected + reference_error)
+      << what << " " << to_string(p) << (wide ? " wide" : "") << ": got " << got << ", reference " << expected;
   // The partial sums come back, not the matrix (12 bytes a nonzero) nor x.
   EXPECT_LT(after.read_bytes - before.read_bytes, 64 * 1024u) << what;
 }
@@ -130,7 +104,7 @@ TEST_P(TrueResidual, KeepsAConvergedResidualOfIllConditionedMatrices) {
       rounded.device(p, Access::ReadWrite);
       x = rounded.to_host();
     }
-    const std::vector<double> b = exact_rhs(H, x);
+    const std::vector<double> b = test::multiply(H, x);  // A x summed in long double, rounded once
     // The residual is b's rounding, about 1e-17 of |b|, under sums of |A| |x| some hundred times |b|: a
     // plain double sum would be off by more than the residual itself.
     check(H, b, x, p, false, 1e-6, "converged x, " + std::to_string(H.rows) + " rows");

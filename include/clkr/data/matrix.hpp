@@ -173,7 +173,7 @@ class Matrix {
     cl::Buffer row_offsets, col_indices;
     std::int64_t stored = 0;  // entries stored including padding
     // row_offsets are 64-bit (cl_long; CSR only): kernels that read them are built with
-    // offset_build_option(part) and declare them offset_t (kernels/common.cl).
+    // offset_build_option(A) and declare them offset_t (kernels/common.cl).
     bool wide_offsets = false;
   };
   struct EllPart {  // ELL, and HYB's regular part
@@ -225,8 +225,9 @@ class Matrix {
   Matrix();  // for from_device_csr
 };
 
-// The -D option of a kernel that reads this CSR part's row offsets: " -DWIDE_OFFSETS" for 64-bit ones,
-// else nothing.
-std::string offset_build_option(const Matrix::CsrPart& part);
+// The -D option of a kernel that reads A's row offsets: " -DWIDE_OFFSETS" where they are 64-bit (CSR
+// past 2^31 - 1 entries, or MatrixOptions::wide_offsets), else nothing (every other format, HYB's and
+// CSR4's CSR parts included, is 32-bit).
+std::string offset_build_option(const Matrix& A);
 
 }  // namespace clkr
