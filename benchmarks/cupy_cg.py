@@ -42,7 +42,10 @@ def load(spec, dump_csr):
     with tempfile.TemporaryDirectory() as tmp:
         prefix = os.path.join(tmp, "a")
         rows, cols, _ = (int(v) for v in subprocess.check_output([dump_csr, spec, prefix], text=True).split())
-        indptr = np.fromfile(prefix + ".indptr", dtype=np.int32)
+        # Row offsets come as int64 (clkr_dump_csr); SciPy and cuSPARSE take int32 where they fit.
+        indptr = np.fromfile(prefix + ".indptr", dtype=np.int64)
+        if indptr[-1] < 2**31:
+            indptr = indptr.astype(np.int32)
         indices = np.fromfile(prefix + ".indices", dtype=np.int32)
         data = np.fromfile(prefix + ".data", dtype=np.float64)
     return sp.csr_matrix((data, indices, indptr), shape=(rows, cols))

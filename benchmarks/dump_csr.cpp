@@ -1,5 +1,6 @@
 // clkr_dump_csr SPEC PREFIX: writes a matrix spec's CSR arrays as raw little-endian files (PREFIX.indptr
-// and PREFIX.indices as int32, PREFIX.data as float64) and prints "rows cols nnz", so that peers outside
+// as int64, as HostCsrMatrix holds row offsets since matrices may pass 2^31 entries; PREFIX.indices as
+// int32; PREFIX.data as float64) and prints "rows cols nnz", so that peers outside
 // C++ (benchmarks/cupy_cg.py) run exactly the matrix clkr's generators make (powerlaw:N) without a
 // Matrix Market text of gigabytes.
 #include <cstdio>

@@ -1,4 +1,5 @@
 // `clkr bench <suite>`: dispatches to the benchmark suites (cg, blas1, spmv, solve, rhs, commands).
+#include <algorithm>
 #include <iostream>
 
 #include "bench_commands.hpp"
@@ -27,8 +28,10 @@ const Suite suites[] = {
 
 void print_suites(std::ostream& out) {
   out << "usage: clkr bench <suite> [options]   (clkr bench <suite> --help for its options)\n\nsuites:\n";
+  std::size_t width = 0;  // the names' column: the longest name and two spaces
+  for (const Suite& s : suites) width = std::max(width, std::string(s.name).size() + 2);
   for (const Suite& s : suites)
-    out << "  " << s.name << std::string(8 - std::string(s.name).size(), ' ') << s.summary << "\n";
+    out << "  " << s.name << std::string(width - std::string(s.name).size(), ' ') << s.summary << "\n";
   out << "\nEvery suite measures the device's copy bandwidth in the same run and reports each result's\n"
          "fraction of it; --csv FILE writes the results (columns: docs/benchmarks.md).\n";
 }

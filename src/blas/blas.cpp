@@ -12,12 +12,16 @@
 #include <utility>
 #include <vector>
 
+#include "../runtime/integer_math.hpp"
 #include "blas1_host.hpp"
 #include "clkr/runtime/error.hpp"
 #include "spmv.hpp"
 
 namespace clkr {
 namespace {
+
+using detail::ceil_div;
+using detail::round_up;
 
 // Work per vector element: flops, and elements moved between memory and the processor (reads plus
 // writes). Bytes are elements times the precision's element size.
@@ -31,9 +35,6 @@ constexpr Blas1Cost kScalCost{1, 2};  // read and write x
 constexpr Blas1Cost kCopyCost{0, 2};  // read x, write y
 constexpr Blas1Cost kDotCost{2, 2};   // read x and y
 constexpr Blas1Cost kNrm2Cost{2, 1};  // read x
-
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-std::size_t round_up(std::size_t a, std::size_t b) { return ceil_div(a, b) * b; }
 
 double event_seconds(const cl::Event& e) {
   const auto start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();

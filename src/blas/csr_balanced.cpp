@@ -3,12 +3,11 @@
 
 #include <algorithm>
 
+#include "../runtime/integer_math.hpp"
 #include "clkr/blas/kernel_args.hpp"
 
 namespace clkr::detail {
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // acc_t's size: float, or a float pair (Kahan's compensated single, quasi-double), or double.
 std::size_t accumulator_bytes(Precision p, bool kahan) {

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "../runtime/integer_math.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 #include "csr_balanced.hpp"
@@ -57,8 +58,6 @@ StoredEntries stored_entries(const Matrix& A) {
 }
 
 // ---- launch geometry ----------------------------------------------------------------------------------
-
-std::size_t round_up(std::size_t n, std::size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
 std::size_t kernel_max_work_group(const cl::Kernel& kernel, const Context& context) {
   return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());

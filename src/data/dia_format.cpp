@@ -3,15 +3,12 @@
 
 #include <algorithm>
 
+#include "../runtime/integer_math.hpp"
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr::detail {
-namespace {
-
-std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
-
-}  // namespace
+namespace {}  // namespace
 
 Diagonals find_diagonals(const CsrView& A, std::int64_t limit, ArrayView<std::int32_t> row_ids) {
   Diagonals found;

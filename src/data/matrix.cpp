@@ -517,7 +517,7 @@ void Matrix::update_values(const std::vector<double>& values) {
     if (std::isfinite(values[k])) continue;
     const HostCsrMatrix pattern = translate_cl_errors("Matrix::update_values", [&] { return m.csr_now(); });
     const auto row =
-        std::upper_bound(pattern.row_offsets.begin(), pattern.row_offsets.end(), static_cast<std::int32_t>(k)) -
+        std::upper_bound(pattern.row_offsets.begin(), pattern.row_offsets.end(), static_cast<std::int64_t>(k)) -
         pattern.row_offsets.begin() - 1;
     throw Error("Matrix::update_values: the value of entry " + std::to_string(k) + " (row " + std::to_string(row) +
                 ", column " + std::to_string(pattern.col_indices[k]) + ") is " + number(values[k]) +

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "../runtime/integer_math.hpp"
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "dia_format.hpp"
@@ -11,8 +12,6 @@
 
 namespace clkr::detail {
 namespace {
-
-std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
 
 std::int64_t row_length(const CsrView& A, std::int32_t i) { return A.row_offsets[i + 1] - A.row_offsets[i]; }
 

@@ -27,7 +27,7 @@ HostCsrMatrix parse_text(std::string_view text, const std::string& name, const M
   if (expect_vector && h.cols != 1)
     parser.fail_at(h.size_line,
                    "expected a vector (one column), the size line says " + std::to_string(h.cols) + " columns");
-  const Triples t = h.format == Format::coordinate ? parser.read_coordinate(h) : parser.read_array(h);
+  const Triples t = h.format == Layout::coordinate ? parser.read_coordinate(h) : parser.read_array(h);
   return build_csr(h, t);
 }
 

@@ -30,9 +30,9 @@ Header Parser::read_header(bool per_row_arrays) {
 
   if (!iequals(object, "matrix")) fail("unsupported object " + quote(object) + ": only 'matrix' is supported");
   if (iequals(format, "coordinate"))
-    h.format = Format::coordinate;
+    h.format = Layout::coordinate;
   else if (iequals(format, "array"))
-    h.format = Format::array;
+    h.format = Layout::array;
   else
     fail("unsupported format " + quote(format) + ": expected 'coordinate' or 'array'");
   if (iequals(field, "real"))
@@ -55,12 +55,12 @@ Header Parser::read_header(bool per_row_arrays) {
     fail("unsupported symmetry 'hermitian': only real matrices are supported");
   else
     fail("unsupported symmetry " + quote(symmetry) + ": expected 'general', 'symmetric' or 'skew-symmetric'");
-  if (h.format == Format::array && h.field == Field::pattern)
+  if (h.format == Layout::array && h.field == Field::pattern)
     fail("a pattern matrix cannot be in array format (an array lists values)");
-  if (h.format == Format::array && h.symmetry != Symmetry::general)
+  if (h.format == Layout::array && h.symmetry != Symmetry::general)
     fail("unsupported: array format is supported only with 'general' symmetry");
 
-  const bool coordinate = h.format == Format::coordinate;
+  const bool coordinate = h.format == Layout::coordinate;
   const char* size_shape = coordinate ? "'rows cols entries'" : "'rows cols'";
   if (!next_data_line(line))
     fail_at(line_after_end(), std::string("size line missing: expected ") + size_shape + " after the banner");

@@ -19,12 +19,13 @@ namespace clkr::detail::matrix_market {
 
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
-enum class Format { coordinate, array };
+// The banner's format word: "coordinate" (triples) or "array" (dense, column-major); not clkr::Format.
+enum class Layout { coordinate, array };
 enum class Field { real, integer, pattern };
 enum class Symmetry { general, symmetric, skew_symmetric };
 
 struct Header {
-  Format format = Format::coordinate;
+  Layout format = Layout::coordinate;
   Field field = Field::real;
   Symmetry symmetry = Symmetry::general;
   std::int64_t rows = 0;

@@ -19,7 +19,7 @@ MatrixMarketRows read_matrix_market_rows(const std::string& path, const MatrixMa
   MatrixMarketRows out;
   out.rows = h.rows;
   out.symmetric = h.symmetry == Symmetry::symmetric;
-  Triples t = h.format == Format::coordinate ? parser.read_coordinate(h) : parser.read_array(h);
+  Triples t = h.format == Layout::coordinate ? parser.read_coordinate(h) : parser.read_array(h);
   // Mirror images as entries of their own, in the order build_csr would place them (each right after
   // its entry, so that duplicates are summed in the same order), since the rows they land in must be
   // listed too.

@@ -3,11 +3,11 @@
 #include "clkr/precond/chebyshev.hpp"
 
 #include <chrono>
-#include <cmath>
 #include <string>
 
 #include "../runtime/format_number.hpp"
 #include "clkr/runtime/error.hpp"
+#include "diagonal_scan.hpp"
 #include "relaxation.hpp"
 #include "spectrum.hpp"
 
@@ -34,26 +34,27 @@ Chebyshev::Chebyshev(const Blas& solver, Matrix& A, ChebyshevOptions options, st
   if (!(options.lower_ratio >= 0 && options.lower_ratio < 1))
     throw Error("chebyshev: lower_ratio = " + detail::format_number(options.lower_ratio) + " must lie in [0, 1)");
   const auto start = std::chrono::steady_clock::now();
-  set_diagonal(A);
+  const double gershgorin = set_diagonal(A);
   const double diagonal = seconds_since(start);
   const detail::SpectrumPolicy policy{options.eigen_iterations, options.upper_safety, options.seed};
-  relaxation_ = std::make_unique<detail::ChebyshevRelaxation>(blas(), A, detail::gershgorin_bound(A), inv_diag_,
-                                                              options.degree, options.lower_ratio, policy);
+  relaxation_ = std::make_unique<detail::ChebyshevRelaxation>(blas(), A, gershgorin, inv_diag_, options.degree,
+                                                              options.lower_ratio, policy);
   set_setup_time(seconds_since(start),
                  {{"diagonal", diagonal}, {"spectrum estimate", seconds_since(start) - diagonal}});
 }
 
 Chebyshev::~Chebyshev() = default;
 
-void Chebyshev::set_diagonal(Matrix& A) {
-  std::vector<double> d = A.diagonal();
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    if (!(d[i] > 0) || !std::isfinite(d[i]))
-      throw Error("chebyshev: A(" + std::to_string(i) + "," + std::to_string(i) + ") = " + detail::format_number(d[i]) +
-                  ": the Chebyshev preconditioner needs a positive diagonal (D^-1 A must have a positive spectrum)");
-    d[i] = 1.0 / d[i];
+double Chebyshev::set_diagonal(Matrix& A) {
+  // One pass over the operator (on the device where A is there) gives 1 / diag(A), the first entry
+  // that is not positive and finite, and Gershgorin's bound.
+  const detail::DiagonalScan scan = detail::scan_diagonal(A, &inv_diag_, blas().location());
+  if (scan.first_bad_row >= 0) {
+    const std::string row = std::to_string(scan.first_bad_row);
+    throw Error("chebyshev: A(" + row + "," + row + ") = " + detail::format_number(scan.bad_value) +
+                ": the Chebyshev preconditioner needs a positive diagonal (D^-1 A must have a positive spectrum)");
   }
-  inv_diag_.assign(d);
+  return scan.gershgorin;
 }
 
 std::string Chebyshev::description() const {
@@ -69,10 +70,10 @@ void Chebyshev::apply_checked(Vector& r, Vector& z) { relaxation_->apply(*A_, r,
 void Chebyshev::update_values(Matrix& A, PhaseTimes& phases) {
   const auto start = std::chrono::steady_clock::now();
   A_ = &A;
-  set_diagonal(A);
+  const double gershgorin = set_diagonal(A);
   phases.emplace_back("diagonal", seconds_since(start));
   const auto estimate = std::chrono::steady_clock::now();
-  relaxation_->refresh(A, detail::gershgorin_bound(A));
+  relaxation_->refresh(A, gershgorin);
   phases.emplace_back("spectrum estimate", seconds_since(estimate));
 }
 

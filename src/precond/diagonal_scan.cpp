@@ -36,14 +36,32 @@ DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv) {
   return scan;
 }
 
-DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host) {
-  Context& context = *A.context();
-  const std::size_t local = 256;
+namespace {
+constexpr std::size_t kScanGroup = 256;  // gershgorin_partial_max's work-group (its WG)
+}  // namespace
+
+bool diagonal_scan_on_device(const Matrix& A, Location where) {
   // The kernel reads CSR-like and ELL parts (any_format_args) and DIA's diagonals; SELL's slices, a
   // layout of their own, are scanned on the host.
-  const bool device = where == Location::Device && context.info().fp64 && context.info().max_work_group_size >= local &&
-                      A.format() != Format::Sell;
-  if (!device) {
+  const DeviceInfo& info = A.context()->info();
+  return where == Location::Device && info.fp64 && info.max_work_group_size >= kScanGroup && A.format() != Format::Sell;
+}
+
+std::int64_t first_nonpositive_diagonal(Matrix& A, Location where, double* value) {
+  if (diagonal_scan_on_device(A, where) && scan_diagonal(A, nullptr, Location::Device).first_bad_row < 0) return -1;
+  const std::vector<double> d = A.diagonal();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d[i] > 0) continue;
+    *value = d[i];
+    return static_cast<std::int64_t>(i);
+  }
+  return -1;
+}
+
+DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host) {
+  Context& context = *A.context();
+  const std::size_t local = kScanGroup;
+  if (!diagonal_scan_on_device(A, where)) {
     std::vector<double> inverse;
     const DiagonalScan scan = scan_diagonal(host ? *host : A.host_csr(), dinv ? &inverse : nullptr);
     if (dinv) dinv->assign(inverse);

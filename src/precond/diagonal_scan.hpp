@@ -26,4 +26,13 @@ DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv);
 // on the host, from `host` when given (A's values on the host) or A.host_csr(), and dinv assigned.
 DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host = nullptr);
 
+// The first row whose diagonal entry is not positive (zero, negative, missing or NaN), with its value in
+// *value; -1 when there is none. One pass on the device where the scan runs there; the diagonal the
+// Matrix keeps on the host otherwise, and to settle a row the device flagged (it flags Inf too).
+std::int64_t first_nonpositive_diagonal(Matrix& A, Location where, double* value);
+
+// Whether scan_diagonal(A, dinv, where) runs on the device (it then moves neither A nor its diagonal
+// across the bus: a few bytes are read back).
+bool diagonal_scan_on_device(const Matrix& A, Location where);
+
 }  // namespace clkr::detail

@@ -3,9 +3,12 @@
 #include "clkr/solver/pcg.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
+#include "../precond/diagonal_scan.hpp"
 #include "clkr/precond/jacobi.hpp"
+#include "clkr/solver/cg.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -72,16 +75,27 @@ void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bo
 // rather than indefinite).
 void pcg_jacobi_core(Blas& blas, Matrix& A, Preconditioner*, Vector& b, Vector& x, bool x_is_zero,
                      const SolveOptions& options, SolveMonitor& monitor) {
-  std::vector<double> diagonal = A.diagonal();
-  for (std::size_t i = 0; i < diagonal.size(); ++i) {
-    if (diagonal[i] > 0) continue;
-    const std::string row = std::to_string(i);
-    monitor.finish(SolveStatus::NotSpd, "A(" + row + "," + row + ") = " + format_number(diagonal[i]) +
+  // CG on the host of a CPU device (cg_host.cpp) reads 1 / diag(A) on the host: made there from the
+  // diagonal the Matrix keeps, it takes no device memory. A solve on the device gets it from one pass
+  // over A there.
+  const bool host_cg = blas.location() == Location::Device &&
+                       cg_runs_on_host(options.cg_path, blas.context()->info(), blas.params(), blas.precision(), A.nnz());
+  const Location scan = host_cg ? Location::Host : blas.location();
+  double value = 0;
+  const std::int64_t bad = first_nonpositive_diagonal(A, scan, &value);
+  if (bad >= 0) {
+    const std::string row = std::to_string(bad);
+    monitor.finish(SolveStatus::NotSpd, "A(" + row + "," + row + ") = " + format_number(value) +
                                             " <= 0: the matrix is not SPD (Jacobi needs a positive diagonal)");
     return;
   }
-  Jacobi jacobi(blas, A, diagonal);
-  cg_core(blas, A, &jacobi, b, x, x_is_zero, options, monitor);
+  std::optional<Jacobi> jacobi;
+  if (host_cg) {
+    jacobi.emplace(blas, A, A.diagonal());
+  } else {
+    jacobi.emplace(blas, A);
+  }
+  cg_core(blas, A, &*jacobi, b, x, x_is_zero, options, monitor);
 }
 
 }  // namespace detail

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "../precond/diagonal_scan.hpp"
 #include "batched_cg.hpp"
 #include "batched_cg_steps.hpp"
 #include "clkr/precond/jacobi.hpp"
@@ -52,12 +53,10 @@ std::vector<SolveResult> solve_many(SolverKind kind, Blas& blas, Matrix& A, std:
   if (kind == SolverKind::Pcg && batchable(blas, A, B, options, true)) {
     // pcg_jacobi's own Jacobi, built once; a diagonal entry <= 0 is left to the column loop, where each
     // column reports it (NotSpd) as its separate solve does.
-    const std::vector<double> diagonal = A.diagonal();
-    bool positive = true;
-    for (double d : diagonal) positive = positive && d > 0;
-    if (positive) {
+    double value = 0;
+    if (detail::first_nonpositive_diagonal(A, blas.location(), &value) < 0) {
       return translate_cl_errors("solve_many (batched pcg)", [&] {
-        Jacobi jacobi(blas, A, diagonal);
+        Jacobi jacobi(blas, A);
         return detail::batched_cg("pcg", blas, A, &jacobi, B, X, options);
       });
     }

@@ -55,7 +55,7 @@ class Chebyshev : public Preconditioner {
   void update_values(Matrix& A, PhaseTimes& phases) override;
 
  private:
-  void set_diagonal(Matrix& A);
+  double set_diagonal(Matrix& A);  // inv_diag_ = 1 / diag(A); returns Gershgorin's bound on D^-1 A
 
   ChebyshevOptions options_;
   Matrix* A_;

@@ -1,5 +1,5 @@
-// clkr::Jacobi: M = diag(A), applied as z = inv_diag .* r with inv_diag = 1 / a_ii computed once on the
-// host in double and stored in the preconditioner's precision.
+// clkr::Jacobi: M = diag(A), applied as z = inv_diag .* r with inv_diag = 1 / a_ii computed once in
+// double (on the device where A is there, else on the host) and stored in the preconditioner's precision.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +34,7 @@ class Jacobi : public Preconditioner {
   void update_values(Matrix& A, PhaseTimes& phases) override;
 
  private:
+  void set_diagonal(Matrix& A);  // on the device where it can
   void set_diagonal(const std::vector<double>& diagonal);
 
   Vector inv_diag_;
