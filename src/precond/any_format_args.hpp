@@ -12,4 +12,9 @@ namespace clkr::detail {
 // Appends A's eight arguments to `args`.
 void add_any_format_args(KernelArgs& args, Matrix& A);
 
+// The same and then a DIA part (count, pitch, offsets, double values; count 0 and null buffers when
+// absent): the twelve arguments of the kernels that also read DIA (gershgorin.cl, residual_norms.cl).
+// A DIA matrix has no ELL or CSR part. Not for SELL, whose slices are a layout of their own.
+void add_any_format_or_dia_args(KernelArgs& args, Matrix& A);
+
 }  // namespace clkr::detail

@@ -78,18 +78,7 @@ DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCs
   cl::Buffer partial_bad = context.allocate(groups * sizeof(cl_int), "gershgorin partial bad rows");
   KernelArgs args(kernel, Precision::Double);
   args.value(static_cast<cl_int>(rows));
-  const bool dia = A.format() == Format::Dia;
-  if (dia) {  // no ELL or CSR part
-    args.value(cl_int{0}).value(cl_int{0}).value(cl::Buffer()).value(cl::Buffer());
-    args.value(cl::Buffer()).value(cl::Buffer()).value(cl::Buffer());
-    args.value(static_cast<cl_int>(A.dia_part().diagonals))
-        .value(static_cast<cl_int>(A.dia_part().pitch))
-        .value(A.dia_part().offsets)
-        .value(A.dia_values(Precision::Double).primary);
-  } else {
-    add_any_format_args(args, A);
-    args.value(cl_int{0}).value(cl_int{0}).value(cl::Buffer()).value(cl::Buffer());
-  }
+  add_any_format_or_dia_args(args, A);
   args.value(dinv ? dinv->device(Precision::Double, Access::Write).primary : cl::Buffer());
   args.value(partial).value(partial_bad);
   context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));

@@ -55,10 +55,10 @@ DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind
   } else if (cg_on_host && (kind == SolverKind::Cg || kind == SolverKind::Pcg)) {
     // cg_host.cpp: the work vectors are host arrays, and A's values are converted on the host, so the
     // device holds only the values the Matrix uploads (double, or quasi-double without fp64). The true
-    // residual, checked on the device at the end for CSR (true_residual.cpp), uploads b in double for a while
-    // when the solve's precision is not double: with no work vectors freed before it, that is the peak.
+    // residual, checked on the device at the end (any format but SELL: true_residual.cpp), uploads b in double
+    // for a while when the solve's precision is not double: with no work vectors freed before it, that is the peak.
     // (The device solvers free theirs first, at least 12 bytes a row, more than it takes.)
-    const bool b_upload = fp64 && precision != Precision::Double && format == Format::Csr;
+    const bool b_upload = fp64 && precision != Precision::Double && format != Format::Sell;
     need.vectors = 2 * vector_bytes(n, precision) + (b_upload ? 8 * n : 0);
     need.matrix = matrix_device_bytes(A, format, {fp64 ? Precision::Double : precision}, fp64);
     return need;

@@ -78,8 +78,8 @@ void pcg_jacobi_core(Blas& blas, Matrix& A, Preconditioner*, Vector& b, Vector& 
   // CG on the host of a CPU device (cg_host.cpp) reads 1 / diag(A) on the host: made there from the
   // diagonal the Matrix keeps, it takes no device memory. A solve on the device gets it from one pass
   // over A there.
-  const bool host_cg = blas.location() == Location::Device &&
-                       cg_runs_on_host(options.cg_path, blas.context()->info(), blas.params(), blas.precision(), A.nnz());
+  const bool host_cg = blas.location() == Location::Device && cg_runs_on_host(options.cg_path, blas.context()->info(),
+                                                                              blas.params(), blas.precision(), A.nnz());
   const Location scan = host_cg ? Location::Host : blas.location();
   double value = 0;
   const std::int64_t bad = first_nonpositive_diagonal(A, scan, &value);

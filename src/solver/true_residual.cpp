@@ -1,8 +1,8 @@
 // true_relative_residual: ||b - A x|| / ||b||, what every solve reports its answer to be worth. Where the
-// solve left x on a device with fp64 and A is in CSR, kernels/solver/residual_norms.cl computes it there,
-// each row's residual summed error-free in double (about as accurate as the host's long double loop), so
-// that no solve reads a matrix of gigabytes back (and keeps a host copy of it) to check its answer.
-// Elsewhere (x on the host, other formats, no fp64) the host computes it from host copies. Either way x
+// solve left x on a device with fp64 and A is in any format but SELL, kernels/solver/residual_norms.cl
+// computes it there, each row's residual summed error-free in double (about as accurate as the host's
+// long double loop), so that no solve reads a matrix of gigabytes back (and keeps a host copy of it) to
+// check its answer. Elsewhere (x on the host, SELL, no fp64) the host computes it from host copies. Either way x
 // and b are the values to_host() gives: x as the solve's precision holds it, b as the caller gave it.
 #include <algorithm>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../precond/any_format_args.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/solve.hpp"
@@ -45,7 +46,7 @@ std::optional<Precision> device_precision_of(const Vector& x) {
 
 bool on_device_applies(const Matrix& A, const Vector& b, const Vector& x) {
   const Context& context = *A.context();
-  return A.format() == Format::Csr && context.info().fp64 && b.context().get() == &context &&
+  return A.format() != Format::Sell && context.info().fp64 && b.context().get() == &context &&
          x.context().get() == &context && A.rows() > 0 && device_precision_of(x).has_value();
 }
 
@@ -56,7 +57,6 @@ SquaredNorms on_device(Matrix& A, Vector& b, Vector& x) {
   const std::size_t rows = static_cast<std::size_t>(A.rows());
   const std::size_t groups =
       std::min<std::size_t>(std::max<std::size_t>(context.info().compute_units, 1) * 4, (rows + local - 1) / local);
-  const Matrix::CsrPart& part = A.csr_part();
   cl::Kernel kernel =
       context.kernel("solver/residual_norms.cl", "residual_norms",
                      precision_build_option(p) + " -DWG=" + std::to_string(local) + offset_build_option(A));
@@ -73,8 +73,9 @@ SquaredNorms on_device(Matrix& A, Vector& b, Vector& x) {
   }
   cl::Buffer partials = context.allocate(4 * groups * sizeof(cl_double), "true residual partial sums");
   KernelArgs args(kernel, p);
-  args.value(static_cast<cl_int>(rows)).value(part.row_offsets).value(part.col_indices);
-  args.value(A.csr_values(Precision::Double).primary).vector(x.device(p, Access::Read)).value(b_double);
+  args.value(static_cast<cl_int>(rows)).value(static_cast<cl_int>(A.cols()));
+  detail::add_any_format_or_dia_args(args, A);
+  args.vector(x.device(p, Access::Read)).value(b_double);
   args.value(partials);
   context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
   std::vector<double> sums(4 * groups);  // read blocking: b_values is needed until the write is done
