@@ -23,4 +23,20 @@ inline std::uint64_t settled_live_bytes(Context& context, std::uint64_t expected
   return live;
 }
 
+// Waits up to a few seconds for the live device bytes to stop changing (the same count for 50 ms): what
+// a step holds once the temporary buffers it released are gone, when their size is not known.
+inline std::uint64_t stable_live_bytes(Context& context) {
+  context.finish();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::uint64_t live = context.device_memory().live_bytes;
+  int unchanged = 0;
+  while (unchanged < 5 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::uint64_t now = context.device_memory().live_bytes;
+    unchanged = now == live ? unchanged + 1 : 0;
+    live = now;
+  }
+  return live;
+}
+
 }  // namespace clkr::test

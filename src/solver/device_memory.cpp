@@ -64,6 +64,10 @@ DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind
     return need;
   } else {
     need.vectors = (2 + work_vectors(kind, options, preconditioned)) * vector_bytes(n, precision);
+    // PCG's own Jacobi gets 1 / diag(A) in double from the device scan (jacobi.cpp), then in the solve's
+    // precision: the double copy stays beside it.
+    if (kind == SolverKind::Pcg && fp64 && precision != Precision::Double)
+      need.vectors += vector_bytes(n, Precision::Double);
   }
   need.matrix = matrix_device_bytes(A, format, precisions, fp64);
   return need;
