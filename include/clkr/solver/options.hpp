@@ -110,8 +110,9 @@ struct SolveResult {
   int iterations = 0;  // Krylov iterations (IR: outer iterations; reliable-update IR: the updates)
   // ||r_k|| / ||b|| as the iteration tracked it, in the solver's precision.
   double recursive_relative_residual = 0;
-  // ||b - A x|| / ||b|| recomputed at the end on the host in double from x's final values (see
-  // true_relative_residual): what the answer is actually worth.
+  // ||b - A x|| / ||b|| recomputed at the end from x's final values, each row summed error-free (on the
+  // device where A and x are there, else on the host in long double; see true_relative_residual): what
+  // the answer is actually worth.
   double true_relative_residual = 0;
   double seconds = 0;  // wall time of the solve (setup included, the true residual excluded)
   std::vector<IterationRecord> history;
