@@ -79,62 +79,46 @@ void RelaxationKernels::add_scaled_by_diagonal(double w, Vector& dinv, Vector& r
 }
 
 void RelaxationKernels::chebyshev_update(double c1, double c2, Vector& dinv, Vector& r, Vector& d, Vector& x) {
-  const std::size_t n = x.size();
-  check_sizes("chebyshev_update", n, {&dinv, &r, &d});
-  const double flops = 5.0 * static_cast<double>(n), bytes = element_bytes(blas_, 6, n);
-  if (blas_.location() == Location::Host) {
-    const double* dv = dinv.host_double(Access::Read);
-    const double* rv = r.host_double(Access::Read);
-    double* dd = d.host_double(Access::ReadWrite);
-    double* xv = x.host_double(Access::ReadWrite);
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) {
-      dd[i] = c1 * dd[i] + c2 * (dv[i] * rv[i]);
-      xv[i] += dd[i];
-    }
-    blas_.record("chebyshev_update", flops, bytes);
-    return;
-  }
-  const Precision p = blas_.precision();
-  cl::Kernel& k = blas_.elementwise_kernel(kFile, "chebyshev_update");
-  KernelArgs(k, p)
-      .value(cl_ulong{0})
-      .value(cl_ulong{0})
-      .real(c1)
-      .real(c2)
-      .vector(dinv.device(p, Access::Read))
-      .vector(r.device(p, Access::Read))
-      .vector(d.device(p, Access::ReadWrite))
-      .vector(x.device(p, Access::ReadWrite));
-  blas_.launch_elementwise("chebyshev_update", k, n, flops, bytes);
+  chebyshev_step(false, c1, c2, dinv, r, d, x);
 }
 
 void RelaxationKernels::chebyshev_first(double c2, Vector& dinv, Vector& r, Vector& d, Vector& x) {
+  chebyshev_step(true, 0.0, c2, dinv, r, d, x);
+}
+
+// The first step has no previous d to scale: its kernel neither reads d nor takes c1 (one vector fewer
+// to move, and d's old values, uninitialised or NaN, cannot leak in as 0 * NaN).
+void RelaxationKernels::chebyshev_step(bool first, double c1, double c2, Vector& dinv, Vector& r, Vector& d,
+                                       Vector& x) {
+  const char* name = first ? "chebyshev_first" : "chebyshev_update";
   const std::size_t n = x.size();
-  check_sizes("chebyshev_first", n, {&dinv, &r, &d});
-  const double flops = 3.0 * static_cast<double>(n), bytes = element_bytes(blas_, 5, n);
+  check_sizes(name, n, {&dinv, &r, &d});
+  const double flops = (first ? 3.0 : 5.0) * static_cast<double>(n);
+  const double bytes = element_bytes(blas_, first ? 5 : 6, n);
+  const Access d_access = first ? Access::Write : Access::ReadWrite;
   if (blas_.location() == Location::Host) {
     const double* dv = dinv.host_double(Access::Read);
     const double* rv = r.host_double(Access::Read);
-    double* dd = d.host_double(Access::Write);
+    double* dd = d.host_double(d_access);
     double* xv = x.host_double(Access::ReadWrite);
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) {
-      dd[i] = c2 * (dv[i] * rv[i]);
+      const double step = c2 * (dv[i] * rv[i]);
+      dd[i] = first ? step : c1 * dd[i] + step;
       xv[i] += dd[i];
     }
     blas_.record("chebyshev_update", flops, bytes);
     return;
   }
   const Precision p = blas_.precision();
-  cl::Kernel& k = blas_.elementwise_kernel(kFile, "chebyshev_first");
-  KernelArgs(k, p)
-      .value(cl_ulong{0})
-      .value(cl_ulong{0})
-      .real(c2)
+  cl::Kernel& k = blas_.elementwise_kernel(kFile, name);
+  KernelArgs args(k, p);
+  args.value(cl_ulong{0}).value(cl_ulong{0});
+  if (!first) args.real(c1);
+  args.real(c2)
       .vector(dinv.device(p, Access::Read))
       .vector(r.device(p, Access::Read))
-      .vector(d.device(p, Access::Write))
+      .vector(d.device(p, d_access))
       .vector(x.device(p, Access::ReadWrite));
   blas_.launch_elementwise("chebyshev_update", k, n, flops, bytes);
 }

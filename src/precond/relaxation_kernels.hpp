@@ -20,6 +20,8 @@ class RelaxationKernels {
   void chebyshev_first(double c2, Vector& dinv, Vector& r, Vector& d, Vector& x);
 
  private:
+  void chebyshev_step(bool first, double c1, double c2, Vector& dinv, Vector& r, Vector& d, Vector& x);
+
   Blas& blas_;
 };
 
