@@ -7,10 +7,12 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "clkr/runtime/error.hpp"
+#include "first_rejected_row.hpp"
 
 namespace clkr {
 namespace {
@@ -56,31 +58,36 @@ void check_csr(const Checker& check, std::int64_t rows, std::int64_t cols, std::
     check.fail("row_offsets[0] is " + std::to_string(row_offsets[0]) + ", expected the index base " +
                std::to_string(base));
   // Offsets first, in a pass of their own, so that the entry pass never reads past the arrays.
-  for (std::int64_t r = 0; r < rows; ++r)
-    if (row_offsets[r + 1] < row_offsets[r])
-      check.fail("row_offsets decreases at row " + std::to_string(r + base) + " (" + std::to_string(row_offsets[r]) +
-                 " then " + std::to_string(row_offsets[r + 1]) + ")");
+  const std::int64_t decreasing =
+      detail::first_rejected_row(rows, [&](std::int64_t r) { return row_offsets[r + 1] < row_offsets[r]; });
+  if (decreasing < rows)
+    check.fail("row_offsets decreases at row " + std::to_string(decreasing + base) + " (" +
+               std::to_string(row_offsets[decreasing]) + " then " + std::to_string(row_offsets[decreasing + 1]) + ")");
   if (static_cast<std::int64_t>(row_offsets[rows]) - base != nnz)
     check.fail("row_offsets[rows] - index base is " +
                std::to_string(static_cast<std::int64_t>(row_offsets[rows]) - base) + " but nnz is " +
                std::to_string(nnz));
-  for (std::int64_t r = 0; r < rows; ++r) {
+  // Row r's first defect, if any (rows are checked in parallel, the first defective one reported).
+  const auto defect = [&](std::int64_t r) -> std::optional<std::string> {
     const std::int64_t begin = static_cast<std::int64_t>(row_offsets[r]) - base;
     const std::int64_t end = static_cast<std::int64_t>(row_offsets[r + 1]) - base;
     for (std::int64_t k = begin; k < end; ++k) {
       const I c = col_indices[k];
       if (c < base || static_cast<std::int64_t>(c) - base >= cols)
-        check.fail("column index " + std::to_string(c) + " in row " + std::to_string(r + base) + " out of range [" +
-                   std::to_string(base) + ", " + std::to_string(cols + base) + ")");
+        return "column index " + std::to_string(c) + " in row " + std::to_string(r + base) + " out of range [" +
+               std::to_string(base) + ", " + std::to_string(cols + base) + ")";
       if (k > begin && c <= col_indices[k - 1])
-        check.fail("column indices of row " + std::to_string(r + base) + " not strictly increasing (" +
-                   std::to_string(col_indices[k - 1]) + " then " + std::to_string(c) +
-                   (c == col_indices[k - 1] ? ": a duplicate)" : ": unsorted)"));
+        return "column indices of row " + std::to_string(r + base) + " not strictly increasing (" +
+               std::to_string(col_indices[k - 1]) + " then " + std::to_string(c) +
+               (c == col_indices[k - 1] ? ": a duplicate)" : ": unsorted)");
       if (!std::isfinite(values[k]))
-        check.fail("non-finite value " + std::to_string(values[k]) + " at (" + std::to_string(r + base) + ", " +
-                   std::to_string(c) + ")");
+        return "non-finite value " + std::to_string(values[k]) + " at (" + std::to_string(r + base) + ", " +
+               std::to_string(c) + ")";
     }
-  }
+    return std::nullopt;
+  };
+  const std::int64_t bad = detail::first_rejected_row(rows, [&](std::int64_t r) { return defect(r).has_value(); });
+  if (bad < rows) check.fail(*defect(bad));
 }
 
 template <class I>

@@ -2,9 +2,11 @@
 #include "clkr/data/host_csr_matrix.hpp"
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "clkr/runtime/error.hpp"
+#include "first_rejected_row.hpp"
 
 namespace clkr {
 
@@ -24,22 +26,28 @@ void HostCsrMatrix::validate() const {
     fail("row_offsets[rows] is " + std::to_string(row_offsets[rows]) + " but there are " + std::to_string(nnz()) +
          " column indices");
   // Offsets first, in a pass of their own, so that the entry pass below never indexes past the end.
-  for (std::int32_t r = 0; r < rows; ++r)
-    if (row_offsets[r + 1] < row_offsets[r])
-      fail("row_offsets decreases at row " + std::to_string(r) + " (" + std::to_string(row_offsets[r]) + " then " +
-           std::to_string(row_offsets[r + 1]) + ")");
-  for (std::int32_t r = 0; r < rows; ++r) {
+  const std::int64_t decreasing =
+      detail::first_rejected_row(rows, [&](std::int64_t r) { return row_offsets[r + 1] < row_offsets[r]; });
+  if (decreasing < rows)
+    fail("row_offsets decreases at row " + std::to_string(decreasing) + " (" + std::to_string(row_offsets[decreasing]) +
+         " then " + std::to_string(row_offsets[decreasing + 1]) + ")");
+  // Row r's first defect, if any (rows are checked in parallel, the first defective one reported).
+  const auto defect = [&](std::int64_t r) -> std::optional<std::string> {
     for (std::int64_t k = row_offsets[r]; k < row_offsets[r + 1]; ++k) {
       const std::int32_t c = col_indices[k];
       if (c < 0 || c >= cols)
-        fail("column index " + std::to_string(c) + " in row " + std::to_string(r) + " out of range [0, " +
-             std::to_string(cols) + ")");
+        return "column index " + std::to_string(c) + " in row " + std::to_string(r) + " out of range [0, " +
+               std::to_string(cols) + ")";
       if (k > row_offsets[r] && c <= col_indices[k - 1])
-        fail("column indices of row " + std::to_string(r) + " not strictly increasing (" +
-             std::to_string(col_indices[k - 1]) + " then " + std::to_string(c) + ")");
-      if (!std::isfinite(values[k])) fail("non-finite value at (" + std::to_string(r) + ", " + std::to_string(c) + ")");
+        return "column indices of row " + std::to_string(r) + " not strictly increasing (" +
+               std::to_string(col_indices[k - 1]) + " then " + std::to_string(c) + ")";
+      if (!std::isfinite(values[k]))
+        return "non-finite value at (" + std::to_string(r) + ", " + std::to_string(c) + ")";
     }
-  }
+    return std::nullopt;
+  };
+  const std::int64_t bad = detail::first_rejected_row(rows, [&](std::int64_t r) { return defect(r).has_value(); });
+  if (bad < rows) fail(*defect(bad));
 }
 
 }  // namespace clkr

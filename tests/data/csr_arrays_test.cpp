@@ -121,6 +121,49 @@ TEST(CsrArrays, BadSizesOffsetsAndIndicesAreRefused) {
           "passes clkr's int32 limit");
 }
 
+// The rows are checked in parallel (src/data/first_rejected_row.hpp): with defects in several rows, far
+// apart (each thread's share of rows holding some), the message still names the first one, as a
+// sequential pass would; in csr_from_arrays, CsrView and HostCsrMatrix alike.
+TEST(CsrArrays, TheFirstOfManyDefectiveRowsIsNamed) {
+  const std::int64_t n = 100000;  // a tridiagonal matrix
+  std::vector<std::int64_t> offsets{0};
+  std::vector<std::int32_t> cols;
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = i - 1; j <= i + 1; ++j)
+      if (j >= 0 && j < n) cols.push_back(static_cast<std::int32_t>(j));
+    offsets.push_back(static_cast<std::int64_t>(cols.size()));
+  }
+  std::vector<double> values(cols.size(), 1.0);
+  const auto entry = [&](std::int64_t row) { return static_cast<std::size_t>(offsets[row] + 1); };
+  cols[entry(90000)] = static_cast<std::int32_t>(n + 5);            // out of range, last
+  cols[entry(70000)] = cols[entry(70000) - 1];                      // a duplicate
+  values[entry(30000)] = std::numeric_limits<double>::quiet_NaN();  // the first defect
+  cols[entry(60000)] = -1;
+  // csr_from_arrays takes offsets and columns of one width.
+  const auto from_arrays = [&] {
+    const std::vector<std::int64_t> wide_cols(cols.begin(), cols.end());
+    csr_from_arrays(n, n, static_cast<std::int64_t>(cols.size()), offsets.data(), wide_cols.data(), values.data(), 0);
+  };
+  const auto check = [&](const std::string& message) {
+    EXPECT_NE(message.find("non-finite value"), std::string::npos) << message;
+    EXPECT_NE(message.find("(30000, 30000)"), std::string::npos) << message;
+  };
+  check(error_of(from_arrays));
+  HostCsrMatrix A;
+  A.rows = A.cols = static_cast<std::int32_t>(n);
+  A.row_offsets = offsets;
+  A.col_indices = cols;
+  A.values = values;
+  check(error_of([&] { A.validate(); }));
+  const CsrView view(A);
+  check(error_of([&] { view.validate(); }));
+  // Offsets decreasing at two rows: the first named.
+  offsets[80001] = offsets[80000] - 1;
+  offsets[40001] = offsets[40000] - 1;
+  const std::string decreasing = error_of(from_arrays);
+  EXPECT_NE(decreasing.find("row_offsets decreases at row 40000"), std::string::npos) << decreasing;
+}
+
 TEST(CooArrays, DuplicatesAreSummedInAnyOrder) {
   // The reference matrix assembled from two "elements" per diagonal entry, shuffled.
   for (int base : {0, 1}) {
