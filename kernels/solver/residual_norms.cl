@@ -49,7 +49,6 @@ inline double2 dd_square(const double v) {
   return (double2)(p, fma(v, v, -p));
 }
 
-// partials[4 g .. 4 g + 3] = (r'r hi, r'r lo, b'b hi, b'b lo) of work-group g's rows.
 // r - a * xk, error-free: the product split into p + e by fma, the sum by TwoSum.
 inline double2 dd_sub_product(const double2 r, const double a, const double xk) {
   const double p = a * xk;
@@ -58,6 +57,7 @@ inline double2 dd_sub_product(const double2 r, const double a, const double xk) 
   return s;
 }
 
+// partials[4 g .. 4 g + 3] = (r'r hi, r'r lo, b'b hi, b'b lo) of work-group g's rows.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void residual_norms(
     const int rows, const int columns, const int ell_width, const int ell_pitch, __global const int* ell_cols,
     __global const double* ell_vals, __global const offset_t* row_offsets, __global const int* cols,

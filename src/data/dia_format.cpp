@@ -8,7 +8,6 @@
 #include "clkr/runtime/error.hpp"
 
 namespace clkr::detail {
-namespace {}  // namespace
 
 Diagonals find_diagonals(const CsrView& A, std::int64_t limit, ArrayView<std::int32_t> row_ids) {
   Diagonals found;
