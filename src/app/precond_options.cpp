@@ -15,12 +15,12 @@ struct KindOption {
   PrecondKind kind;
 };
 const KindOption kKindOptions[] = {
-    {"--amg-smoother", PrecondKind::Amg},      {"--amg-sweeps", PrecondKind::Amg},
-    {"--amg-degree", PrecondKind::Amg},        {"--amg-coarse-size", PrecondKind::Amg},
-    {"--amg-strength", PrecondKind::Amg},      {"--amg-block-size", PrecondKind::Amg},
-    {"--amg-max-levels", PrecondKind::Amg},    {"--amg-aggressive", PrecondKind::Amg},
-    {"--amg-update-eigen", PrecondKind::Amg},  {"--amg-setup", PrecondKind::Amg},
-    {"--cheb-degree", PrecondKind::Chebyshev},
+    {"--amg-smoother", PrecondKind::Amg},    {"--amg-sweeps", PrecondKind::Amg},
+    {"--amg-cycle", PrecondKind::Amg},       {"--amg-degree", PrecondKind::Amg},
+    {"--amg-coarse-size", PrecondKind::Amg}, {"--amg-strength", PrecondKind::Amg},
+    {"--amg-block-size", PrecondKind::Amg},  {"--amg-max-levels", PrecondKind::Amg},
+    {"--amg-aggressive", PrecondKind::Amg},  {"--amg-update-eigen", PrecondKind::Amg},
+    {"--amg-setup", PrecondKind::Amg},       {"--cheb-degree", PrecondKind::Chebyshev},
 };
 
 }  // namespace
@@ -35,6 +35,9 @@ const std::vector<OptionSpec>& precond_option_specs() {
        "(default the solver's; single inside a double solve halves its bytes)"},
       {"--amg-smoother", "S", "chebyshev | jacobi (default chebyshev)"},
       {"--amg-sweeps", "N", "smoothing sweeps before and after the coarse correction (default 1)"},
+      {"--amg-cycle", "C",
+       "v | w: each level visits the next coarser once (V-cycle) or twice\n"
+       "(W-cycle: fewer iterations on hard problems, more work) (default v)"},
       {"--amg-degree", "K", "Chebyshev smoother degree: SpMVs per sweep (default 3)"},
       {"--amg-coarse-size", "N", "coarsen until at most N unknowns, then solve directly (default 500)"},
       {"--amg-strength", "X", "strength-of-connection threshold (default 0.08)"},
@@ -102,6 +105,11 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
     }
   }
   amg.pre_sweeps = amg.post_sweeps = static_cast<int>(opts.integer("--amg-sweeps", 1, 0, 100));
+  if (opts.has("--amg-cycle")) {
+    const std::string cycle = opts.text("--amg-cycle");
+    if (cycle != "v" && cycle != "w") throw UsageError("--amg-cycle " + cycle + ": expected v or w");
+    amg.cycle_index = cycle == "w" ? 2 : 1;
+  }
   amg.chebyshev_degree = static_cast<int>(opts.integer("--amg-degree", amg.chebyshev_degree, 1, 100));
   amg.coarse_size = static_cast<std::int32_t>(opts.integer("--amg-coarse-size", amg.coarse_size, 1, 4000));
   amg.strength_threshold = opts.number("--amg-strength", amg.strength_threshold, 0);

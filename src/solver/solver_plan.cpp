@@ -98,6 +98,12 @@ const std::vector<SettingSpec>& setting_specs() {
        [](SolverPlan& p, const std::string& v) {
          p.precond.amg.pre_sweeps = p.precond.amg.post_sweeps = static_cast<int>(integer_value("amg.sweeps", v));
        }},
+      {"amg.cycle", "v (a V-cycle) or w (a W-cycle: each level visits the next coarser twice) (v)", Needs::Amg,
+       [](SolverPlan& p, const std::string& v) {
+         const std::string t = lower(v);
+         if (t != "v" && t != "w") throw Error("amg.cycle=" + v + ": expected v or w");
+         p.precond.amg.cycle_index = t == "w" ? 2 : 1;
+       }},
       {"amg.pre_sweeps", "smoothing sweeps before the coarse correction (1)", Needs::Amg,
        integer("amg.pre_sweeps", CLKR_FIELD(p.precond.amg.pre_sweeps))},
       {"amg.post_sweeps", "smoothing sweeps after the coarse correction (1)", Needs::Amg,

@@ -159,6 +159,8 @@ static void test_settings(clkr_context ctx, const Csr* A, const double* b, const
         "one AMG level (a direct solve): %d iterations, more levels: %d", one_level, two_levels);
   o.settings = "amg.smoother=jacobi, amg.sweeps=2, amg.coarse_size=40 amg.strength_threshold=0.05";
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg with jacobi smoothing, 2 sweeps");
+  o.settings = "amg.cycle=w, amg.coarse_size=40";
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg with a w-cycle");
   o.settings = "amg.update_prolongator=true, precond.precision=single";
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg in single inside a double cg");
 
@@ -170,6 +172,8 @@ static void test_settings(clkr_context ctx, const Csr* A, const double* b, const
   EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "amg.coarse_size=ten: not an integer");
   o.settings = "amg.strength_threshold=nan";
   EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "not a finite number");
+  o.settings = "amg.cycle=f";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "amg.cycle=f: expected v or w");
   o.settings = "amg.smoother=sor";
   EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "amg.smoother");
   o.settings = "chebyshev.degree=4";

@@ -1,8 +1,9 @@
-// The AMG preconditioner's application, M^-1 r, against a V-cycle computed on the host in long double
-// from an independently built copy of the same hierarchy: every smoother and sweep count, every
-// precision, the device and the host backend.
+// The AMG preconditioner's application, M^-1 r, against a V- or W-cycle computed on the host in long
+// double from an independently built copy of the same hierarchy: every smoother and sweep count, both
+// cycles, every precision, the device and the host backend; and the symmetry PCG relies on.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <tuple>
 
 #include "../precision_support.hpp"
@@ -35,12 +36,12 @@ const std::vector<Problem>& problems() {
   return list;
 }
 
-// (problem, smoother, pre sweeps, post sweeps, precision, location)
-using CycleCase = std::tuple<std::size_t, AmgSmoother, int, int, Precision, Location>;
+// (problem, smoother, pre sweeps, post sweeps, cycle index, precision, location)
+using CycleCase = std::tuple<std::size_t, AmgSmoother, int, int, int, Precision, Location>;
 class AmgCycle : public ::testing::TestWithParam<CycleCase> {};
 
-TEST_P(AmgCycle, MatchesTheHostReferenceVCycle) {
-  const auto [index, smoother, pre, post, precision, location] = GetParam();
+TEST_P(AmgCycle, MatchesTheHostReferenceCycle) {
+  const auto [index, smoother, pre, post, cycle_index, precision, location] = GetParam();
   const Problem& problem = problems()[index];
   const HostCsrMatrix& host = problem.A;
   AmgOptions options;
@@ -49,6 +50,7 @@ TEST_P(AmgCycle, MatchesTheHostReferenceVCycle) {
   options.smoother = smoother;
   options.pre_sweeps = pre;
   options.post_sweeps = post;
+  options.cycle_index = cycle_index;
   options.chebyshev_degree = 3;
   // The host-built hierarchy, which HostHierarchy mirrors aggregate by aggregate (Auto builds on the
   // device on GPUs, with aggregates of its own: device_setup_solve_test.cpp and device_*_test.cpp test that one).
@@ -78,6 +80,13 @@ TEST_P(AmgCycle, MatchesTheHostReferenceVCycle) {
   // A V-cycle is some tens of SpMVs and updates deep: the precision's unit roundoff times a margin.
   const double tolerance = precision == Precision::Single ? 2e-5 : precision == Precision::QuasiDouble ? 1e-11 : 1e-12;
   EXPECT_LT(relative_error(z.to_host(), reference), tolerance) << M.description();
+  if (cycle_index == 2) {  // the W-cycle is another operator than the V-cycle on these 3+ levels
+    AmgOptions v = options;
+    v.cycle_index = 1;
+    const Vec v_reference = reference_cycle(h, M.levels(), v, 0, Vec(r.begin(), r.end()));
+    std::vector<double> w(reference.begin(), reference.end());
+    EXPECT_GT(relative_error(w, v_reference), 1e-4);
+  }
 }
 
 std::vector<CycleCase> cycle_cases() {
@@ -85,21 +94,56 @@ std::vector<CycleCase> cycle_cases() {
   for (std::size_t p = 0; p < problems().size(); ++p)
     for (AmgSmoother s : {AmgSmoother::Jacobi, AmgSmoother::Chebyshev})
       for (auto [pre, post] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{0, 2}})
-        cases.emplace_back(p, s, pre, post, Precision::Double, Location::Device);
+        for (int cycle : {1, 2}) cases.emplace_back(p, s, pre, post, cycle, Precision::Double, Location::Device);
   // The other precisions and the host backend (double on the device is above already).
   for (Precision p : {Precision::Single, Precision::QuasiDouble, Precision::Double})
     for (Location l : {Location::Device, Location::Host})
-      if (p != Precision::Double || l != Location::Device) cases.emplace_back(1, AmgSmoother::Chebyshev, 1, 1, p, l);
+      if (p != Precision::Double || l != Location::Device)
+        for (int cycle : {1, 2}) cases.emplace_back(1, AmgSmoother::Chebyshev, 1, 1, cycle, p, l);
   return cases;
 }
 
 std::string cycle_case_name(const ::testing::TestParamInfo<CycleCase>& info) {
-  const auto& [index, smoother, pre, post, precision, location] = info.param;
+  const auto& [index, smoother, pre, post, cycle_index, precision, location] = info.param;
   return std::string(problems()[index].name) + "_" + to_string(smoother) + "_" + std::to_string(pre) +
-         std::to_string(post) + "_" + to_string(precision) + "_" + to_string(location);
+         std::to_string(post) + (cycle_index == 2 ? "_W" : "_V") + "_" + to_string(precision) + "_" +
+         to_string(location);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AmgCycle, ::testing::ValuesIn(cycle_cases()), cycle_case_name);
+
+// PCG needs M symmetric: u' M v = v' M u for the V- and the W-cycle with either smoother, as many sweeps
+// before as after (the post-smoother is then the pre-smoother's adjoint; 1 and 2 sweeps each).
+TEST(AmgCycleSymmetry, TheVAndWCyclesAreSymmetric) {
+  auto context = test::amg_context();
+  CLKR_SKIP_UNLESS_AVAILABLE(context, Precision::Double);
+  const HostCsrMatrix& host = problems()[1].A;
+  Matrix A(context, host, Format::Csr);
+  Blas solver(context, Location::Device, Precision::Double);
+  const std::vector<double> u = test::random_values(host.rows, 5), v = test::random_values(host.rows, 6);
+  for (int cycle : {1, 2})
+    for (int sweeps : {1, 2})
+      for (AmgSmoother smoother : {AmgSmoother::Jacobi, AmgSmoother::Chebyshev}) {
+        AmgOptions options;
+        options.coarse_size = 40;
+        options.cycle_index = cycle;
+        options.pre_sweeps = options.post_sweeps = sweeps;
+        options.smoother = smoother;
+        Amg M(solver, A, options);
+        Vector uv(context, u, "u"), vv(context, v, "v"), mu(context, host.rows, "Mu"), mv(context, host.rows, "Mv");
+        M.apply(uv, mu);
+        M.apply(vv, mv);
+        const std::vector<double> Mu = mu.to_host(), Mv = mv.to_host();
+        long double uMv = 0, vMu = 0, scale = 0;
+        for (std::size_t i = 0; i < u.size(); ++i) {
+          uMv += static_cast<long double>(u[i]) * Mv[i];
+          vMu += static_cast<long double>(v[i]) * Mu[i];
+          scale += std::fabs(static_cast<long double>(u[i]) * Mv[i]);
+        }
+        EXPECT_LT(static_cast<double>(std::fabs(uMv - vMu) / scale), 1e-13)
+            << "cycle index " << cycle << ", " << sweeps << " sweeps, " << to_string(smoother);
+      }
+}
 
 }  // namespace
 }  // namespace clkr

@@ -1,4 +1,4 @@
-// A V-cycle computed on the host in long double from a HostHierarchy, as src/precond/amg/cycle.cpp and
+// A V- or W-cycle computed on the host in long double from a HostHierarchy, as src/precond/amg/cycle.cpp and
 // src/precond/relaxation.cpp document it: the reference the AMG tests compare M^-1 r against, and the
 // relative error they measure against it.
 #pragma once
@@ -58,15 +58,19 @@ struct ReferenceSmoother {
   }
 };
 
-inline Vec reference_cycle(const HostHierarchy& h, const std::vector<AmgLevelInfo>& info, const AmgOptions& options,
-                           std::size_t l, const Vec& b) {
-  if (l + 1 == h.size()) return multiply(h.coarsest_inverse().inverse, b);
+// One cycle on level l from x (x_is_zero: from 0), as VCycle::cycle: level l visits level l + 1
+// options.cycle_index times (once when l + 1 is the coarsest, whose solve is exact).
+inline void reference_cycle(const HostHierarchy& h, const std::vector<AmgLevelInfo>& info, const AmgOptions& options,
+                            std::size_t l, const Vec& b, Vec& x, bool zero) {
+  if (l + 1 == h.size()) {
+    x = multiply(h.coarsest_inverse().inverse, b);
+    return;
+  }
   const auto& level = h.level(l);
   const ReferenceSmoother smoother{*level.A, level.diagonal, options, info[l].lambda_max};
-  Vec x(b.size(), 0.0L);
-  bool zero = true;
+  if (zero) x.assign(b.size(), 0.0L);
   if (options.pre_sweeps > 0) {
-    smoother.apply(b, x, true, options.pre_sweeps);
+    smoother.apply(b, x, zero, options.pre_sweeps);
     zero = false;
   }
   Vec r = b;
@@ -74,10 +78,20 @@ inline Vec reference_cycle(const HostHierarchy& h, const std::vector<AmgLevelInf
     const Vec ax = multiply(*level.A, x);
     for (std::size_t i = 0; i < r.size(); ++i) r[i] -= ax[i];
   }
-  const Vec coarse = reference_cycle(h, info, options, l + 1, multiply(level.restriction.matrix, r));
-  const Vec correction = multiply(level.smoothed.P, coarse);
+  const Vec coarse_b = multiply(level.restriction.matrix, r);
+  Vec coarse_x;
+  const int visits = l + 2 == h.size() ? 1 : options.cycle_index;
+  for (int visit = 0; visit < visits; ++visit) reference_cycle(h, info, options, l + 1, coarse_b, coarse_x, visit == 0);
+  const Vec correction = multiply(level.smoothed.P, coarse_x);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += correction[i];
   if (options.post_sweeps > 0) smoother.apply(b, x, false, options.post_sweeps);
+}
+
+// M^-1 b: one cycle on the finest level from x = 0.
+inline Vec reference_cycle(const HostHierarchy& h, const std::vector<AmgLevelInfo>& info, const AmgOptions& options,
+                           std::size_t l, const Vec& b) {
+  Vec x;
+  reference_cycle(h, info, options, l, b, x, true);
   return x;
 }
 

@@ -276,7 +276,9 @@ TEST(AmgSolve, RefusesBadInput) {
                                                                                 {2, "max_levels"},
                                                                                 {3, "chebyshev_degree"},
                                                                                 {4, "eigen_iterations"},
-                                                                                {5, "pre_sweeps"}}) {
+                                                                                {5, "pre_sweeps"},
+                                                                                {6, "cycle_index = 0"},
+                                                                                {7, "cycle_index = 3"}}) {
     o = {};
     if (field == 0) o.strength_threshold = 1.5;
     if (field == 1) o.coarse_size = 0;
@@ -284,6 +286,8 @@ TEST(AmgSolve, RefusesBadInput) {
     if (field == 3) o.chebyshev_degree = 0;
     if (field == 4) o.eigen_iterations = 1;
     if (field == 5) o.pre_sweeps = -1;
+    if (field == 6) o.cycle_index = 0;
+    if (field == 7) o.cycle_index = 3;
     expect_error(poisson2d(10), o, words);
   }
 }

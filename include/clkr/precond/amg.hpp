@@ -49,6 +49,9 @@ struct AmgOptions {
   // ---- the cycle ---------------------------------------------------------------------------------
   AmgSmoother smoother = AmgSmoother::Chebyshev;
   int pre_sweeps = 1, post_sweeps = 1;
+  // How often a level visits the next coarser one per cycle: 1, a V-cycle; 2, a W-cycle (level l is
+  // visited 2^l times; the coarsest level's solve is exact, so the last coarse level visits it once).
+  int cycle_index = 1;
   // Chebyshev: the polynomial degree of one sweep, on [chebyshev_lower_ratio * upper, upper] with
   // upper = 1.1 * lambda_max(D^-1 A). 3 by default: on Poisson problems and the SuiteSparse elasticity
   // matrices it takes 25-35% fewer iterations than 2 for about the same total work, and fewer than

@@ -48,6 +48,8 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
   if (o.pre_sweeps < 0 || o.post_sweeps < 0)
     fail("pre_sweeps and post_sweeps must be >= 0 (got " + std::to_string(o.pre_sweeps) + " and " +
          std::to_string(o.post_sweeps) + ")");
+  if (o.cycle_index < 1 || o.cycle_index > 2)
+    fail("cycle_index = " + std::to_string(o.cycle_index) + " must be 1 (V-cycle) or 2 (W-cycle)");
   if (o.chebyshev_degree < 1) fail("chebyshev_degree = " + std::to_string(o.chebyshev_degree) + " must be >= 1");
   if (!(o.chebyshev_lower_ratio > 0 && o.chebyshev_lower_ratio < 1))
     fail("chebyshev_lower_ratio = " + detail::format_number(o.chebyshev_lower_ratio) + " must lie in (0, 1)");
@@ -166,7 +168,8 @@ std::string Amg::description() const {
   const std::size_t n = impl_->levels.size();
   const int b = impl_->options.block_size;
   return "amg (smoothed aggregation, " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
-         (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + impl_->cycle->smoother_description() +
+         (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) +
+         (impl_->options.cycle_index == 2 ? "W-cycle, " : std::string()) + impl_->cycle->smoother_description() +
          " smoothing, operator complexity " + detail::format_number(impl_->operator_complexity) + ", " +
          to_string(precision()) + ")";
 }

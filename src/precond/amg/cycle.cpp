@@ -155,26 +155,29 @@ double VCycle::refresh_diagonal(std::size_t l, const HostCsrMatrix* host) {
   return scan.gershgorin;
 }
 
-void VCycle::apply(Vector& r, Vector& z) { cycle(0, r, z); }
+void VCycle::apply(Vector& r, Vector& z) { cycle(0, r, z, true); }
 
-// Per level: the pre-smoother (from x = 0), r = b - A x, b_c = R r, the coarser level, x += P x_c,
-// the post-smoother. Memory moved on a level with Chebyshev(k) smoothing and one sweep each way:
-// 2k SpMVs with A, one with R and one with P, and about 14 vectors of its size per sweep.
-void VCycle::cycle(std::size_t l, Vector& b, Vector& x) {
-  if (l + 1 == levels_.size()) {
+// Per level: the pre-smoother, r = b - A x, b_c = R r, the coarser level's cycle cycle_index times
+// (1: a V-cycle, 2: a W-cycle; the later visits start from the earlier ones' x_c), x += P x_c, the
+// post-smoother. Memory moved on a level with Chebyshev(k) smoothing and one sweep each way: 2k SpMVs
+// with A, one with R and one with P, and about 14 vectors of its size per sweep, times the visits of the
+// level (cycle_index^l on level l).
+void VCycle::cycle(std::size_t l, Vector& b, Vector& x, bool x_is_zero) {
+  if (l + 1 == levels_.size()) {  // exact, whatever x held
     blas_.spmv(1.0, *inverse_, b, 0.0, x);
     return;
   }
   Level& level = levels_[l];
   Level& next = levels_[l + 1];
-  bool x_is_zero = true;
   if (options_.pre_sweeps > 0) {
-    level.relaxation->apply(*level.A, b, x, true, options_.pre_sweeps);
+    level.relaxation->apply(*level.A, b, x, x_is_zero, options_.pre_sweeps);
     x_is_zero = false;
   }
   residual(blas_, *level.A, b, x, *level.r, x_is_zero);
   blas_.spmv(1.0, *level.R, *level.r, 0.0, *next.b);
-  cycle(l + 1, *next.b, *next.x);
+  // The coarsest level is solved exactly: a second visit would change nothing.
+  const int visits = l + 2 == levels_.size() ? 1 : options_.cycle_index;
+  for (int visit = 0; visit < visits; ++visit) cycle(l + 1, *next.b, *next.x, visit == 0);
   blas_.spmv(1.0, *level.P, *next.x, x_is_zero ? 0.0 : 1.0, x);
   if (options_.post_sweeps > 0) level.relaxation->apply(*level.A, b, x, false, options_.post_sweeps);
 }

@@ -38,7 +38,7 @@ class VCycle {
   void refresh_on_device(Matrix& A, const HostHierarchy* hierarchy, PhaseLog& phases,
                          const std::function<void(std::size_t l, Matrix& A_l)>& next_level = {});
 
-  // z = one V-cycle applied to r, from z = 0.
+  // z = one cycle (V or W: AmgOptions::cycle_index) applied to r, from z = 0.
   void apply(Vector& r, Vector& z);
 
   std::vector<AmgLevelInfo> level_info() const;
@@ -53,7 +53,7 @@ class VCycle {
     std::unique_ptr<Relaxation> relaxation;
   };
 
-  void cycle(std::size_t l, Vector& b, Vector& x);
+  void cycle(std::size_t l, Vector& b, Vector& x, bool x_is_zero);
   // The work vectors of level l (rows of its operator).
   void make_vectors(std::size_t l);
   // The smoothers of every level but the coarsest, with their inverse diagonals and Gershgorin bounds
