@@ -1,15 +1,16 @@
 // Parallel, deterministic aggregation of the strength graph S on the device (Bell, Dalton and Olson,
 // "Exposing fine-grained parallelism in algebraic multigrid methods", SISC 2012): the aggregates'
-// roots are a distance-2 maximal independent set of S, every node next to a root joins it, and the
-// remaining nodes (two steps from a root) join the aggregate of their most strongly connected
-// aggregated neighbour. One work-item per node; S comes as CSR (neighbours ascending, weights).
+// roots are a distance-k maximal independent set of S (k = 2; 4 on aggressive levels), every node next
+// to a root joins it, and the remaining nodes (up to k steps from a root) join the aggregate of their
+// most strongly connected aggregated neighbour, a step further out per pass. One work-item per node;
+// S comes as CSR (neighbours ascending, weights).
 //
 // The independent set, Luby-style in rounds: a node's tuple is (state, priority, index) packed into a
 // ulong, state ROOT > UNDECIDED > OUT, the priority a hash of the index (no random state: the same
-// set on every run and device). Per round, mis_spread_state and mis_spread take the maximum tuple over
-// each node's neighbourhood twice (its distance-2 neighbourhood), and mis_decide makes an undecided
-// node a root when that maximum is its own tuple (no root and no undecided node of higher priority
-// within distance 2), or OUT when it is a root's. Nodes without strong neighbours start OUT and are
+// set on every run and device). Per round, mis_spread_state and k - 1 launches of mis_spread take the
+// maximum tuple over each node's neighbourhood k times (its distance-k neighbourhood), and mis_decide
+// makes an undecided node a root when that maximum is its own tuple (no root and no undecided node of
+// higher priority within distance k), or OUT when it is a root's. Nodes without strong neighbours start OUT and are
 // left out of every aggregate (-1), as on the host.
 #include "common.cl"
 

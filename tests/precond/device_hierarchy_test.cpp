@@ -14,6 +14,7 @@
 #include "../precision_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "device_setup_test_support.hpp"
+#include "precond/amg/aggressive_aggregation.hpp"
 #include "precond/amg/cycle.hpp"
 #include "precond/amg/device_aggregation.hpp"
 #include "precond/amg/hierarchy.hpp"
@@ -112,9 +113,9 @@ struct DeviceAggregation {
   int rounds = 0;
 };
 
-DeviceAggregation aggregate_on_device(const amg::SetupKernels& kernels, Matrix& A, double eps) {
+DeviceAggregation aggregate_on_device(const amg::SetupKernels& kernels, Matrix& A, double eps, int distance = 2) {
   const amg::DeviceStrength s = amg::device_strength(kernels, A, eps);
-  const amg::DeviceAggregates a = amg::device_aggregate(kernels, s);
+  const amg::DeviceAggregates a = amg::device_aggregate(kernels, s, distance);
   DeviceAggregation out;
   const auto nodes = static_cast<std::size_t>(A.rows());
   out.S.offsets = test::read_array<std::int32_t>(s.graph.offsets, nodes + 1);
@@ -212,6 +213,34 @@ TEST(DeviceAggregation, CoversEveryConnectedNodeOnceWithConnectedAggregates) {
       EXPECT_GT(2 * first.aggregates.count, host_aggregates.count) << what;
     }
     EXPECT_LE(first.rounds, 20) << what;
+  }
+}
+
+// Aggressive levels: roots of a distance-4 independent set. The same invariants and determinism, and a
+// coarsening as strong as the host's aggregation of the distance-two graph (within 2x of its count),
+// at least twice as coarse as distance 2 on the larger cases.
+TEST(DeviceAggregation, DistanceFourAggregatesAreValidAndAsCoarseAsTheHostsAggressiveOnes) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
+  const std::vector<test::SetupShape> shapes = test::setup_shapes();
+  for (const HostCsrMatrix& host : aggregation_cases()) {
+    Matrix A(test::amg_context(), host);
+    const std::string what = std::to_string(host.rows) + " rows";
+    const DeviceAggregation four = aggregate_on_device(test::setup_kernels(shapes[0]), A, 0.08, 4);
+    expect_aggregate_invariants(four, what);
+    for (const test::SetupShape& shape : shapes) {
+      const DeviceAggregation again = aggregate_on_device(test::setup_kernels(shape), A, 0.08, 4);
+      EXPECT_EQ(again.aggregates.of_node, four.aggregates.of_node) << what << ", " << shape.name;
+    }
+    const DeviceAggregation two = aggregate_on_device(test::setup_kernels(shapes[0]), A, 0.08, 2);
+    const amg::Aggregates host_aggressive = amg::aggregate(
+        amg::distance_two_graph(amg::strength_of_connection(host, amg::NodeLayout::uniform(host.rows, 1), 0.08)));
+    if (host.rows > 300 && two.aggregates.count >= 8) {  // not the random graph: 1 aggregate either way
+      EXPECT_LT(2 * four.aggregates.count, two.aggregates.count) << what;
+      EXPECT_LT(four.aggregates.count, 2 * host_aggressive.count) << what;
+      EXPECT_GT(2 * four.aggregates.count, host_aggressive.count) << what;
+    }
+    EXPECT_LE(four.aggregates.count, two.aggregates.count) << what;
+    EXPECT_LE(four.rounds, 20) << what;
   }
 }
 

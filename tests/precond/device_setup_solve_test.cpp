@@ -59,6 +59,34 @@ TEST(DeviceSetupSolve, PoissonIterationsAreMeshIndependentAndCloseToTheHostSetup
   EXPECT_LE(*hi, 25);
 }
 
+// Aggressive coarsening of the finest level on the device (a distance-four independent set): built
+// there, a lower operator complexity than without, and iterations within 1.5x of the host's aggressive
+// setup and of the device's ordinary one, on Poisson and a jumping coefficient.
+TEST(DeviceSetupSolve, AggressiveLevelsOnTheDeviceCoarsenMoreInComparableIterations) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
+  for (const HostCsrMatrix& host : {poisson3d(32), test::jumping_coefficient3d(28, 1e4)}) {
+    auto context = test::amg_context();
+    Matrix A(context, host);
+    Blas blas(context, Location::Device, Precision::Double);
+    AmgOptions aggressive = on(AmgOptions::SetupOn::Device);
+    aggressive.aggressive_levels = 1;
+    const Amg device_aggressive(blas, A, aggressive), device_plain(blas, A, on(AmgOptions::SetupOn::Device));
+    const std::string what = std::to_string(host.rows) + " rows";
+    EXPECT_EQ(device_aggressive.setup_location(), "device") << device_aggressive.setup_note();
+    EXPECT_LT(device_aggressive.operator_complexity(), device_plain.operator_complexity() - 0.2) << what;
+    std::string where;
+    const SolveResult fast = amg_cg(host, aggressive, &where);
+    EXPECT_EQ(where, "device");
+    ASSERT_TRUE(fast.converged()) << what << ": " << fast.message;
+    const SolveResult plain = amg_cg(host, on(AmgOptions::SetupOn::Device));
+    AmgOptions host_aggressive = on(AmgOptions::SetupOn::Host);
+    host_aggressive.aggressive_levels = 1;
+    const SolveResult reference = amg_cg(host, host_aggressive);
+    EXPECT_LE(fast.iterations, 1.5 * plain.iterations) << what << ", without: " << plain.iterations;
+    EXPECT_LE(fast.iterations, 1.5 * reference.iterations) << what << ", host: " << reference.iterations;
+  }
+}
+
 TEST(DeviceSetupSolve, ElasticityMatricesInIterationsCloseToTheHostSetups) {
   CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
   // One unknown per node on both sides (the device setup takes no blocks): bcsstk14 (bundled) and

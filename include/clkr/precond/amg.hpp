@@ -37,9 +37,10 @@ struct AmgOptions {
   // host CSR: A.host_csr()), 1 unless groups of b consecutive rows couple to the same nodes (bcsstk17:
   // 6, bcsstk16: 3; stencils: 1); Amg::options() reports the size used. The `clkr` program's default.
   int block_size = 1;
-  // Levels (from the finest) that aggregate aggressively: on the distance-two strength graph, a node's
-  // strong neighbours and theirs. 1 on 3D Poisson: operator complexity 1.61 -> 1.11, 12 -> 15 PCG
-  // iterations (docs/preconditioners.md); 0 by default.
+  // Levels (from the finest) that aggregate aggressively: aggregates reaching a node's strong
+  // neighbours and theirs (the host setup aggregates the distance-two strength graph; the device setup
+  // takes the roots from a distance-four independent set). 1 on 3D Poisson: operator complexity 1.61 ->
+  // 1.11, 12 -> 15 PCG iterations (docs/preconditioners.md); 0 by default.
   int aggressive_levels = 0;
   // The near-null space B: vectors of A.rows() elements that A nearly annihilates and that the coarse
   // levels must represent exactly (3D elasticity: the six rigid-body modes). Empty: block_size
@@ -86,10 +87,10 @@ struct AmgOptions {
 
   // ---- where the setup runs -----------------------------------------------------------------------
   // Device: every level built by kernels on the preconditioner's device (a parallel aggregation by
-  // distance-2 independent sets, the sparse products by hashing; docs/preconditioners.md), the
-  // operators never leaving it; Host: the host setup (OpenMP), uploaded. Auto: Device on GPUs, Host
-  // on CPU devices (faster there). The device setup takes block_size 1 without a near_null_space or
-  // aggressive_levels, a device with fp64 and Location::Device: otherwise the host builds the hierarchy
+  // distance-2 independent sets, distance-4 on aggressive levels, the sparse products by hashing;
+  // docs/preconditioners.md), the operators never leaving it; Host: the host setup (OpenMP), uploaded.
+  // Auto: Device on GPUs, Host on CPU devices (faster there). The device setup takes block_size 1
+  // without a near_null_space, a device with fp64 and Location::Device: otherwise the host builds the hierarchy
   // and (with Device) Amg::setup_note() says why. block_size 0 with Device: 1, A not read back; with
   // Auto or Host: detected on A's host copy (so on a GPU a matrix with blocks is set up on the host).
   // A device-built hierarchy is updated on the device whatever update_on says.

@@ -1,5 +1,5 @@
-// The rounds of the independent set (three launches and one counter read each), the roots numbered by
-// a prefix sum, then the two joining passes.
+// The rounds of the independent set (distance + 1 launches and a counter read every other round), the
+// roots numbered by a prefix sum, then the joining passes.
 #include "device_aggregation.hpp"
 
 #include "clkr/runtime/error.hpp"
@@ -7,7 +7,8 @@
 
 namespace clkr::detail::amg {
 
-DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStrength& S) {
+DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStrength& S, int distance) {
+  if (distance < 2) throw Error("amg: device_aggregate takes an independence distance of 2 or more");
   const DevicePattern& g = S.graph;
   const auto nodes = static_cast<std::size_t>(g.rows);
   const auto n = static_cast<cl_int>(g.rows);
@@ -21,10 +22,11 @@ DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStren
   kernels.per_item(init, nodes);
   cl::Kernel spread_state = kernels.kernel("aggregation.cl", "mis_spread_state");
   set_args(spread_state, n, g.offsets, g.columns, state, best);
+  // The maxima spread distance - 1 more steps, between best and best2 in turn (one kernel object:
+  // SetupKernels hands out one per name, so its arguments are set before each launch).
   cl::Kernel spread = kernels.kernel("aggregation.cl", "mis_spread");
-  set_args(spread, n, g.offsets, g.columns, best, best2);
   cl::Kernel decide = kernels.kernel("aggregation.cl", "mis_decide");
-  set_args(decide, n, best2, state, counter);
+  set_args(decide, n, distance % 2 == 0 ? best2 : best, state, counter);
   // Each round decides at least the undecided node of highest priority: at most `nodes` rounds, in
   // practice a handful (more on graphs with long chains of decreasing priority). Rounds go in pairs
   // between reads of the count (a wait for the device each): a round with nothing left to decide
@@ -33,7 +35,14 @@ DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStren
     for (int round = 0; round < 2; ++round) {
       kernels.fill(counter, cl_int{0}, 1);
       kernels.per_item(spread_state, nodes);
-      kernels.per_item(spread, nodes);
+      for (int step = 1; step < distance; ++step) {
+        if (step % 2 == 1) {
+          set_args(spread, n, g.offsets, g.columns, best, best2);
+        } else {
+          set_args(spread, n, g.offsets, g.columns, best2, best);
+        }
+        kernels.per_item(spread, nodes);
+      }
       kernels.per_item(decide, nodes);
       ++result.rounds;
     }
@@ -50,8 +59,9 @@ DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStren
   cl::Kernel join_roots = kernels.kernel("aggregation.cl", "aggregate_join_roots");
   set_args(join_roots, n, g.offsets, g.columns, S.weights, state, numbers, result.of_node);
   kernels.per_item(join_roots, nodes);
-  // Every node the independent set decided OUT has a root within two strong connections, so one pass
-  // of joining neighbours leaves no node free; the loop guards that argument.
+  // Every node the independent set decided OUT has a root within `distance` strong connections, and the
+  // nodes on the way join one step further from the root per pass, so distance - 1 passes of joining
+  // neighbours leave no node free; the loop guards that argument.
   cl::Buffer joined = kernels.array<cl_int>(nodes, "aggregate of each node after a join");
   cl::Kernel join = kernels.kernel("aggregation.cl", "aggregate_join_neighbours");
   for (int pass = 0;; ++pass) {
@@ -61,7 +71,7 @@ DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStren
     std::swap(result.of_node, joined);
     const cl_int still_free = kernels.read<cl_int>(counter, 0);
     if (still_free == 0) break;
-    if (pass == 8)
+    if (pass == distance + 6)
       throw Error("amg: the device aggregation left " + std::to_string(still_free) +
                   " nodes without an aggregate (an internal error: please report it)");
   }

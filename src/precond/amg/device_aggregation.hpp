@@ -1,7 +1,8 @@
-// Parallel, deterministic aggregation on the device (aggregation.cl): the roots a distance-2 maximal
-// independent set of the strength graph with hashed priorities (Bell, Dalton and Olson 2012), their
-// neighbours joining them, the remaining nodes joining their most strongly connected aggregated
-// neighbour. Every node with a strong neighbour ends in exactly one aggregate, connected through strong
+// Parallel, deterministic aggregation on the device (aggregation.cl): the roots a distance-k maximal
+// independent set of the strength graph with hashed priorities (Bell, Dalton and Olson 2012; k = 2, or
+// 4 for aggressive coarsening: roots at least k + 1 strong connections apart), their neighbours joining
+// them, the remaining nodes joining their most strongly connected aggregated neighbour, pass by pass
+// outwards. Every node with a strong neighbour ends in exactly one aggregate, connected through strong
 // connections; nodes without one are left out (-1), as on the host. The same aggregates on every run.
 #pragma once
 
@@ -17,6 +18,6 @@ struct DeviceAggregates {
   int rounds = 0;  // rounds the independent set took
 };
 
-DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStrength& S);
+DeviceAggregates device_aggregate(const SetupKernels& kernels, const DeviceStrength& S, int distance = 2);
 
 }  // namespace clkr::detail::amg

@@ -44,9 +44,6 @@ std::string device_setup_refusal(const AmgOptions& options, const Blas& blas) {
   if (options.block_size != 1)
     return "block_size " + std::to_string(options.block_size) +
            " (the device setup aggregates one unknown per node; the host's does blocks)";
-  if (options.aggressive_levels > 0)
-    return "aggressive_levels " + std::to_string(options.aggressive_levels) +
-           " (the device setup aggregates on distance-two independent sets, on every level alike)";
   if (!options.near_null_space.empty())
     return "a near_null_space was given (the device setup takes the constant; the host's orthonormalises any)";
   return "";
@@ -75,7 +72,10 @@ DeviceHierarchy::DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& option
     DeviceStrength S = device_strength(kernels_, Al, eps);
     end_phase(kernels_, phases, "strength of connection", start);
     start = Clock::now();
-    const DeviceAggregates aggregates = device_aggregate(kernels_, S);
+    // Aggressive levels: roots of a distance-four independent set (the host aggregates the distance-two
+    // graph instead: aggregates of the same reach, grown in another order).
+    const DeviceAggregates aggregates =
+        device_aggregate(kernels_, S, static_cast<int>(l) < options.aggressive_levels ? 4 : 2);
     end_phase(kernels_, phases, "aggregation", start);
     start = Clock::now();
     DeviceTentative t = device_tentative(kernels_, aggregates, Al.rows(), B);
