@@ -106,9 +106,11 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   }
   amg.pre_sweeps = amg.post_sweeps = static_cast<int>(opts.integer("--amg-sweeps", 1, 0, 100));
   if (opts.has("--amg-cycle")) {
-    const std::string cycle = opts.text("--amg-cycle");
-    if (cycle != "v" && cycle != "w") throw UsageError("--amg-cycle " + cycle + ": expected v or w");
-    amg.cycle_index = cycle == "w" ? 2 : 1;
+    try {
+      amg.cycle_index = parse_amg_cycle(opts.text("--amg-cycle"));
+    } catch (const Error& e) {
+      throw UsageError("--amg-cycle " + opts.text("--amg-cycle") + ": " + e.what());
+    }
   }
   amg.chebyshev_degree = static_cast<int>(opts.integer("--amg-degree", amg.chebyshev_degree, 1, 100));
   amg.coarse_size = static_cast<std::int32_t>(opts.integer("--amg-coarse-size", amg.coarse_size, 1, 4000));

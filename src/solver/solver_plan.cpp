@@ -100,9 +100,11 @@ const std::vector<SettingSpec>& setting_specs() {
        }},
       {"amg.cycle", "v (a V-cycle) or w (a W-cycle: each level visits the next coarser twice) (v)", Needs::Amg,
        [](SolverPlan& p, const std::string& v) {
-         const std::string t = lower(v);
-         if (t != "v" && t != "w") throw Error("amg.cycle=" + v + ": expected v or w");
-         p.precond.amg.cycle_index = t == "w" ? 2 : 1;
+         try {
+           p.precond.amg.cycle_index = parse_amg_cycle(lower(v));
+         } catch (const Error& e) {
+           throw Error("amg.cycle=" + v + ": " + e.what());
+         }
        }},
       {"amg.pre_sweeps", "smoothing sweeps before the coarse correction (1)", Needs::Amg,
        integer("amg.pre_sweeps", CLKR_FIELD(p.precond.amg.pre_sweeps))},

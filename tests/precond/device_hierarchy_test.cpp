@@ -191,19 +191,25 @@ void expect_aggregate_invariants(const DeviceAggregation& d, const std::string& 
   for (std::int32_t a = 0; a < d.aggregates.count; ++a) EXPECT_GT(size[a], 0) << what << ": aggregate " << a;
 }
 
+// A's device aggregation at the given independence distance (threshold 0.08) with the invariants
+// checked, and deterministic: the same aggregates again with every launch shape.
+DeviceAggregation valid_and_deterministic_aggregation(Matrix& A, int distance, const std::string& what) {
+  const std::vector<test::SetupShape> shapes = test::setup_shapes();
+  DeviceAggregation first = aggregate_on_device(test::setup_kernels(shapes[0]), A, 0.08, distance);
+  expect_aggregate_invariants(first, what);
+  for (const test::SetupShape& shape : shapes) {
+    const DeviceAggregation again = aggregate_on_device(test::setup_kernels(shape), A, 0.08, distance);
+    EXPECT_EQ(again.aggregates.of_node, first.aggregates.of_node) << what << ", " << shape.name;
+  }
+  return first;
+}
+
 TEST(DeviceAggregation, CoversEveryConnectedNodeOnceWithConnectedAggregates) {
   CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
-  const std::vector<test::SetupShape> shapes = test::setup_shapes();
   for (const HostCsrMatrix& host : aggregation_cases()) {
     Matrix A(test::amg_context(), host);
     const std::string what = std::to_string(host.rows) + " rows";
-    const DeviceAggregation first = aggregate_on_device(test::setup_kernels(shapes[0]), A, 0.08);
-    expect_aggregate_invariants(first, what);
-    // Deterministic: the same aggregates again, and with any launch shape.
-    for (const test::SetupShape& shape : shapes) {
-      const DeviceAggregation again = aggregate_on_device(test::setup_kernels(shape), A, 0.08);
-      EXPECT_EQ(again.aggregates.of_node, first.aggregates.of_node) << what << ", " << shape.name;
-    }
+    const DeviceAggregation first = valid_and_deterministic_aggregation(A, 2, what);
     // Coarsening comparable to the host's: aggregates of a few nodes, not pairs, not the whole graph.
     const amg::Aggregates host_aggregates =
         amg::aggregate(amg::strength_of_connection(host, amg::NodeLayout::uniform(host.rows, 1), 0.08));
@@ -221,17 +227,11 @@ TEST(DeviceAggregation, CoversEveryConnectedNodeOnceWithConnectedAggregates) {
 // at least twice as coarse as distance 2 on the larger cases.
 TEST(DeviceAggregation, DistanceFourAggregatesAreValidAndAsCoarseAsTheHostsAggressiveOnes) {
   CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
-  const std::vector<test::SetupShape> shapes = test::setup_shapes();
   for (const HostCsrMatrix& host : aggregation_cases()) {
     Matrix A(test::amg_context(), host);
     const std::string what = std::to_string(host.rows) + " rows";
-    const DeviceAggregation four = aggregate_on_device(test::setup_kernels(shapes[0]), A, 0.08, 4);
-    expect_aggregate_invariants(four, what);
-    for (const test::SetupShape& shape : shapes) {
-      const DeviceAggregation again = aggregate_on_device(test::setup_kernels(shape), A, 0.08, 4);
-      EXPECT_EQ(again.aggregates.of_node, four.aggregates.of_node) << what << ", " << shape.name;
-    }
-    const DeviceAggregation two = aggregate_on_device(test::setup_kernels(shapes[0]), A, 0.08, 2);
+    const DeviceAggregation four = valid_and_deterministic_aggregation(A, 4, what);
+    const DeviceAggregation two = aggregate_on_device(test::setup_kernels(test::setup_shapes()[0]), A, 0.08, 2);
     const amg::Aggregates host_aggressive = amg::aggregate(
         amg::distance_two_graph(amg::strength_of_connection(host, amg::NodeLayout::uniform(host.rows, 1), 0.08)));
     if (host.rows > 300 && two.aggregates.count >= 8) {  // not the random graph: 1 aggregate either way

@@ -100,6 +100,8 @@ struct AmgOptions {
 
 std::string to_string(AmgOptions::SetupOn where);  // "auto", "device", "host"
 AmgOptions::SetupOn parse_amg_setup_on(const std::string& text);
+// AmgOptions::cycle_index from its name: "v" 1, "w" 2; anything else throws "expected v or w".
+int parse_amg_cycle(const std::string& text);
 
 // One level of a built hierarchy, finest first.
 struct AmgLevelInfo {

@@ -81,6 +81,11 @@ AmgOptions::SetupOn parse_amg_setup_on(const std::string& text) {
   return detail::parse_enum_name(kSetupNames, text, "AMG setup location");
 }
 
+int parse_amg_cycle(const std::string& text) {
+  if (text != "v" && text != "w") throw Error("expected v or w");
+  return text == "w" ? 2 : 1;
+}
+
 struct Amg::Impl {
   AmgOptions options;
   std::unique_ptr<detail::amg::HostHierarchy> host;  // one of these two builds the hierarchy
