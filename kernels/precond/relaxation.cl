@@ -42,3 +42,15 @@ __kernel void chebyshev_first(const ulong n, const ulong chunk, REAL_ARG(c2), CV
                               VEC_ARG(x)) {
   ELEMENTWISE_LOOP(n, chunk, CHEBYSHEV_FIRST_STEP);
 }
+
+// The first Chebyshev step from x = 0, whose residual is b: d = c2 * dinv .* b, then x = d (x is not read).
+#define CHEBYSHEV_START_STEP(F, i)                                                          \
+  do {                                                                                      \
+    const real##F##_t d_ = F##_MUL(F##_SPLAT(c2), F##_MUL(F##_LOAD(dinv, i), F##_LOAD(b, i))); \
+    F##_STORE(d, i, d_);                                                                    \
+    F##_STORE(x, i, d_);                                                                    \
+  } while (0)
+__kernel void chebyshev_start(const ulong n, const ulong chunk, REAL_ARG(c2), CVEC_ARG(dinv), CVEC_ARG(b), VEC_ARG(d),
+                              VEC_ARG(x)) {
+  ELEMENTWISE_LOOP(n, chunk, CHEBYSHEV_START_STEP);
+}

@@ -34,7 +34,7 @@ inline acc_t csr_row_sum(const offset_t begin, const offset_t end, __global cons
 
 __kernel void spmv_csr_scalar(const int rows, const int rows_per_item, __global const offset_t* row_offsets,
                               __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
-                              REAL_ARG(beta), VEC_ARG(y)) {
+                              REAL_ARG(beta), VEC_ARG(y) SPMV_EPILOGUE_ARGS) {
   const int2 range = row_range(rows, rows_per_item);
   if (range.x == range.y) return;
   // Each row's end offset is the next row's begin: read it once.
@@ -53,7 +53,7 @@ __kernel void spmv_csr_scalar(const int rows, const int rows_per_item, __global 
 // `lanes` is a power of two dividing the work-group size (checked by the host).
 __kernel void spmv_csr_vector(const int rows, const int lanes, __global const offset_t* row_offsets,
                               __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
-                              REAL_ARG(beta), VEC_ARG(y), __local acc_t* partial) {
+                              REAL_ARG(beta), VEC_ARG(y), __local acc_t* partial SPMV_EPILOGUE_ARGS) {
   const int lid = (int)get_local_id(0);
   const int lane = lid & (lanes - 1);
   const size_t row_in_grid = get_group_id(0) * (get_local_size(0) / lanes) + lid / lanes;

@@ -21,7 +21,7 @@ inline acc_t csr4_row_sum(const int begin4, const int end4, __global const int* 
 
 __kernel void spmv_csr4(const int rows, const int rows_per_item, __global const int* row_offsets,
                         __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
-                        REAL_ARG(beta), VEC_ARG(y)) {
+                        REAL_ARG(beta), VEC_ARG(y) SPMV_EPILOGUE_ARGS) {
   const int2 range = row_range(rows, rows_per_item);
   if (range.x == range.y) return;
   int begin4 = row_offsets[range.x] / 4;  // offsets are multiples of 4

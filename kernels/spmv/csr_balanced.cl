@@ -76,7 +76,7 @@ inline int balanced_block_sums(const int row0, const int row1, __global const of
 
 __kernel void spmv_csr_balanced(const int blocks, __global const int* first_rows, __global const offset_t* row_offsets,
                                 __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
-                                REAL_ARG(beta), VEC_ARG(y), __local acc_t* products, __local acc_t* partial) {
+                                REAL_ARG(beta), VEC_ARG(y), __local acc_t* products, __local acc_t* partial SPMV_EPILOGUE_ARGS) {
   for (int b = (int)get_group_id(0); b < blocks; b += (int)get_num_groups(0)) {
     acc_t s;
     const int row = balanced_block_sums(first_rows[b], first_rows[b + 1], row_offsets, cols, VEC_PASS(val),
@@ -87,7 +87,7 @@ __kernel void spmv_csr_balanced(const int blocks, __global const int* first_rows
 
 __kernel void spmv_csr_balanced_rows(const int blocks, __global const int* first_rows,
                                      __global const offset_t* row_offsets, __global const int* cols, CVEC_ARG(val),
-                                     CVEC_ARG(x), REAL_ARG(alpha), REAL_ARG(beta), VEC_ARG(y)) {
+                                     CVEC_ARG(x), REAL_ARG(alpha), REAL_ARG(beta), VEC_ARG(y) SPMV_EPILOGUE_ARGS) {
   for (int b = (int)get_global_id(0); b < blocks; b += (int)get_global_size(0)) {
     const int last = first_rows[b + 1];
     offset_t begin = row_offsets[first_rows[b]];

@@ -71,7 +71,7 @@ inline void dia_tile_sums(const int first, const int count, const int cols, cons
 
 __kernel void spmv_dia(const int rows, const int rows_per_item, const int cols, const int diagonals, const int pitch,
                        __global const int* offsets, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha), REAL_ARG(beta),
-                       VEC_ARG(y)) {
+                       VEC_ARG(y) SPMV_EPILOGUE_ARGS) {
   const int2 range = row_range(rows, rows_per_item);
   FOR_EACH_DIA_ROW_SUM(range.x, range.y, cols, diagonals, pitch, offsets, val, x, row, s,
                        { SPMV_STORE(y, row, alpha, beta, acc_value(s)); })

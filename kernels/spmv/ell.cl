@@ -18,7 +18,7 @@ inline acc_t ell_row_sum(const int row, const int width, const int pitch, __glob
 
 __kernel void spmv_ell(const int rows, const int rows_per_item, const int width, const int pitch,
                        __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
-                       REAL_ARG(beta), VEC_ARG(y)) {
+                       REAL_ARG(beta), VEC_ARG(y) SPMV_EPILOGUE_ARGS) {
   const int2 range = row_range(rows, rows_per_item);
   for (int row = range.x; row < range.y; ++row) {
     const acc_t s = ell_row_sum(row, width, pitch, cols, VEC_PASS(val), VEC_PASS(x));

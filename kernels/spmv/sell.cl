@@ -22,7 +22,7 @@ inline acc_t sell_row_sum(const int r, const int height, __global const int* sli
 
 __kernel void spmv_sell(const int rows, const int rows_per_item, const int height, __global const int* slice_offsets,
                         __global const int* row_order, __global const int* cols, CVEC_ARG(val), CVEC_ARG(x),
-                        REAL_ARG(alpha), REAL_ARG(beta), VEC_ARG(y)) {
+                        REAL_ARG(alpha), REAL_ARG(beta), VEC_ARG(y) SPMV_EPILOGUE_ARGS) {
   const int2 range = row_range(rows, rows_per_item);
   for (int r = range.x; r < range.y; ++r) {
     const acc_t s = sell_row_sum(r, height, slice_offsets, cols, VEC_PASS(val), VEC_PASS(x));

@@ -66,18 +66,27 @@ typedef real acc_t;
 #endif
 
 // ---- storing the result -----------------------------------------------------------------------------
+
 #if defined(ALPHA_ONE)
 #define SPMV_SCALE(alpha, s) (s)
 #else
 #define SPMV_SCALE(alpha, s) R_MUL((alpha), (s))
 #endif
 
-// y[row] = alpha*s + beta*y[row]
-#if defined(BETA_ZERO)
+// y[row] = alpha*s + beta*y[row], or a fused epilogue in its place (spmv_epilogue.cl)
+#if defined(SPMV_RESIDUAL) || defined(SPMV_CHEBYSHEV)
+#include "spmv/spmv_epilogue.cl"
+#elif defined(BETA_ZERO)
 #define SPMV_STORE(y, row, alpha, beta, s) VEC_STORE(y, row, SPMV_SCALE(alpha, s))
 #else
 #define SPMV_STORE(y, row, alpha, beta, s) \
   VEC_STORE(y, row, R_MAD((beta), VEC_LOAD(y, row), SPMV_SCALE(alpha, s)))
+#endif
+
+// Every kernel that stores through SPMV_STORE ends its parameter list with SPMV_EPILOGUE_ARGS: the
+// operands of a fused epilogue (spmv_epilogue.cl), or nothing.
+#ifndef SPMV_EPILOGUE_ARGS
+#define SPMV_EPILOGUE_ARGS
 #endif
 
 // y[row] += alpha*s (HYB's overflow pass, after the ELL pass has applied beta)

@@ -321,6 +321,7 @@ Location Blas::location() const { return impl_->location; }
 Precision Blas::precision() const { return impl_->precision; }
 const std::shared_ptr<Context>& Blas::context() const { return impl_->context; }
 const DeviceParams& Blas::params() const { return impl_->params; }
+const BlasOptions& Blas::options() const { return impl_->options; }
 
 void Blas::axpy(double a, Vector& x, Vector& y) {
   translate_cl_errors("Blas::axpy", [&] {

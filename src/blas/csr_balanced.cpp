@@ -49,7 +49,8 @@ std::size_t floor_power_of_two(std::size_t v) {
 
 cl::Event spmv_csr_balanced(Context& context, const SpmvParams& params, Precision p, bool kahan,
                             const std::string& options, double alpha, Matrix& A, const Vector::DeviceBuffers& x,
-                            double beta, const Vector::DeviceBuffers& y) {
+                            double beta, const Vector::DeviceBuffers& y,
+                            const std::function<void(KernelArgs&)>& epilogue_args) {
   const DeviceInfo& info = context.info();
   const bool per_item = params.csr_balanced_blocks == RowBlocking::WorkItem;
   cl::Kernel kernel =
@@ -76,6 +77,7 @@ cl::Event spmv_csr_balanced(Context& context, const SpmvParams& params, Precisio
     const std::size_t acc = accumulator_bytes(p, kahan);
     args.local(static_cast<std::size_t>(shape.max_cost) * acc).local(local * acc);
   }
+  if (epilogue_args) epilogue_args(args);
   cl::Event event;
   const std::size_t groups = std::max<std::int32_t>(blocks.count, 1);
   context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local), nullptr,

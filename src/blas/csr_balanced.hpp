@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "clkr/blas/device_params.hpp"
+#include "clkr/blas/kernel_args.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/data/vector.hpp"
 
@@ -31,9 +33,10 @@ std::size_t floor_power_of_two(std::size_t v);
 
 // y = alpha*A*x + beta*y with spmv_csr_balanced (work-group blocks) or spmv_csr_balanced_rows
 // (work-item blocks), as params.csr_balanced_blocks says; `options` are the SpMV program's build options (with -DKAHAN
-// when `kahan`).
+// when `kahan`, and a fused epilogue's option, whose operands `epilogue_args` appends).
 cl::Event spmv_csr_balanced(Context& context, const SpmvParams& params, Precision p, bool kahan,
                             const std::string& options, double alpha, Matrix& A, const Vector::DeviceBuffers& x,
-                            double beta, const Vector::DeviceBuffers& y);
+                            double beta, const Vector::DeviceBuffers& y,
+                            const std::function<void(KernelArgs&)>& epilogue_args = {});
 
 }  // namespace clkr::detail

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -133,6 +134,67 @@ void check_operands(const Matrix& A, const Vector& x, const Vector& y) {
   if (&x == &y) throw Error("spmv: x and y are the same vector ('" + x.name() + "'); y must not alias x");
 }
 
+// ---- fused epilogues ---------------------------------------------------------------------------------
+
+using AppendArgs = std::function<void(KernelArgs&)>;
+
+std::string epilogue_option(const SpmvEpilogue* e) {
+  if (e == nullptr) return {};
+  if (e->kind == SpmvEpilogue::Kind::Residual) return " -DSPMV_RESIDUAL";
+  return e->last ? " -DSPMV_CHEBYSHEV -DSPMV_LAST" : " -DSPMV_CHEBYSHEV";
+}
+
+// Throws clkr::Error unless the epilogue's operands fit A and none aliases what the kernel reads from
+// other rows (x) or writes besides (y, d_out, xs, each its own vector).
+void check_epilogue(const SpmvEpilogue& e, const Matrix& A, const Vector& x, const Vector& y) {
+  const auto rows = static_cast<std::size_t>(A.rows());
+  const auto need = [&](const Vector* v, const std::string& role) {
+    if (v == nullptr) throw Error("spmv: the epilogue's " + role + " is missing");
+    if (v->size() != rows)
+      throw Error("spmv: the epilogue's " + role + " ('" + v->name() + "') has " + std::to_string(v->size()) +
+                  " elements, A has " + std::to_string(rows) + " rows");
+  };
+  if (e.kind == SpmvEpilogue::Kind::Residual) {
+    need(e.b, "b");
+    return;
+  }
+  if (A.rows() != A.cols())
+    throw Error("spmv: a Chebyshev step needs a square matrix (x is the previous correction, indexed by row); A is " +
+                std::to_string(A.rows()) + " x " + std::to_string(A.cols()));
+  need(e.dinv, "dinv");
+  need(e.r_in, "r_in");
+  need(e.d_out, "d_out");
+  need(e.xs, "xs");
+  if (e.d_out == &x || e.xs == &x)
+    throw Error("spmv: a Chebyshev step cannot write x ('" + x.name() + "'): other rows still read it");
+  if (e.d_out == &y || e.xs == &y || e.d_out == e.xs)
+    throw Error("spmv: a Chebyshev step writes y, d_out and xs: they must be three different vectors");
+}
+
+// How the kernel uses y: written, read and written, or (a last Chebyshev step) not at all.
+Access output_access(const SpmvEpilogue* e, const Vector& y, double beta) {
+  if (e == nullptr) return beta == 0 ? Access::Write : Access::ReadWrite;
+  if (e->kind == SpmvEpilogue::Kind::Residual) return e->b == &y ? Access::ReadWrite : Access::Write;
+  if (e->last) return Access::Read;
+  return e->r_in == &y ? Access::ReadWrite : Access::Write;
+}
+
+// The epilogue's operands on the device, appended after a kernel's own arguments (y's buffers serve an
+// operand that is y itself).
+AppendArgs epilogue_args(const SpmvEpilogue* e, Precision p, const Vector& y, const Vector::DeviceBuffers& yb) {
+  if (e == nullptr) return [](KernelArgs&) {};
+  const auto read = [&](Vector* v) { return v == &y ? yb : v->device(p, Access::Read); };
+  if (e->kind == SpmvEpilogue::Kind::Residual) {
+    const Vector::DeviceBuffers b = read(e->b);
+    return [b](KernelArgs& args) { args.vector(b); };
+  }
+  const Vector::DeviceBuffers dinv = read(e->dinv), r_in = read(e->r_in);
+  const Vector::DeviceBuffers d_out = e->d_out->device(p, e->last ? Access::Read : Access::Write);
+  const Vector::DeviceBuffers xs = e->xs->device(p, Access::ReadWrite);
+  const double c1 = e->c1, c2 = e->c2;
+  return [=](KernelArgs& args) { args.real(c1).real(c2).vector(dinv).vector(r_in).vector(d_out).vector(xs); };
+}
+
 // ---- host arithmetic ---------------------------------------------------------------------------------
 // Operation for operation what kernels/common.cl and kernels/spmv/spmv_common.cl compute; the
 // quasi-double arithmetic is quasi_double_host.hpp's.
@@ -228,6 +290,24 @@ OpCost spmv_cost(const Matrix& A, Precision p, double beta) {
   return cost;
 }
 
+bool spmv_epilogue_supported(const Matrix& A) { return A.format() != Format::Hyb; }
+
+// The SpMV's cost with y written once (beta = 0), plus per row: Residual reads b (1 element); a
+// Chebyshev step reads r_in, dinv and xs and writes xs (4; x[row] is the SpMV's own x, counted once),
+// and y (already counted) and d_out unless it is the last step, which writes neither.
+OpCost spmv_epilogue_cost(const Matrix& A, Precision p, const SpmvEpilogue& epilogue) {
+  OpCost cost = spmv_cost(A, p, 0.0);
+  const double rows = A.rows(), element = static_cast<double>(bytes_per_element(p));
+  if (epilogue.kind == SpmvEpilogue::Kind::Residual) {
+    cost.flops += rows;
+    cost.bytes += element * rows;
+  } else {
+    cost.flops += 6.0 * rows;
+    cost.bytes += element * rows * (epilogue.last ? 4.0 - 1.0 : 4.0 + 1.0);
+  }
+  return cost;
+}
+
 std::string dia_tile_option(const SpmvParams& params) {
   return params.dia_tile_rows > 0 ? " -DDIA_TILE=" + std::to_string(params.dia_tile_rows) : std::string();
 }
@@ -236,8 +316,13 @@ std::string dia_tile_option(const SpmvParams& params) {
 // refuses it: its row sums are split in two passes whose float combination would lose the
 // compensation, so the result would not be what was asked for.
 cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, bool kahan, double alpha, Matrix& A,
-                      Vector& x, double beta, Vector& y, cl::Event* first) {
+                      Vector& x, double beta, Vector& y, cl::Event* first, const SpmvEpilogue* epilogue) {
   check_operands(A, x, y);
+  if (epilogue != nullptr) {
+    if (!spmv_epilogue_supported(A))
+      throw Error("spmv: " + to_string(A.format()) + " takes no fused epilogue (its second pass adds to y)");
+    check_epilogue(*epilogue, A, x, y);
+  }
   if (A.context().get() != &context || x.context().get() != &context || y.context().get() != &context)
     throw Error("spmv: the matrix and both vectors must live on the context the operation runs on");
   if (p == Precision::Double && !context.info().fp64)
@@ -257,15 +342,17 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
     return marker;
   }
 
-  const std::string options = build_options(p, kahan, alpha, beta, row_sum_chains(params, p)) + offset_build_option(A);
+  const std::string options = build_options(p, kahan, alpha, beta, row_sum_chains(params, p)) + offset_build_option(A) +
+                              epilogue_option(epilogue);
   const Vector::DeviceBuffers xb = x.device(p, Access::Read);
-  const Vector::DeviceBuffers yb = y.device(p, beta == 0 ? Access::Write : Access::ReadWrite);
+  const Vector::DeviceBuffers yb = y.device(p, output_access(epilogue, y, beta));
+  const AppendArgs append_epilogue = epilogue_args(epilogue, p, y, yb);
   cl::Event last;
 
   switch (A.format()) {
     case Format::Csr: {
       if (csr_balanced_applies(params, A)) {  // very unequal rows: the load-balanced kernels
-        last = spmv_csr_balanced(context, params, p, kahan, options, alpha, A, xb, beta, yb);
+        last = spmv_csr_balanced(context, params, p, kahan, options, alpha, A, xb, beta, yb, append_epilogue);
         break;
       }
       const Matrix::CsrPart& part = A.csr_part();
@@ -290,12 +377,14 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
         args.value(static_cast<cl_int>(rows)).value(static_cast<cl_int>(lanes));
         args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
         args.real(alpha).real(beta).vector(yb).local(group * accumulator);
+        append_epilogue(args);
         last = enqueue(context, kernel, groups * group, group);
       } else {
         cl::Kernel kernel = context.kernel("spmv/csr.cl", "spmv_csr_scalar", options);
         last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
           args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
           args.real(alpha).real(beta).vector(yb);
+          append_epilogue(args);
         });
       }
       break;
@@ -308,6 +397,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
         args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
         args.real(alpha).real(beta).vector(yb);
+        append_epilogue(args);
       });
       break;
     }
@@ -325,6 +415,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
         args.value(static_cast<cl_int>(ell.width)).value(static_cast<cl_int>(ell.pitch));
         args.value(ell.col_indices).vector(ell_values).vector(xb).real(alpha).real(beta).vector(yb);
+        append_epilogue(args);
       });
       if (!hyb) break;
       const Matrix::CsrPart& overflow = A.csr_part();
@@ -346,6 +437,7 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
         args.value(static_cast<cl_int>(sell.slice_height)).value(sell.slice_offsets).value(sell.rows);
         args.value(sell.col_indices).vector(values).vector(xb).real(alpha).real(beta).vector(yb);
+        append_epilogue(args);
       });
       break;
     }
@@ -357,11 +449,49 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
         args.value(static_cast<cl_int>(A.cols())).value(static_cast<cl_int>(dia.diagonals));
         args.value(static_cast<cl_int>(dia.pitch)).value(dia.offsets);
         args.vector(values).vector(xb).real(alpha).real(beta).vector(yb);
+        append_epilogue(args);
       });
       break;
     }
   }
   return last;
+}
+
+void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) {
+  check_operands(A, x, y);
+  check_epilogue(e, A, x, y);
+  const HostCsrMatrix& H = A.host_csr();
+  const std::int64_t* offsets = H.row_offsets.data();
+  const std::int32_t* cols = H.col_indices.data();
+  const double* vals = H.values.data();
+  const double* xd = x.host_double(Access::Read);
+  const auto row_sum = [&](std::int32_t i) {
+    double s = 0;
+    for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k) s = vals[k] * xd[cols[k]] + s;
+    return s;
+  };
+  if (e.kind == SpmvEpilogue::Kind::Residual) {
+    const double* b = e.b == &y ? nullptr : e.b->host_double(Access::Read);
+    double* yd = y.host_double(e.b == &y ? Access::ReadWrite : Access::Write);
+    if (b == nullptr) b = yd;
+    for_each_row(H.rows, [&](std::int32_t i) { yd[i] = b[i] - row_sum(i); });
+    return;
+  }
+  const double* dinv = e.dinv->host_double(Access::Read);
+  const double* r_in = e.r_in == &y ? nullptr : e.r_in->host_double(Access::Read);
+  double* yd = e.last ? nullptr : y.host_double(e.r_in == &y ? Access::ReadWrite : Access::Write);
+  if (r_in == nullptr) r_in = e.last ? y.host_double(Access::Read) : yd;
+  double* d_out = e.last ? nullptr : e.d_out->host_double(Access::Write);
+  double* xs = e.xs->host_double(Access::ReadWrite);
+  for_each_row(H.rows, [&](std::int32_t i) {
+    const double r = r_in[i] - row_sum(i);
+    const double d = e.c1 * xd[i] + e.c2 * (dinv[i] * r);
+    if (!e.last) {
+      yd[i] = r;
+      d_out[i] = d;
+    }
+    xs[i] += d;
+  });
 }
 
 void spmv_host(Precision p, bool kahan, double alpha, Matrix& A, Vector& x, double beta, Vector& y) {

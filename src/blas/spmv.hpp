@@ -16,10 +16,41 @@ struct OpCost {
 // stored entry in the ideal cached case counted once (cols elements), y written (and read if beta != 0).
 OpCost spmv_cost(const Matrix& A, Precision p, double beta);
 
-// y = alpha*A*x + beta*y on the device; returns the event of the last kernel (for profiling; a format
-// with two kernels, HYB, also reports the first through `first`).
+// A fused epilogue (kernels/spmv/spmv_epilogue.cl): what the SpMV kernel does with each row's sum
+// s = (A x)[i] in place of y = alpha s + beta y (alpha and beta are then ignored). The AMG's smoothers
+// use them (src/precond/relaxation_kernels.cpp) to save an elementwise pass and a launch per SpMV.
+struct SpmvEpilogue {
+  enum class Kind {
+    Residual,   // y = b - s
+    Chebyshev,  // x is the previous correction d: r = r_in - s, d' = c1 d + c2 dinv r, xs += d', and
+                // unless `last`, y = r and d_out = d' (r_in may be y)
+  };
+  Kind kind = Kind::Residual;
+  Vector* b = nullptr;
+  double c1 = 0, c2 = 0;
+  Vector* dinv = nullptr;
+  Vector* r_in = nullptr;
+  Vector* d_out = nullptr;
+  Vector* xs = nullptr;
+  bool last = false;
+};
+
+// Whether the kernels of A's format take an epilogue: all but HYB (its second pass adds to the first's y).
+bool spmv_epilogue_supported(const Matrix& A);
+
+// The work of an SpMV with this epilogue (the SpMV's own bytes and flops plus the epilogue's vectors).
+OpCost spmv_epilogue_cost(const Matrix& A, Precision p, const SpmvEpilogue& epilogue);
+
+// y = alpha*A*x + beta*y on the device, or the epilogue's operation when one is given; returns the event
+// of the last kernel (for profiling; a format with two kernels, HYB, also reports the first through
+// `first`).
 cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, bool kahan, double alpha, Matrix& A,
-                      Vector& x, double beta, Vector& y, cl::Event* first = nullptr);
+                      Vector& x, double beta, Vector& y, cl::Event* first = nullptr,
+                      const SpmvEpilogue* epilogue = nullptr);
+
+// The epilogue's operation on the host, in double, from A's host CSR (the host backend's fused smoother
+// steps and the reference of the device kernels' tests).
+void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& epilogue);
 
 // The -D option of the DIA kernels' tiles (SpmvParams::dia_tile_rows; none for 0: a row at a time).
 std::string dia_tile_option(const SpmvParams& params);

@@ -94,10 +94,12 @@ class ChebyshevRelaxation : public Relaxation {
   SpectrumPolicy policy_;
   SpectrumBounds setup_bounds_;
   double lower_ = 0, upper_ = 0;
-  Vector r_, d_;
+  // The residual, and two corrections: a fused step (RelaxationKernels::chebyshev_spmv_step) reads the
+  // previous correction in every row's SpMV while it writes the next.
+  Vector r_, d_, d_next_;
 };
 
-// r = b - A x on `blas` (r = b when x_is_zero).
+// r = b - A x on `blas` (r = b when x_is_zero), in one fused SpMV where A's format allows.
 void residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_zero);
 
 }  // namespace clkr::detail

@@ -3,9 +3,11 @@
 // one-product updates; quasi-double gets a result more accurate than the device's).
 #include "relaxation_kernels.hpp"
 
+#include <chrono>
 #include <initializer_list>
 #include <string>
 
+#include "../blas/spmv.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 
@@ -26,7 +28,85 @@ double element_bytes(const Blas& blas, double elements, std::size_t n) {
   return elements * static_cast<double>(n) * static_cast<double>(bytes_per_element(blas.precision()));
 }
 
+// Runs one SpMV with a fused epilogue where it runs (spmv_device, or spmv_epilogue_host on the host
+// backend, timed there) and counts it under `op`.
+void fused_spmv(Blas& blas, const char* op, Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) {
+  const OpCost cost = spmv_epilogue_cost(A, blas.precision(), e);
+  if (blas.location() == Location::Host) {
+    const auto start = std::chrono::steady_clock::now();
+    spmv_epilogue_host(A, x, y, e);
+    blas.record_host(op, cost.flops, cost.bytes,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return;
+  }
+  translate_cl_errors(op, [&] {
+    const cl::Event event = spmv_device(*blas.context(), blas.params().spmv, blas.precision(),
+                                        blas.options().kahan_spmv, -1.0, A, x, 1.0, y, nullptr, &e);
+    blas.record(op, cost.flops, cost.bytes, {event});
+  });
+}
+
 }  // namespace
+
+void RelaxationKernels::residual(Matrix& A, Vector& b, Vector& x, Vector& r) {
+  if (blas_.location() == Location::Device && !spmv_epilogue_supported(A)) {
+    if (&r != &b) blas_.copy(b, r);
+    blas_.spmv(-1.0, A, x, 1.0, r);
+    return;
+  }
+  SpmvEpilogue e;
+  e.kind = SpmvEpilogue::Kind::Residual;
+  e.b = &b;
+  fused_spmv(blas_, "spmv_residual", A, x, r, e);
+}
+
+void RelaxationKernels::chebyshev_spmv_step(Matrix& A, double c1, double c2, Vector& dinv, Vector& r_in, Vector& d,
+                                            Vector& r, Vector& d_next, Vector& x, bool last) {
+  if (blas_.location() == Location::Device && !spmv_epilogue_supported(A)) {  // the unfused sequence
+    if (&r_in != &r) blas_.copy(r_in, r);
+    blas_.spmv(-1.0, A, d, 1.0, r);
+    blas_.copy(d, d_next);
+    chebyshev_update(c1, c2, dinv, r, d_next, x);
+    return;
+  }
+  SpmvEpilogue e;
+  e.kind = SpmvEpilogue::Kind::Chebyshev;
+  e.c1 = c1;
+  e.c2 = c2;
+  e.dinv = &dinv;
+  e.r_in = &r_in;
+  e.d_out = &d_next;
+  e.xs = &x;
+  e.last = last;
+  fused_spmv(blas_, "chebyshev_step", A, d, r, e);
+}
+
+void RelaxationKernels::chebyshev_start(double c2, Vector& dinv, Vector& b, Vector& d, Vector& x) {
+  const std::size_t n = x.size();
+  check_sizes("chebyshev_start", n, {&dinv, &b, &d});
+  const double flops = 2.0 * static_cast<double>(n), bytes = element_bytes(blas_, 4, n);
+  if (blas_.location() == Location::Host) {
+    const double* dv = dinv.host_double(Access::Read);
+    const double* bv = b.host_double(Access::Read);
+    double* dd = d.host_double(Access::Write);
+    double* xv = x.host_double(Access::Write);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) xv[i] = dd[i] = c2 * (dv[i] * bv[i]);
+    blas_.record("chebyshev_update", flops, bytes);
+    return;
+  }
+  const Precision p = blas_.precision();
+  cl::Kernel& k = blas_.elementwise_kernel(kFile, "chebyshev_start");
+  KernelArgs(k, p)
+      .value(cl_ulong{0})
+      .value(cl_ulong{0})
+      .real(c2)
+      .vector(dinv.device(p, Access::Read))
+      .vector(b.device(p, Access::Read))
+      .vector(d.device(p, Access::Write))
+      .vector(x.device(p, Access::Write));
+  blas_.launch_elementwise("chebyshev_update", k, n, flops, bytes);
+}
 
 void RelaxationKernels::scale_by_diagonal(double w, Vector& dinv, Vector& r, Vector& z) {
   const std::size_t n = z.size();

@@ -18,6 +18,17 @@ class RelaxationKernels {
   void chebyshev_update(double c1, double c2, Vector& dinv, Vector& r, Vector& d, Vector& x);
   // d = c2 * dinv .* r;  x = x + d
   void chebyshev_first(double c2, Vector& dinv, Vector& r, Vector& d, Vector& x);
+  // d = c2 * dinv .* b;  x = d (a first step from x = 0, whose residual is b: x is not read)
+  void chebyshev_start(double c2, Vector& dinv, Vector& b, Vector& d, Vector& x);
+
+  // ---- SpMVs with the update fused into the kernel (spmv.hpp's SpmvEpilogue; the unfused sequence where
+  // A's format takes no epilogue) ----
+  // r = b - A x (r may be b; it may not be x)
+  void residual(Matrix& A, Vector& b, Vector& x, Vector& r);
+  // A Chebyshev step after the first: r = r_in - A d, d_next = c1 d + c2 dinv .* r, x += d_next. With
+  // `last` (the sweep's last step) r and d_next are not written. r_in may be r; d_next must differ from d.
+  void chebyshev_spmv_step(Matrix& A, double c1, double c2, Vector& dinv, Vector& r_in, Vector& d, Vector& r,
+                           Vector& d_next, Vector& x, bool last);
 
  private:
   void chebyshev_step(bool first, double c1, double c2, Vector& dinv, Vector& r, Vector& d, Vector& x);

@@ -155,6 +155,32 @@ TEST_P(RelaxationKernelsTest, ChebyshevFirstDoesNotReadD) {
   }
 }
 
+// The first step from x = 0 writes d and x without reading either.
+TEST_P(RelaxationKernelsTest, ChebyshevStartReadsNeitherDNorX) {
+  Blas blas = test::make_blas(config_, precision_);
+  detail::RelaxationKernels kernels(blas);
+  for (std::size_t n : kSizes) {
+    for (double c2 : kScalars) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", c2 = " + std::to_string(c2));
+      Vector dinv(test::context(), dinv_values(n), "dinv"), b(test::context(), values(n), "b");
+      Vector d(test::context(), n, "d"), x(test::context(), n, "x");
+      const auto dinv0 = test::read_copy(dinv, blas), b0 = test::read_copy(b, blas);
+      test::poison(d, blas);
+      test::poison(x, blas);
+      kernels.chebyshev_start(c2, dinv, b, d, x);
+      std::vector<long double> expected(n), scale(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        expected[i] = c2 * dinv0[i] * b0[i];
+        scale[i] = std::fabs(expected[i]);
+      }
+      expect_close(test::read_copy(d, blas), expected, scale, "d");
+      expect_close(test::read_copy(x, blas), expected, scale, "x");
+      EXPECT_EQ(test::read_copy(dinv, blas), dinv0) << "dinv was modified";
+      EXPECT_EQ(test::read_copy(b, blas), b0) << "b was modified";
+    }
+  }
+}
+
 // The fused steps are what a sequence of BLAS calls would compute: a Chebyshev step from its parts
 // (scale, axpy, axpy) agrees with chebyshev_update to the precision's rounding, and a step with
 // c1 = 0 agrees with chebyshev_first.

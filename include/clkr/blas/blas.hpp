@@ -41,6 +41,7 @@ class Blas {
   Precision precision() const;
   const std::shared_ptr<Context>& context() const;
   const DeviceParams& params() const;
+  const BlasOptions& options() const;
 
   // y = a*x + y
   void axpy(double a, Vector& x, Vector& y);
