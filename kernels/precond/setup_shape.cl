@@ -10,5 +10,5 @@
 #define HASH_CAPACITY 4096  // slots of a local-memory hash table (a power of two)
 #endif
 #ifndef SORT_CAPACITY
-#define SORT_CAPACITY 2048  // keys of a local-memory sort, entries of a local-memory row (a power of two)
+#define SORT_CAPACITY 2048  // keys of a local-memory sort (a power of two)
 #endif

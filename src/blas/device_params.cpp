@@ -98,9 +98,10 @@ const AmgSetupParams kCpuAmgSetup = {64, 2, 32, 4096, 2048};
 // entries): the long-row kernels' local arrays, not their work-items, bound how many groups a compute
 // unit holds, and the kernels are latency-bound (a barrier per entry of A's row). On an H100
 // (2026-11-27) the device setup of poisson3d:256 took 229-237 ms against 335-340 with 4096 and 2048
-// (spgemm_values_long 115 -> ~30 ms); work-groups of 64, 32 per compute unit, were the best of
-// 32-128 x 16-64 (docs/performance-amg.md, "AMG setup on the device"). Rows past the tables go through
-// global memory, as before past 4096 and 2048.
+// (the numeric kernel of the time, spgemm_values_long, 115 -> ~30 ms; since 2026-11-28 the products'
+// values come from galerkin_multiply, DeviceParams::galerkin); work-groups of 64, 32 per compute unit,
+// were the best of 32-128 x 16-64 (docs/performance-amg.md, "AMG setup on the device"). Rows past the
+// tables go through global memory, as before past 4096 and 2048.
 const AmgSetupParams kGpuAmgSetup = {64, 32, 32, 1024, 256};
 // CPUs: one work-item per row of the AMG update's Galerkin products (GalerkinParams says why).
 const GalerkinParams kCpuGalerkin = {128, 1};

@@ -23,14 +23,16 @@ namespace clkr::test {
 struct SetupShape {
   std::string name;
   AmgSetupParams params;
+  GalerkinParams galerkin;
 };
 
 // The device's defaults; work-groups of 16 with every capacity at its smallest (short rows of 4
 // entries, local hash tables and sorts of 64 slots: rows past 32 products use global hash tables, rows
-// past 64 entries heapsort); one work-item per group.
+// past 64 entries heapsort) and up to 4 work-items sharing a row of a product's values; one work-item
+// per group.
 inline std::vector<SetupShape> setup_shapes() {
-  const AmgSetupParams defaults = device_params(amg_context()->info()).amg_setup;
-  AmgSetupParams tiny = defaults;
+  const DeviceParams device = device_params(amg_context()->info());
+  AmgSetupParams tiny = device.amg_setup;
   tiny.work_group_size = 16;
   tiny.groups_per_compute_unit = 3;
   tiny.short_row = 4;
@@ -38,11 +40,13 @@ inline std::vector<SetupShape> setup_shapes() {
   tiny.sort_capacity = 64;
   AmgSetupParams single = tiny;
   single.work_group_size = 1;
-  return {{"defaults", defaults}, {"tiny", tiny}, {"one_item", single}};
+  return {{"defaults", device.amg_setup, device.galerkin},
+          {"tiny", tiny, GalerkinParams{16, 4}},
+          {"one_item", single, GalerkinParams{1, 1}}};
 }
 
 inline detail::amg::SetupKernels setup_kernels(const SetupShape& shape) {
-  return detail::amg::SetupKernels(amg_context(), shape.params);
+  return detail::amg::SetupKernels(amg_context(), shape.params, shape.galerkin);
 }
 
 template <class T>

@@ -119,10 +119,11 @@ struct CgParams {
   std::size_t host_max_nnz_quasi_double = 0;
 };
 
-// The AMG update's Galerkin products on the device (kernels/precond/galerkin.cl): work-items per
-// group, and the most work-items that share one row of the product (a power of two; the launch takes
-// the power of two at or above the mean length of the rows they split, up to this). CPUs: 1, one
-// work-item per row (a work-group runs on one thread there; barriers only cost).
+// The numeric phase of the AMG's sparse products on the device, in the setup and in every update
+// (kernels/precond/galerkin.cl): work-items per group, and the most work-items that share one row of
+// the product (a power of two; the launch takes the power of two at or above the mean length of the
+// rows they split, up to this). CPUs: 1, one work-item per row (a work-group runs on one thread there;
+// barriers only cost).
 struct GalerkinParams {
   std::size_t work_group_size = 128;
   std::size_t max_lanes = 32;

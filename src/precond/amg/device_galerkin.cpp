@@ -17,7 +17,7 @@ std::size_t galerkin_lanes(const Matrix& B, const GalerkinParams& params) {
   return lanes;
 }
 
-void multiply_on_device(Matrix& A, Matrix& B, Matrix& C, const GalerkinParams& params) {
+cl::Event multiply_on_device(Matrix& A, Matrix& B, Matrix& C, const GalerkinParams& params) {
   Context& context = *C.context();
   if (!context.info().fp64) throw Error("amg: the device update of the Galerkin products needs fp64");
   if (B.format() != Format::Csr || C.format() != Format::Csr)
@@ -34,10 +34,13 @@ void multiply_on_device(Matrix& A, Matrix& B, Matrix& C, const GalerkinParams& p
   args.value(B.csr_part().row_offsets).value(B.csr_part().col_indices).value(B.csr_values(Precision::Double).primary);
   args.value(C.csr_part().row_offsets).value(C.csr_part().col_indices).value(C.csr_values(Precision::Double).primary);
   const std::size_t rows = static_cast<std::size_t>(C.rows());
-  if (rows == 0) return;
+  cl::Event event;
+  if (rows == 0) return event;
   const std::size_t rows_per_group = local / lanes;
   const std::size_t groups = (rows + rows_per_group - 1) / rows_per_group;
-  context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
+  context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local), nullptr,
+                                       &event);
+  return event;
 }
 
 }  // namespace clkr::detail::amg

@@ -1,5 +1,7 @@
-// The numeric Galerkin products of the AMG's update step on the device (kernels/precond/galerkin.cl):
-// C = A B on C's pattern, in double, with A in any storage format and B, C in CSR.
+// The numeric sparse products of the AMG on the device (kernels/precond/galerkin.cl): C = A B on C's
+// pattern, in double, with A in any storage format and B, C in CSR. The device setup's products
+// (device_spgemm.cpp, after their patterns) and every update step run it, so a setup and an update of
+// the same values give the same bits.
 #pragma once
 
 #include "clkr/blas/device_params.hpp"
@@ -11,8 +13,9 @@ namespace clkr::detail::amg {
 // entries they split), at most params.max_lanes.
 std::size_t galerkin_lanes(const Matrix& B, const GalerkinParams& params);
 
-// C's double values = A B, where C already holds the pattern of A B (as the host setup computed it).
-// Callers finish with C.values_written_on_device(). Throws clkr::Error without fp64.
-void multiply_on_device(Matrix& A, Matrix& B, Matrix& C, const GalerkinParams& params);
+// C's double values = A B, where C already holds the pattern of A B (as a setup computed it). Callers
+// finish with C.values_written_on_device(). Returns the kernel's event (an empty one when C has no
+// rows). Throws clkr::Error without fp64.
+cl::Event multiply_on_device(Matrix& A, Matrix& B, Matrix& C, const GalerkinParams& params);
 
 }  // namespace clkr::detail::amg

@@ -50,7 +50,7 @@ std::string device_setup_refusal(const AmgOptions& options, const Blas& blas) {
 }
 
 DeviceHierarchy::DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& options, PhaseLog& phases)
-    : kernels_(A.context(), blas.params().amg_setup, &blas), options_(options) {
+    : kernels_(A.context(), blas.params().amg_setup, blas.params().galerkin, &blas), options_(options) {
   auto start = Clock::now();
   levels_.emplace_back();
   levels_[0].csr =
@@ -97,12 +97,8 @@ DeviceHierarchy::DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& option
     level.R = std::make_shared<Matrix>(transpose(kernels_, *level.smoothed.P));
     end_phase(kernels_, phases, "transpose", start);
     start = Clock::now();
-    DeviceProduct AP = multiply(kernels_, Al, *level.smoothed.P);
-    level.AP = std::move(AP.C);
-    level.ap_bound = std::move(AP.bound);
-    DeviceProduct RAP = multiply(kernels_, *level.R, *level.AP);
-    level.coarse_bound = std::move(RAP.bound);
-    std::shared_ptr<Matrix> coarse = std::move(RAP.C);
+    level.AP = multiply(kernels_, Al, *level.smoothed.P);
+    std::shared_ptr<Matrix> coarse = multiply(kernels_, *level.R, *level.AP);
     check_finite(kernels_, *coarse, l + 1);
     end_phase(kernels_, phases, "galerkin product", start);
     DeviceLevel next;
@@ -136,8 +132,8 @@ void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolonga
     end_phase(kernels_, phases, "transpose", start);
   }
   start = Clock::now();
-  multiply_values(kernels_, csr, *level.smoothed.P, *level.AP, level.ap_bound);
-  multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A, level.coarse_bound);
+  multiply_values(kernels_, csr, *level.smoothed.P, *level.AP);
+  multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A);
   check_finite(kernels_, *levels_[l + 1].A, l + 1);
   end_phase(kernels_, phases, "galerkin product", start);
 }

@@ -25,8 +25,7 @@ struct DeviceLevel {
   std::shared_ptr<Matrix> csr;  // the operator in CSR for the setup's kernels (level 0: A or its copy)
   // To the next coarser level (absent on the coarsest):
   std::shared_ptr<Matrix> R, AP;
-  cl::Buffer ap_bound, coarse_bound;  // the products per row of A P and R (A P), for the update
-  DeviceSmoothed smoothed;            // P, with its damping
+  DeviceSmoothed smoothed;  // P, with its damping
   // What re-smoothing P needs (the strength graph itself is dropped after the aggregation):
   cl::Buffer keep;                   // the entries of the operator the filtered matrix keeps
   std::shared_ptr<Matrix> filtered;  // A_F

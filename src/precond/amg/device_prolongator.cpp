@@ -60,16 +60,14 @@ void finish(const SetupKernels& kernels, Matrix& F, Matrix& T, double relaxation
 
 DeviceSmoothed device_smoothed(const SetupKernels& kernels, Matrix& filtered, Matrix& tentative, double relaxation) {
   DeviceSmoothed s;
-  DeviceProduct product = multiply(kernels, filtered, tentative);
-  s.P = std::move(product.C);
-  s.bound = std::move(product.bound);
+  s.P = multiply(kernels, filtered, tentative);
   finish(kernels, filtered, tentative, relaxation, s);
   return s;
 }
 
 void resmooth(const SetupKernels& kernels, Matrix& filtered, Matrix& tentative, double relaxation,
               DeviceSmoothed& smoothed) {
-  multiply_values(kernels, filtered, tentative, *smoothed.P, smoothed.bound);
+  multiply_values(kernels, filtered, tentative, *smoothed.P);
   finish(kernels, filtered, tentative, relaxation, smoothed);
 }
 

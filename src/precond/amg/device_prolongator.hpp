@@ -22,7 +22,6 @@ DeviceTentative device_tentative(const SetupKernels& kernels, const DeviceAggreg
 
 struct DeviceSmoothed {
   std::shared_ptr<Matrix> P;
-  cl::Buffer bound;  // the products per row of A_F P_tent (device_spgemm.hpp), for resmooth
   double rho = 0, omega = 0;
 };
 

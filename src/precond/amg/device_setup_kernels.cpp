@@ -17,8 +17,9 @@ std::size_t largest_power_of_two_at_most(std::size_t n) {
 
 }  // namespace
 
-SetupKernels::SetupKernels(std::shared_ptr<Context> context, AmgSetupParams params, Blas* timings)
-    : context_(std::move(context)), params_(params), timings_(timings) {
+SetupKernels::SetupKernels(std::shared_ptr<Context> context, AmgSetupParams params, GalerkinParams galerkin,
+                           Blas* timings)
+    : context_(std::move(context)), params_(params), galerkin_(galerkin), timings_(timings) {
   const DeviceInfo& info = context_->info();
   // The group-wide scans and sorts assume a power-of-two group.
   params_.work_group_size = largest_power_of_two_at_most(
@@ -65,7 +66,11 @@ void SetupKernels::launch(cl::Kernel& kernel, std::size_t global, std::size_t lo
   context_->queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local), nullptr,
                                          &event);
   const auto name = names_.find(kernel());
-  timings_->record(name != names_.end() ? name->second : "amg setup kernel", 0, 0, {event});
+  record(name != names_.end() ? name->second : "amg setup kernel", event);
+}
+
+void SetupKernels::record(const std::string& name, const cl::Event& event) const {
+  if (timings_ && event() != nullptr) timings_->record(name, 0, 0, {event});
 }
 
 }  // namespace clkr::detail::amg

@@ -1,7 +1,8 @@
 // Building and launching the kernels of the AMG setup on the device (kernels/precond/: scan, sort,
 // transpose, sparse-product patterns, strength, aggregation, prolongators): double precision, the
 // launch shape of DeviceParams::amg_setup passed to every kernel as -D options (WG, SMALL_ROW,
-// HASH_CAPACITY, SORT_CAPACITY), clamped to what the device allows.
+// HASH_CAPACITY, SORT_CAPACITY), clamped to what the device allows; and the shape of the products'
+// numeric kernel (DeviceParams::galerkin, device_galerkin.hpp).
 #pragma once
 
 #include <cstddef>
@@ -27,11 +28,13 @@ class SetupKernels {
  public:
   // With `timings`, every launch is recorded there under its kernel's name, timed by its profiling
   // event (Blas::record: the preconditioner's kernel table then shows the setup's kernels).
-  SetupKernels(std::shared_ptr<Context> context, AmgSetupParams params, Blas* timings = nullptr);
+  SetupKernels(std::shared_ptr<Context> context, AmgSetupParams params, GalerkinParams galerkin,
+               Blas* timings = nullptr);
 
   Context& context() const { return *context_; }
   const std::shared_ptr<Context>& shared_context() const { return context_; }
   const AmgSetupParams& params() const { return params_; }
+  const GalerkinParams& galerkin() const { return galerkin_; }
 
   // Kernel `name` of kernels/precond/<file> built with this shape, created once per SetupKernels (a
   // launch takes its arguments when it is enqueued, so one object serves every launch; a hierarchy's
@@ -43,6 +46,8 @@ class SetupKernels {
   void per_group(cl::Kernel& kernel, std::size_t rows) const;
   // Any other shape (kernel() made `kernel`).
   void launch(cl::Kernel& kernel, std::size_t global, std::size_t local) const;
+  // Records a kernel launched elsewhere (the products' galerkin_multiply) in the timings, if any.
+  void record(const std::string& name, const cl::Event& event) const;
 
   // A device array of n elements of T (at least one, so that an empty array is a valid buffer).
   template <class T>
@@ -64,6 +69,7 @@ class SetupKernels {
  private:
   std::shared_ptr<Context> context_;
   AmgSetupParams params_;
+  GalerkinParams galerkin_;
   std::string options_;
   std::size_t groups_ = 1;
   mutable std::map<std::string, cl::Kernel> kernels_;

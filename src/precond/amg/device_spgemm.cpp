@@ -1,8 +1,9 @@
 // The launches of spgemm.cl (short rows per work-item, long rows per work-group with a hash table in
-// local or global memory) and of the numeric product.
+// local or global memory) and of the numeric product (galerkin.cl's galerkin_multiply).
 #include "device_spgemm.hpp"
 
 #include "clkr/runtime/error.hpp"
+#include "device_galerkin.hpp"
 #include "device_scan.hpp"
 
 namespace clkr::detail::amg {
@@ -17,30 +18,14 @@ void row_bounds(const SetupKernels& kernels, const DevicePattern& A, const Devic
   kernels.per_item(bounds, static_cast<std::size_t>(A.rows));
 }
 
-// C's values (`values`, on pattern C) from A's and B's.
-void product_values(const SetupKernels& kernels, Matrix& A, Matrix& B, const DevicePattern& C, const cl::Buffer& bound,
-                    const cl::Buffer& values) {
-  const cl::Buffer a_values = A.csr_values(Precision::Double).primary;
-  const cl::Buffer b_values = B.csr_values(Precision::Double).primary;
-  cl::Kernel short_rows = kernels.kernel("spgemm_values.cl", "spgemm_values_short");
-  cl::Kernel long_rows = kernels.kernel("spgemm_values.cl", "spgemm_values_long");
-  for (cl::Kernel* kernel : {&short_rows, &long_rows})
-    set_args(*kernel, static_cast<cl_int>(C.rows), bound, A.csr_part().row_offsets, A.csr_part().col_indices, a_values,
-             B.csr_part().row_offsets, B.csr_part().col_indices, b_values, C.offsets, C.columns, values);
-  kernels.per_item(short_rows, static_cast<std::size_t>(C.rows));
-  kernels.per_group(long_rows, static_cast<std::size_t>(C.rows));
-}
-
 }  // namespace
 
-DevicePattern product_pattern(const SetupKernels& kernels, const DevicePattern& A, const DevicePattern& B,
-                              cl::Buffer* bound_out) {
+DevicePattern product_pattern(const SetupKernels& kernels, const DevicePattern& A, const DevicePattern& B) {
   const auto rows = static_cast<std::size_t>(A.rows);
   cl::Buffer bound = kernels.array<cl_int>(rows, "product row bounds");
   // The global hash tables of rows too long for local memory: sizes, then offsets by a prefix sum.
   cl::Buffer scratch_offsets = kernels.array<cl_int>(rows + 1, "product hash table offsets");
   row_bounds(kernels, A, B, bound, scratch_offsets);
-  if (bound_out) *bound_out = bound;
   const std::int32_t scratch_slots = exclusive_scan(kernels, scratch_offsets, A.rows, "the hash tables of a product");
   cl::Buffer scratch = kernels.array<cl_int>(static_cast<std::size_t>(scratch_slots), "product hash tables");
 
@@ -70,21 +55,20 @@ DevicePattern product_pattern(const SetupKernels& kernels, const DevicePattern& 
   return C;
 }
 
-DeviceProduct multiply(const SetupKernels& kernels, Matrix& A, Matrix& B) {
+std::shared_ptr<Matrix> multiply(const SetupKernels& kernels, Matrix& A, Matrix& B) {
   if (A.cols() != B.rows())
     throw Error("amg: a device product of a " + std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
                 " and a " + std::to_string(B.rows()) + " x " + std::to_string(B.cols()) + " matrix");
-  DeviceProduct product;
-  const DevicePattern C = product_pattern(kernels, pattern_of(A), pattern_of(B), &product.bound);
+  const DevicePattern C = product_pattern(kernels, pattern_of(A), pattern_of(B));
   cl::Buffer values = kernels.array<cl_double>(static_cast<std::size_t>(C.nnz), "product values");
-  product_values(kernels, A, B, C, product.bound, values);
-  product.C = std::make_shared<Matrix>(
+  auto product = std::make_shared<Matrix>(
       Matrix::from_device_csr(kernels.shared_context(), C.rows, C.cols, C.nnz, C.offsets, C.columns, values));
+  multiply_values(kernels, A, B, *product);
   return product;
 }
 
-void multiply_values(const SetupKernels& kernels, Matrix& A, Matrix& B, Matrix& C, const cl::Buffer& bound) {
-  product_values(kernels, A, B, pattern_of(C), bound, C.csr_values(Precision::Double).primary);
+void multiply_values(const SetupKernels& kernels, Matrix& A, Matrix& B, Matrix& C) {
+  kernels.record("galerkin_multiply", multiply_on_device(A, B, C, kernels.galerkin()));
   C.values_written_on_device();
 }
 
