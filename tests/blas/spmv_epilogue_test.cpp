@@ -158,6 +158,21 @@ Vector poisoned(std::size_t n, Precision p, const std::string& name) {
 
 bool is_square(const Shape& s) { return s.rows == s.cols; }
 
+// A Chebyshev step's epilogue with the operands' scalars.
+detail::SpmvEpilogue chebyshev_step(const Operands& o, Vector& dinv, Vector& r_in, Vector& d_out, Vector& xs,
+                                    bool last) {
+  detail::SpmvEpilogue e;
+  e.kind = detail::SpmvEpilogue::Kind::Chebyshev;
+  e.c1 = o.c1;
+  e.c2 = o.c2;
+  e.dinv = &dinv;
+  e.r_in = &r_in;
+  e.d_out = &d_out;
+  e.xs = &xs;
+  e.last = last;
+  return e;
+}
+
 using KernelPrecision = std::tuple<std::size_t, Precision>;  // an index into epilogue_kernels()
 
 std::string kernel_precision_name(const testing::TestParamInfo<KernelPrecision>& info) {
@@ -222,15 +237,7 @@ TEST_P(SpmvEpilogueDevice, ChebyshevStepMatchesTheReference) {
       Vector r_in = device_vector(o.r_in, "r_in");
       Vector y = r_in_is_y ? device_vector(o.r_in, "r") : poisoned(n, p_, "r");
       Vector d_out = poisoned(n, p_, "d_out");
-      detail::SpmvEpilogue e;
-      e.kind = detail::SpmvEpilogue::Kind::Chebyshev;
-      e.c1 = o.c1;
-      e.c2 = o.c2;
-      e.dinv = &dinv;
-      e.r_in = r_in_is_y ? &y : &r_in;
-      e.d_out = &d_out;
-      e.xs = &xs;
-      run(A, x, y, e);
+      run(A, x, y, chebyshev_step(o, dinv, r_in_is_y ? y : r_in, d_out, xs, false));
       expect_near(expected.r, read_device(y, p_), H, p_, what + " r");
       expect_near(expected.d, read_device(d_out, p_), H, p_, what + " d_out");
       expect_near(expected.xs, read_device(xs, p_), H, p_, what + " xs");
@@ -256,16 +263,7 @@ TEST_P(SpmvEpilogueDevice, TheLastChebyshevStepWritesOnlyXs) {
     Vector x = device_vector(o.x, "d"), dinv = device_vector(o.dinv, "dinv"), xs = device_vector(o.xs, "xs");
     Vector r_in = device_vector(o.r_in, "r_in");
     Vector y = poisoned(n, p_, "r"), d_out = poisoned(n, p_, "d_out");
-    detail::SpmvEpilogue e;
-    e.kind = detail::SpmvEpilogue::Kind::Chebyshev;
-    e.c1 = o.c1;
-    e.c2 = o.c2;
-    e.dinv = &dinv;
-    e.r_in = &r_in;
-    e.d_out = &d_out;
-    e.xs = &xs;
-    e.last = true;
-    run(A, x, y, e);
+    run(A, x, y, chebyshev_step(o, dinv, r_in, d_out, xs, true));
     expect_near(expected.xs, read_device(xs, p_), H, p_, what + " xs");
     expect_all_nan(read_device(y, p_), what + " r");
     expect_all_nan(read_device(d_out, p_), what + " d_out");
@@ -299,16 +297,7 @@ TEST(SpmvEpilogueHost, MatchesTheReferenceInDouble) {
       Vector dinv(test_context(), o.dinv, "dinv"), r_in(test_context(), o.r_in, "r_in"), xs(test_context(), o.xs, "xs");
       Vector r(test_context(), std::vector<double>(n, kNaN), "r"),
           d_out(test_context(), std::vector<double>(n, kNaN), "d");
-      detail::SpmvEpilogue e;
-      e.kind = detail::SpmvEpilogue::Kind::Chebyshev;
-      e.c1 = o.c1;
-      e.c2 = o.c2;
-      e.dinv = &dinv;
-      e.r_in = &r_in;
-      e.d_out = &d_out;
-      e.xs = &xs;
-      e.last = last;
-      detail::spmv_epilogue_host(A, x, r, e);
+      detail::spmv_epilogue_host(A, x, r, chebyshev_step(o, dinv, r_in, d_out, xs, last));
       const std::string what = shape.name + (last ? " last" : "");
       expect_near(expected.xs, xs.to_host(), H, Precision::Double, what + " xs");
       if (last) {
