@@ -344,6 +344,22 @@ Vector::DeviceBuffers Vector::device(Precision p, Access access) {
   });
 }
 
+cl::Buffer Vector::device_single_alongside_double() {
+  Impl& self = checked(impl_);
+  int valid_copies = 0;
+  for (const auto& location : self.valid)
+    for (bool v : location) valid_copies += v;
+  if (!self.is(Location::Device, Precision::Double) || valid_copies != 1)
+    throw Error("vector '" + self.name +
+                "': a single copy written alongside the double one needs the device double copy just taken for "
+                "writing (internal error)");
+  return translate_cl_errors("Vector::device_single_alongside_double", [&] {
+    self.ensure_storage(Location::Device, Precision::Single);
+    self.set_valid(Location::Device, Precision::Single);
+    return self.device_head;
+  });
+}
+
 double* Vector::host_double(Access access) {
   Impl& self = checked(impl_);
   translate_cl_errors("Vector::host_double", [&] { self.require(Location::Host, Precision::Double, access); });

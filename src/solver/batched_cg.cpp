@@ -1,6 +1,7 @@
 // Batched CG: k fused CG iterations (cg.cpp's cg_device) run in lockstep on interleaved blocks, the
 // matrix read once per iteration for all k columns. Each column keeps cg_device's host logic exactly:
-// its scalars are judged one iteration late (the next iteration is already queued), its convergence
+// its scalars are judged one iteration late (the next iteration is already queued unless every
+// column's residual forecast says the queued one finishes it), its convergence
 // is confirmed on b - A x (restarting from x when the recursive residual drifted), and it then stops
 // being updated (masked on the device) while the other columns go on.
 #include "batched_cg.hpp"
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "batched_cg_steps.hpp"
+#include "residual_forecast.hpp"
 #include "solver_core.hpp"
 
 namespace clkr::detail {
@@ -24,6 +26,7 @@ struct Column {
   bool running = false;  // still iterating (not finished at the start, nor since)
   int through = 0;       // the last iteration logged
   double seconds = -1;   // when it finished (monitor clock), -1 while running
+  ResidualForecast forecast;
 };
 
 class Batch {
@@ -57,6 +60,7 @@ class Batch {
   void stop(int j);
   void launch();
   void reached(int j, int examined);
+  bool in_flight_finishes(int examined) const;
 
   Blas& blas_;
   Matrix& A_;
@@ -124,8 +128,20 @@ void Batch::reached(int j, int examined) {
   if (c.monitor->check_explicit(c.through, std::sqrt(rr)) == AfterCheck::Stop) return stop(j);
   // The recursive residual drifted: restart this column from x with p = r (M^-1 r) while the others
   // go on; its rho goes to the slot the next step 2 reads.
+  c.forecast.clear();
   const auto restart = start(j, x_, false, true);
   if (M_ && !positive_rz(*c.monitor, c.through, restart.second)) stop(j);
+}
+
+// cg_device's hold-back, for the batch: the iteration in flight is forecast to take every active
+// column to the tolerance, so launching one more would only be wasted work.
+bool Batch::in_flight_finishes(int examined) const {
+  if (launched_ <= examined) return false;
+  for (int j = 0; j < k_; ++j) {
+    const Column& c = *columns_[j];
+    if (active_[j] && !c.monitor->reached(c.forecast.ahead(launched_ - examined))) return false;
+  }
+  return true;
 }
 
 void Batch::run() {
@@ -147,7 +163,7 @@ void Batch::run() {
   int examined = 0;
   auto any_active = [&] { return std::any_of(active_.begin(), active_.end(), [](int a) { return a != 0; }); };
   while (any_active() && (examined < launched_ || launched_ < max_iterations)) {
-    if (launched_ < max_iterations && launched_ - examined < slots) {
+    if (launched_ < max_iterations && launched_ - examined < slots && !in_flight_finishes(examined)) {
       launch();
       continue;
     }
@@ -160,6 +176,7 @@ void Batch::run() {
       if (!active_[j] || c.through >= examined) continue;
       c.through = examined;
       const CgVerdict verdict = judge_cg_iteration(*c.monitor, examined, scalars[j], M_ != nullptr);
+      if (verdict != CgVerdict::Ended) c.forecast.add(std::sqrt(scalars[j].rr));
       if (verdict == CgVerdict::Continue) continue;
       changed = true;
       if (verdict == CgVerdict::Ended) {

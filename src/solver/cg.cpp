@@ -12,6 +12,7 @@
 #include "cg_host.hpp"
 #include "cg_persistent.hpp"
 #include "clkr/runtime/error.hpp"
+#include "residual_forecast.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -72,7 +73,7 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
   Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");
   std::optional<Vector> z;
   if (M) z.emplace(context, n, "pcg.z");
-  FusedCgSteps steps(blas, A);
+  FusedCgSteps steps(blas, A, M ? std::optional(M->precision()) : std::nullopt);
 
   // r = b - A x (already computed when `have_residual`);  p = r (PCG: z = M^-1 r, p = z);  rho = r'r
   // (PCG: r'z) on the device. Returns r'r and rho.
@@ -98,10 +99,13 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
   // past the one that converged would cost a whole cycle (PoCL, poisson3d:64: 13 iterations instead of
   // 12). A GPU keeps two: it would idle while the host enqueues the next iteration's ~45 kernels
   // (~0.2 ms, 5-15% of a cycle on poisson3d:128-256), about what the extra iteration costs in all.
+  // With two in flight, the second is held back when the residual forecast says the first will reach
+  // the tolerance, so the solve usually ends at the iteration that reached it, not one past.
   constexpr int slots = FusedCgSteps::kReadSlots;
   const bool amg_on_cpu = M && M->kind() == PrecondKind::Amg && blas.context()->info().type == DeviceType::Cpu;
   const int in_flight = amg_on_cpu ? 1 : slots;
   int launched = 0, examined = 0;
+  ResidualForecast forecast;
   auto launch = [&] {
     ++launched;
     steps.spmv_dot(p, q);         // q = A p;  partial p'q
@@ -119,13 +123,17 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
     blas.context()->queue().flush();
   };
   while (examined < launched || launched < options.max_iterations) {
-    if (launched < options.max_iterations && launched - examined < in_flight) {
+    const bool room = launched < options.max_iterations && launched - examined < in_flight;
+    const bool in_flight_finishes = launched > examined && monitor.reached(forecast.ahead(launched - examined));
+    if (room && !in_flight_finishes) {
       launch();
       continue;
     }
     ++examined;
-    const CgVerdict verdict = judge_cg_iteration(monitor, examined, steps.wait_scalars(examined % slots), M != nullptr);
+    const FusedCgSteps::Scalars scalars = steps.wait_scalars(examined % slots);
+    const CgVerdict verdict = judge_cg_iteration(monitor, examined, scalars, M != nullptr);
     if (verdict == CgVerdict::Ended) return;
+    forecast.add(std::sqrt(scalars.rr));
     if (verdict == CgVerdict::Continue) continue;
     // Reached: let the iteration in flight finish (it counts only if it did a step).
     if (launched > examined) {
@@ -136,6 +144,7 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
     compute_residual(blas, A, b, x, r, false);
     const double rr = blas.dot(r, r);
     if (monitor.check_explicit(examined, std::sqrt(rr)) == AfterCheck::Stop) return;
+    forecast.clear();
     const auto [rr_restart, rz_restart] = start(false, true);
     if (M && !positive_rz(monitor, examined, rz_restart)) return;
   }

@@ -35,10 +35,12 @@ FusedLaunchShape fused_launch_shape(const Blas& blas, std::size_t n) {
   return shape;
 }
 
-FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
+FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A, std::optional<Precision> preconditioner)
     : blas_(blas),
       A_(A),
       precision_(blas.precision()),
+      single_preconditioner_(precision_ == Precision::Double && preconditioner == Precision::Single),
+      z_precision_(single_preconditioner_ ? Precision::Single : precision_),
       n_(static_cast<std::size_t>(A.rows())),
       pq_partials_(blas.context(), 1, "cg.pq_partials"),
       rr_partials_(blas.context(), 1, "cg.rr_partials"),
@@ -90,10 +92,12 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A)
   } else {
     step1_ = Step1::SpmvThenDot;
   }
+  const std::string mixed = single_preconditioner_ ? options + " -DCG_SINGLE_PRECONDITIONER" : options;
   dot_partials_ = context.kernel("solver/cg.cl", "cg_dot_partials", options);
-  update_xr_ = context.kernel("solver/cg.cl", "cg_update_xr", options);
+  dot_rz_ = context.kernel("solver/cg.cl", "cg_dot_partials", mixed);
+  update_xr_ = context.kernel("solver/cg.cl", "cg_update_xr", mixed);
   update_p_ = context.kernel("solver/cg.cl", "cg_update_p", options);
-  update_p_preconditioned_ = context.kernel("solver/cg.cl", "cg_update_p_preconditioned", options);
+  update_p_preconditioned_ = context.kernel("solver/cg.cl", "cg_update_p_preconditioned", mixed);
   pq_partials_ = Vector(blas.context(), spmv_groups_, "cg.pq_partials");
   rr_partials_ = Vector(blas.context(), groups_, "cg.rr_partials");
   rz_partials_ = Vector(blas.context(), groups_, "cg.rz_partials");
@@ -204,8 +208,8 @@ void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {
 
 void FusedCgSteps::update_xr(Vector& x, Vector& r, Vector& p, Vector& q) {
   const double e = element_bytes(precision_);
-  KernelArgs(update_xr_, precision_)
-      .value(static_cast<cl_int>(n_))
+  KernelArgs args(update_xr_, precision_);
+  args.value(static_cast<cl_int>(n_))
       .value(static_cast<cl_int>(chunk_))
       .value(static_cast<cl_int>(rho_slot_))
       .value(static_cast<cl_int>(spmv_groups_))
@@ -215,13 +219,14 @@ void FusedCgSteps::update_xr(Vector& x, Vector& r, Vector& p, Vector& q) {
       .vector(q.device(precision_, Access::Read))
       .vector(x.device(precision_, Access::ReadWrite))
       .vector(r.device(precision_, Access::ReadWrite))
-      .vector(rr_partials_.device(precision_, Access::Write))
-      .local(local_ * e);
+      .vector(rr_partials_.device(precision_, Access::Write));
+  if (single_preconditioner_) args.value(r.device_single_alongside_double());
+  args.local(local_ * e);
   cl::Event event;
   blas_.context()->queue().enqueueNDRangeKernel(update_xr_, cl::NullRange, cl::NDRange(groups_ * local_),
                                                 cl::NDRange(local_), nullptr, &event);
-  // Reads x, p, r, q and writes x, r: 6n elements; 6n flops.
-  blas_.record("cg_update_xr", 6.0 * n_, 6.0 * n_ * e, {event});
+  // Reads x, p, r, q and writes x, r: 6n elements (and r's single copy: 4 bytes more a row); 6n flops.
+  blas_.record("cg_update_xr", 6.0 * n_, 6.0 * n_ * e + (single_preconditioner_ ? 4.0 * n_ : 0.0), {event});
 }
 
 void FusedCgSteps::update_p(Vector& r, Vector& p) {
@@ -246,22 +251,22 @@ void FusedCgSteps::update_p(Vector& r, Vector& p) {
 }
 
 void FusedCgSteps::dot_rz(Vector& r, Vector& z) {
-  const double e = element_bytes(precision_);
-  KernelArgs(dot_partials_, precision_)
+  const double e = element_bytes(precision_), ez = element_bytes(z_precision_);
+  KernelArgs(dot_rz_, precision_)
       .value(static_cast<cl_int>(n_))
       .value(static_cast<cl_int>(chunk_))
       .vector(r.device(precision_, Access::Read))
-      .vector(z.device(precision_, Access::Read))
+      .vector(z.device(z_precision_, Access::Read))
       .vector(rz_partials_.device(precision_, Access::Write))
       .local(local_ * e);
   cl::Event event;
-  blas_.context()->queue().enqueueNDRangeKernel(dot_partials_, cl::NullRange, cl::NDRange(groups_ * local_),
+  blas_.context()->queue().enqueueNDRangeKernel(dot_rz_, cl::NullRange, cl::NDRange(groups_ * local_),
                                                 cl::NDRange(local_), nullptr, &event);
-  blas_.record("cg_dot_rz", 2.0 * n_, 2.0 * n_ * e, {event});
+  blas_.record("cg_dot_rz", 2.0 * n_, n_ * (e + ez), {event});
 }
 
 void FusedCgSteps::update_p_preconditioned(Vector& z, Vector& p) {
-  const double e = element_bytes(precision_);
+  const double e = element_bytes(precision_), ez = element_bytes(z_precision_);
   KernelArgs(update_p_preconditioned_, precision_)
       .value(static_cast<cl_int>(n_))
       .value(static_cast<cl_int>(chunk_))
@@ -270,14 +275,14 @@ void FusedCgSteps::update_p_preconditioned(Vector& z, Vector& p) {
       .vector(rz_partials_.device(precision_, Access::Read))
       .vector(rr_partials_.device(precision_, Access::Read))
       .vector(scalars_.device(precision_, Access::ReadWrite))
-      .vector(z.device(precision_, Access::Read))
+      .vector(z.device(z_precision_, Access::Read))
       .vector(p.device(precision_, Access::ReadWrite))
       .local(local_ * e);
   cl::Event event;
   blas_.context()->queue().enqueueNDRangeKernel(update_p_preconditioned_, cl::NullRange, cl::NDRange(groups_ * local_),
                                                 cl::NDRange(local_), nullptr, &event);
   // Reads z, p and writes p: 3n elements; 2n flops.
-  blas_.record("cg_update_p", 2.0 * n_, 3.0 * n_ * e, {event});
+  blas_.record("cg_update_p", 2.0 * n_, n_ * (2.0 * e + ez), {event});
   rho_slot_ = 1 - rho_slot_;
   preconditioned_ = true;
 }

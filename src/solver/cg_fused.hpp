@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "clkr/blas/blas.hpp"
 #include "clkr/solver/options.hpp"
@@ -37,8 +38,11 @@ FusedLaunchShape fused_launch_shape(const Blas& blas, std::size_t n);
 class FusedCgSteps {
  public:
   // Only for blas.location() == Device; any format and precision (formats without a fused SpMV kernel
-  // run the Blas SpMV followed by a p'q partial-sum kernel).
-  FusedCgSteps(Blas& blas, Matrix& A);
+  // run the Blas SpMV followed by a p'q partial-sum kernel). `preconditioner`: the precision PCG's
+  // preconditioner computes in, when there is one; a single one inside a double solve makes the
+  // mixed-precision kernels (update_xr also stores r's single copy; dot_rz and
+  // update_p_preconditioned read z's single copy).
+  FusedCgSteps(Blas& blas, Matrix& A, std::optional<Precision> preconditioner = std::nullopt);
 
   // rho = r'r of the starting residual, from the Blas's own reduction.
   void set_rho(const DeviceScalar& rr);
@@ -72,6 +76,10 @@ class FusedCgSteps {
   Blas& blas_;
   Matrix& A_;
   Precision precision_;
+  // z's precision in dot_rz and update_p_preconditioned: precision_, or single in a mixed-precision
+  // PCG (single_preconditioner_), where update_xr also writes r's single copy.
+  bool single_preconditioner_ = false;
+  Precision z_precision_;
   std::size_t n_;
   bool chunked_;  // the members of fused_launch_shape(blas, n)
   std::size_t local_ = 0;
@@ -83,7 +91,7 @@ class FusedCgSteps {
   Matrix::RowBlockShape blocks_;
   std::size_t spmv_groups_ = 0;
   std::size_t products_bytes_ = 0;
-  cl::Kernel spmv_dot_, dot_partials_, update_xr_, update_p_, update_p_preconditioned_;
+  cl::Kernel spmv_dot_, dot_partials_, dot_rz_, update_xr_, update_p_, update_p_preconditioned_;
   Vector pq_partials_, rr_partials_, rz_partials_, scalars_;
   int rho_slot_ = 0;  // which of scalars_[0], scalars_[1] holds the current rho
   // Pinned (mapped) host memory the scalars are read into: a non-blocking read into ordinary pageable

@@ -324,6 +324,31 @@ TEST(Vector, WritingSingleThenQuasiDoubleMakesATailOfZeros) {
   expect_contents(read_copy(v, copy_of("hQ")), expected(Precision::Single, Precision::QuasiDouble, d), "hQ");
 }
 
+// A kernel that writes the device double copy may store the single copy in the same pass (the fused
+// mixed-precision CG does): both are then valid, and reading the single one converts nothing. Taking
+// it in any other state is an internal error, not a stale copy marked valid.
+TEST(Vector, SingleWrittenAlongsideDoubleIsValidWithoutAConversion) {
+  if (!fp64()) GTEST_SKIP() << "device without fp64";
+  const std::vector<double> d = random_values(1025, 10);
+  Vector v(context(), d, "x");
+  v.device(Precision::Single, Access::Read);
+  write_copy(v, copy_of("dD"), d);
+  const cl::Buffer single = v.device_single_alongside_double();
+  const Contents rounded = expected(Precision::Single, Precision::Single, d);
+  context()->queue().enqueueWriteBuffer(single, CL_TRUE, 0, d.size() * 4, rounded.head.data());
+  EXPECT_EQ(valid_set(v), "dS dD");
+  const VectorTraffic before = v.traffic();
+  expect_contents(read_copy(v, copy_of("dS")), rounded, "dS");
+  expect_traffic(v, before.host_to_device, before.device_to_host, before.device_conversions, before.host_conversions);
+
+  Vector host_too(context(), d, "y");
+  host_too.device(Precision::Double, Access::Read);  // host and device double valid: nothing was just written
+  EXPECT_THROW(host_too.device_single_alongside_double(), Error);
+  Vector single_only(context(), d, "z");
+  write_copy(single_only, copy_of("dS"), d);
+  EXPECT_THROW(single_only.device_single_alongside_double(), Error);
+}
+
 TEST(Vector, ConvertsFromTheMostPreciseValidCopy) {
   // With a host single and a device double valid, a host quasi-double comes from the double
   // (split on the device, then transferred), not from the single (which would give a zero tail).

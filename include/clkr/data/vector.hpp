@@ -58,6 +58,11 @@ class Vector {
     cl::Buffer tail;     // quasi-double tail, else null
   };
   DeviceBuffers device(Precision p, Access access);
+  // For a kernel that writes the device double copy and, in the same pass, the same values rounded to
+  // single (a mixed-precision solver storing the copy its single-precision preconditioner reads): the
+  // device single copy, marked valid beside the double one. Call it right after device(Double, Write or
+  // ReadWrite), before anything else touches the vector; the kernel must store float(value) there.
+  cl::Buffer device_single_alongside_double();
 
   // Host copies: one pointer per precision; valid until the next access of another copy.
   double* host_double(Access access);

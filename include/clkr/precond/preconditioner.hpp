@@ -37,8 +37,9 @@ class Preconditioner {
   // elements and live on context(); they must be different vectors. The work runs at location() in
   // precision(): on the device z ends valid in precision(), and a solver in another precision reads it
   // through the Vector's conversion (a single-precision preconditioner inside a double solve converts
-  // r and z once each); the host backend computes its elementwise updates in double and leaves the
-  // host double copy valid.
+  // r and z once each; the fused device CG instead stores r's single copy and reads z's in its own
+  // kernels); the host backend computes its elementwise updates in double and leaves the host double
+  // copy valid.
   void apply(Vector& r, Vector& z);
 
   // A's values changed on the same sparsity pattern (a new time step): refreshes everything that
