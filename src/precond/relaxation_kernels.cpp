@@ -109,53 +109,43 @@ void RelaxationKernels::chebyshev_start(double c2, Vector& dinv, Vector& b, Vect
 }
 
 void RelaxationKernels::scale_by_diagonal(double w, Vector& dinv, Vector& r, Vector& z) {
-  const std::size_t n = z.size();
-  check_sizes("scale_by_diagonal", n, {&dinv, &r});
-  const double flops = 2.0 * static_cast<double>(n), bytes = element_bytes(blas_, 3, n);
-  if (blas_.location() == Location::Host) {
-    const double* d = dinv.host_double(Access::Read);
-    const double* rv = r.host_double(Access::Read);
-    double* zv = z.host_double(Access::Write);
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) zv[i] = w * (d[i] * rv[i]);
-    blas_.record("scale_by_diagonal", flops, bytes);
-    return;
-  }
-  const Precision p = blas_.precision();
-  cl::Kernel& k = blas_.elementwise_kernel(kFile, "scale_by_diagonal");
-  KernelArgs(k, p)
-      .value(cl_ulong{0})
-      .value(cl_ulong{0})
-      .real(w)
-      .vector(dinv.device(p, Access::Read))
-      .vector(r.device(p, Access::Read))
-      .vector(z.device(p, Access::Write));
-  blas_.launch_elementwise("scale_by_diagonal", k, n, flops, bytes);
+  diagonal_step(false, w, dinv, r, z);
 }
 
 void RelaxationKernels::add_scaled_by_diagonal(double w, Vector& dinv, Vector& r, Vector& x) {
-  const std::size_t n = x.size();
-  check_sizes("add_scaled_by_diagonal", n, {&dinv, &r});
-  const double flops = 3.0 * static_cast<double>(n), bytes = element_bytes(blas_, 4, n);
+  diagonal_step(true, w, dinv, r, x);
+}
+
+// out = w D^-1 r, or out += w D^-1 r (`accumulate`: out is read too, one vector more to move).
+void RelaxationKernels::diagonal_step(bool accumulate, double w, Vector& dinv, Vector& r, Vector& out) {
+  const char* name = accumulate ? "add_scaled_by_diagonal" : "scale_by_diagonal";
+  const std::size_t n = out.size();
+  check_sizes(name, n, {&dinv, &r});
+  const double flops = (accumulate ? 3.0 : 2.0) * static_cast<double>(n);
+  const double bytes = element_bytes(blas_, accumulate ? 4 : 3, n);
+  const Access out_access = accumulate ? Access::ReadWrite : Access::Write;
   if (blas_.location() == Location::Host) {
     const double* d = dinv.host_double(Access::Read);
     const double* rv = r.host_double(Access::Read);
-    double* xv = x.host_double(Access::ReadWrite);
+    double* ov = out.host_double(out_access);
 #pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) xv[i] += w * (d[i] * rv[i]);
-    blas_.record("add_scaled_by_diagonal", flops, bytes);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double step = w * (d[i] * rv[i]);
+      ov[i] = accumulate ? ov[i] + step : step;
+    }
+    blas_.record(name, flops, bytes);
     return;
   }
   const Precision p = blas_.precision();
-  cl::Kernel& k = blas_.elementwise_kernel(kFile, "add_scaled_by_diagonal");
+  cl::Kernel& k = blas_.elementwise_kernel(kFile, name);
   KernelArgs(k, p)
       .value(cl_ulong{0})
       .value(cl_ulong{0})
       .real(w)
       .vector(dinv.device(p, Access::Read))
       .vector(r.device(p, Access::Read))
-      .vector(x.device(p, Access::ReadWrite));
-  blas_.launch_elementwise("add_scaled_by_diagonal", k, n, flops, bytes);
+      .vector(out.device(p, out_access));
+  blas_.launch_elementwise(name, k, n, flops, bytes);
 }
 
 void RelaxationKernels::chebyshev_update(double c1, double c2, Vector& dinv, Vector& r, Vector& d, Vector& x) {

@@ -31,6 +31,7 @@ class RelaxationKernels {
                            Vector& d_next, Vector& x, bool last);
 
  private:
+  void diagonal_step(bool accumulate, double w, Vector& dinv, Vector& r, Vector& out);
   void chebyshev_step(bool first, double c1, double c2, Vector& dinv, Vector& r, Vector& d, Vector& x);
 
   Blas& blas_;
