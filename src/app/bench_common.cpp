@@ -14,6 +14,8 @@ namespace clkr::app {
 
 CopyBandwidth measure_copy_bandwidth(Context& context) {
   const DeviceInfo& info = context.info();
+  if (!context.profiling())
+    throw Error("measure_copy_bandwidth: the copies are timed on the device, which needs a Context with profiling");
   std::size_t bytes = std::size_t{256} << 20;
   bytes = std::min<std::uint64_t>(bytes, info.global_memory / 4);
   bytes = std::min<std::uint64_t>(bytes, info.max_allocation);

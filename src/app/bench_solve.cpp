@@ -291,7 +291,11 @@ int bench_solve_command(const Args& args) {
   if (matrices.empty()) matrices.push_back("poisson3d:64");
 
   BenchProgress progress(!stderr_is_terminal());
-  const std::shared_ptr<Context> context = open_context(opts.text("--device"));
+  // Wall times only: a queue that times every command would slow clkr down against peers that do not
+  // (3-11% of a GPU solve, docs/performance-amg.md).
+  ContextOptions context_options;
+  context_options.profiling = false;
+  const std::shared_ptr<Context> context = open_context(opts.text("--device"), context_options);
   const DeviceInfo& device = context->info();
   std::cout << "device: " << device.summary() << " [" << device.index_selector() << "]\n"
             << "tolerance " << number_text(tolerance) << " on ||b - A x|| / ||b||, b = ones, x0 = 0; " << reps

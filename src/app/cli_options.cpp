@@ -156,9 +156,9 @@ std::string one_line(const std::string& text) {
   return out;
 }
 
-std::shared_ptr<Context> open_context(const std::string& selector) {
+std::shared_ptr<Context> open_context(const std::string& selector, const ContextOptions& options) {
   try {
-    return Context::create(selector);
+    return Context::create(selector, options);
   } catch (const Error& e) {
     throw Error(one_line(e.what()), e.code());
   }

@@ -9,11 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "clkr/runtime/context.hpp"
 #include "commands.hpp"
-
-namespace clkr {
-class Context;
-}
 
 namespace clkr::app {
 
@@ -54,7 +51,7 @@ void print_usage(std::ostream& out, const std::string& synopsis, const std::stri
 
 // Context::create(selector) with its error made one line (the device list it carries is joined with
 // "; "): the program promises a one-line message for every input error.
-std::shared_ptr<Context> open_context(const std::string& selector);
+std::shared_ptr<Context> open_context(const std::string& selector, const ContextOptions& options = {});
 
 // `text` on one line: newlines and the indentation after them become "; ".
 std::string one_line(const std::string& text);

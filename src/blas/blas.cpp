@@ -147,7 +147,8 @@ struct Blas::Impl {
   }
   void record_device(const std::string& op, double flops, double bytes, std::vector<cl::Event> events) {
     count(op, flops, bytes);
-    if (!events.empty()) pending.push_back({op, std::move(events)});
+    // Without profiling the events carry no times: the counter keeps its call, flops and bytes.
+    if (!events.empty() && context->profiling()) pending.push_back({op, std::move(events)});
     if (pending.size() > kMaxPendingTimings) settle(kMaxPendingTimings / 2);
   }
   // Adds the profiled time of all but the newest `keep` pending operations to their counters.

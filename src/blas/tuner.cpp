@@ -161,6 +161,10 @@ const TuneSearch* TuneResult::search(const std::string& name) const {
 
 TuneResult tune_device(std::shared_ptr<Context> context, const TuneOptions& options) {
   if (!context) throw Error("tune_device: the context is null");
+  if (!context->profiling())
+    throw Error(
+        "tune_device: the tuner times kernels on the device, which needs a Context with profiling "
+        "(ContextOptions::profiling)");
   return translate_cl_errors("tune_device", [&] { return detail::tune::Tuner(std::move(context), options).run(); });
 }
 

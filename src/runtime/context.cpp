@@ -196,20 +196,21 @@ std::vector<DeviceInfo> Context::list_devices() {
 
 std::size_t Context::default_device_index() { return select(discover(), effective_selector("")); }
 
-std::shared_ptr<Context> Context::create(const std::string& selector) {
+std::shared_ptr<Context> Context::create(const std::string& selector, const ContextOptions& options) {
   auto found = discover();
   const auto& f = found[select(found, effective_selector(selector))];
-  return std::shared_ptr<Context>(new Context(f.platform, f.device, f.info));
+  return std::shared_ptr<Context>(new Context(f.platform, f.device, f.info, options));
 }
 
-Context::Context(const cl::Platform& platform, const cl::Device& device, DeviceInfo info)
+Context::Context(const cl::Platform& platform, const cl::Device& device, DeviceInfo info, const ContextOptions& options)
     : info_(std::move(info)),
+      profiling_(options.profiling),
       platform_(platform),
       device_(device),
       memory_(std::make_shared<detail::DeviceMemoryTracker>()) {
   try {
     context_ = cl::Context(device_);
-    queue_ = CountedQueue(cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE), &commands_);
+    queue_ = CountedQueue(cl::CommandQueue(context_, device_, profiling_ ? CL_QUEUE_PROFILING_ENABLE : 0), &commands_);
   } catch (const cl::Error& e) {
     throw Error("creating a context on " + info_.summary() + ": " + e.what() + " " + cl_error_name(e.err()), e.err());
   }

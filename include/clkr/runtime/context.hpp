@@ -1,5 +1,5 @@
-// clkr::Context: one OpenCL device with its context, an in-order profiling queue and the cache of
-// built kernel programs. Every Vector, Matrix and Blas object holds a shared_ptr to the Context it
+// clkr::Context: one OpenCL device with its context, an in-order queue (profiling by default) and the
+// cache of built kernel programs. Every Vector, Matrix and Blas object holds a shared_ptr to the Context it
 // lives on; several contexts (devices) can coexist in one process.
 #pragma once
 
@@ -33,6 +33,15 @@ struct DeviceMemoryUse {
   std::uint64_t untracked = 0;     // buffers whose release the driver could not report (then not counted)
 };
 
+// How a Context sets up its queue.
+struct ContextOptions {
+  // Time every command on the device (CL_QUEUE_PROFILING_ENABLE): the Blas counters' seconds, the
+  // kernel tables of reports and the tuner need it. It costs: an AMG-PCG solve on an H200 ran 3-19%
+  // faster without it, CG on poisson3d:128 11% (docs/performance-amg.md). Without it the counters keep
+  // calls, flops and bytes, and their seconds stay 0.
+  bool profiling = true;
+};
+
 // Thread safety (docs/design.md#thread-safety): a Context may be shared by threads, each using its own
 // Vector, Matrix, Blas, Preconditioner and solver objects; those objects themselves are used by one
 // thread at a time.
@@ -42,7 +51,7 @@ class Context {
   // first GPU, else the first CPU. A selector is "P:D" (platform and device index) or a
   // case-insensitive substring of the platform name or vendor, device name or vendor, or "gpu"/"cpu" for the first
   // device of that type. Throws clkr::Error listing every device when nothing matches.
-  static std::shared_ptr<Context> create(const std::string& selector = "");
+  static std::shared_ptr<Context> create(const std::string& selector = "", const ContextOptions& options = {});
 
   // Every device on every platform (empty when no platform is installed).
   static std::vector<DeviceInfo> list_devices();
@@ -54,6 +63,8 @@ class Context {
   ~Context();
 
   const DeviceInfo& info() const { return info_; }
+  // Whether the queue times its commands (ContextOptions::profiling).
+  bool profiling() const { return profiling_; }
   const cl::Device& device() const { return device_; }
   const cl::Context& cl_context() const { return context_; }
   // The queue every command goes through (which is where fail_commands_after strikes, and where
@@ -105,10 +116,11 @@ class Context {
   std::uint64_t commands_until_fault() const { return commands_until_fault_.load(); }
 
  private:
-  Context(const cl::Platform& platform, const cl::Device& device, DeviceInfo info);
+  Context(const cl::Platform& platform, const cl::Device& device, DeviceInfo info, const ContextOptions& options);
   void count_down_to_fault();
 
   DeviceInfo info_;
+  bool profiling_ = true;
   cl::Platform platform_;
   cl::Device device_;
   cl::Context context_;
