@@ -40,7 +40,6 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A, std::optional<Precision> preco
       A_(A),
       precision_(blas.precision()),
       single_preconditioner_(precision_ == Precision::Double && preconditioner == Precision::Single),
-      z_precision_(single_preconditioner_ ? Precision::Single : precision_),
       n_(static_cast<std::size_t>(A.rows())),
       pq_partials_(blas.context(), 1, "cg.pq_partials"),
       rr_partials_(blas.context(), 1, "cg.rr_partials"),
@@ -251,12 +250,12 @@ void FusedCgSteps::update_p(Vector& r, Vector& p) {
 }
 
 void FusedCgSteps::dot_rz(Vector& r, Vector& z) {
-  const double e = element_bytes(precision_), ez = element_bytes(z_precision_);
+  const double e = element_bytes(precision_), ez = element_bytes(z_precision());
   KernelArgs(dot_rz_, precision_)
       .value(static_cast<cl_int>(n_))
       .value(static_cast<cl_int>(chunk_))
       .vector(r.device(precision_, Access::Read))
-      .vector(z.device(z_precision_, Access::Read))
+      .vector(z.device(z_precision(), Access::Read))
       .vector(rz_partials_.device(precision_, Access::Write))
       .local(local_ * e);
   cl::Event event;
@@ -266,7 +265,7 @@ void FusedCgSteps::dot_rz(Vector& r, Vector& z) {
 }
 
 void FusedCgSteps::update_p_preconditioned(Vector& z, Vector& p) {
-  const double e = element_bytes(precision_), ez = element_bytes(z_precision_);
+  const double e = element_bytes(precision_), ez = element_bytes(z_precision());
   KernelArgs(update_p_preconditioned_, precision_)
       .value(static_cast<cl_int>(n_))
       .value(static_cast<cl_int>(chunk_))
@@ -275,7 +274,7 @@ void FusedCgSteps::update_p_preconditioned(Vector& z, Vector& p) {
       .vector(rz_partials_.device(precision_, Access::Read))
       .vector(rr_partials_.device(precision_, Access::Read))
       .vector(scalars_.device(precision_, Access::ReadWrite))
-      .vector(z.device(z_precision_, Access::Read))
+      .vector(z.device(z_precision(), Access::Read))
       .vector(p.device(precision_, Access::ReadWrite))
       .local(local_ * e);
   cl::Event event;

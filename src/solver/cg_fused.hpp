@@ -76,10 +76,10 @@ class FusedCgSteps {
   Blas& blas_;
   Matrix& A_;
   Precision precision_;
-  // z's precision in dot_rz and update_p_preconditioned: precision_, or single in a mixed-precision
-  // PCG (single_preconditioner_), where update_xr also writes r's single copy.
+  // A mixed-precision PCG: update_xr also writes r's single copy, and dot_rz and
+  // update_p_preconditioned read z's single copy (z_precision()).
   bool single_preconditioner_ = false;
-  Precision z_precision_;
+  Precision z_precision() const { return single_preconditioner_ ? Precision::Single : precision_; }
   std::size_t n_;
   bool chunked_;  // the members of fused_launch_shape(blas, n)
   std::size_t local_ = 0;
