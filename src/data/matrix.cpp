@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "../runtime/host_threads.hpp"
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
@@ -210,6 +211,7 @@ struct Matrix::Impl {
     const bool plain = f == Format::Csr;
     detail::HostFormat h;
     if (!plain) h = detail::build_format(A, d.shape);
+    detail::release_host_threads();  // the validation's and the build's workers: the uploads come next
     const std::string prefix = "matrix " + upper(f) + " ";
     if (d.shape.has_csr) {
       const std::string part = prefix + (f == Format::Hyb ? "overflow " : "");
@@ -541,6 +543,7 @@ void Matrix::update_values(const std::vector<double>& values) {
         else
           csr[static_cast<std::size_t>(-slot - 1)] = values[k];
       }
+      detail::release_host_threads();  // the device's turn: uploads, then the caller's update and solve
       if (d.shape.has_csr) m.rewrite_values(d.csr_values, csr);
       if (d.shape.has_ell || d.shape.has_sell || d.shape.has_dia) m.rewrite_values(d.ell_values, ell);
     }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../../runtime/format_number.hpp"
+#include "../../runtime/host_threads.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr::detail::amg {
@@ -18,6 +19,10 @@ namespace {
 // coarsest level took 1.3-3.3 s with a region per column against 40 ms serial (bcsstk14, 2 cores,
 // loaded). 2^18 multiply-adds (~0.1 ms) per region keeps the parallel gain for big levels only.
 constexpr std::size_t kParallelWork = std::size_t{1} << 18;
+// The inverse's columns cost ~n^2 each: in parallel from 2^24 multiply-adds in all (n ~ 256). A smaller
+// one (the 120-160 rows of poisson3d:128/256's coarsest level, ~0.5 ms on one core) would spend more on
+// starting the workers and on ending them afterwards (release_host_threads) than the columns take.
+bool parallel_columns(std::size_t n) { return n * n * n > 64 * kParallelWork; }
 
 using Dense = std::vector<double>;  // row-major n x n
 
@@ -83,7 +88,7 @@ bool ldlt(Dense& a, std::size_t n, double tiny, std::int32_t& dropped) {
 // X = L^-T D^+ L^-1, column by column.
 Dense ldlt_inverse(const Dense& f, std::size_t n) {
   Dense x(n * n, 0.0);
-#pragma omp parallel for schedule(dynamic, 8)
+#pragma omp parallel for schedule(dynamic, 8) if (parallel_columns(n))
   for (std::size_t c = 0; c < n; ++c) {
     std::vector<double> y(n, 0.0);
     y[c] = 1;
@@ -132,7 +137,7 @@ void lu(Dense& a, std::size_t n, std::vector<std::size_t>& perm, int level) {
 
 Dense lu_inverse(const Dense& f, std::size_t n, const std::vector<std::size_t>& perm) {
   Dense x(n * n, 0.0);
-#pragma omp parallel for schedule(dynamic, 8)
+#pragma omp parallel for schedule(dynamic, 8) if (parallel_columns(n))
   for (std::size_t c = 0; c < n; ++c) {
     std::vector<double> y(n, 0.0);
     for (std::size_t i = 0; i < n; ++i) y[i] = perm[i] == c ? 1.0 : 0.0;
@@ -147,9 +152,7 @@ Dense lu_inverse(const Dense& f, std::size_t n, const std::vector<std::size_t>& 
   return x;
 }
 
-}  // namespace
-
-DenseInverse dense_inverse(const HostCsrMatrix& A, int level) {
+DenseInverse factor_and_invert(const HostCsrMatrix& A, int level) {
   const std::size_t n = static_cast<std::size_t>(A.rows);
   for (double v : A.values)
     if (!std::isfinite(v))
@@ -172,6 +175,14 @@ DenseInverse dense_inverse(const HostCsrMatrix& A, int level) {
   std::vector<std::size_t> perm;
   lu(f, n, perm, level);
   result.inverse = dense_csr(lu_inverse(f, n, perm), A.rows);
+  return result;
+}
+
+}  // namespace
+
+DenseInverse dense_inverse(const HostCsrMatrix& A, int level) {
+  DenseInverse result = factor_and_invert(A, level);
+  release_host_threads();  // the inverse goes to the device next, and the smoothers' setup waits for it
   return result;
 }
 
