@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "../runtime/host_threads.hpp"
 #include "any_format_args.hpp"
 #include "clkr/blas/kernel_args.hpp"
 
@@ -64,6 +65,8 @@ DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCs
   if (!diagonal_scan_on_device(A, where)) {
     std::vector<double> inverse;
     const DiagonalScan scan = scan_diagonal(host ? *host : A.host_csr(), dinv ? &inverse : nullptr);
+    // A device's smoother or solve comes next: the scan's workers must not spin through it.
+    if (where == Location::Device) release_host_threads();
     if (dinv) dinv->assign(inverse);
     return scan;
   }

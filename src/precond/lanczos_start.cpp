@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "../runtime/host_threads.hpp"
 #include "../runtime/large_vectors.hpp"
 #include "clkr/blas/kernel_args.hpp"
 
@@ -22,8 +23,12 @@ std::vector<double> lanczos_start_values(std::size_t n, std::uint64_t seed) {
 }
 
 Vector lanczos_start_vector(Blas& blas, const std::shared_ptr<Context>& context, std::size_t n, std::uint64_t seed) {
-  if (blas.location() != Location::Device || !context->info().fp64 || n == 0)
-    return Vector(context, lanczos_start_values(n, seed), "lanczos.r");
+  if (blas.location() != Location::Device || !context->info().fp64 || n == 0) {
+    Vector v(context, lanczos_start_values(n, seed), "lanczos.r");
+    // The iterations on a device without fp64 come next: the fill's workers must not spin through them.
+    if (blas.location() == Location::Device) release_host_threads();
+    return v;
+  }
   Vector v(context, n, "lanczos.r");
   cl::Kernel kernel =
       context->kernel("precond/lanczos_start.cl", "lanczos_start", precision_build_option(Precision::Double));

@@ -17,6 +17,7 @@
 #include "clkr/data/matrix.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/precond/amg.hpp"
+#include "clkr/precond/chebyshev.hpp"
 #include "precond/amg/coarse_solver.hpp"
 #include "precond_test_support.hpp"
 #include "runtime/host_threads.hpp"
@@ -110,8 +111,12 @@ TEST(HostThreads, NoWorkerSpinsAfterUpdateValuesOrAnAmgUpdate) {
                   test::context()->info().fp64 ? Precision::Double : Precision::Single);
   AmgOptions options;
   options.setup_on = AmgOptions::SetupOn::Device;
+  // A device without fp64 builds on the host instead, whose aggregates are smaller: with the default
+  // coarse size (500) its coarsening of these 4,096 rows went one level further, to 63 rows. Stopping
+  // at 1,000 rows leaves the coarsest level large enough for the dense inverse's columns to run in
+  // parallel (from ~256 rows) whichever setup runs.
+  options.coarse_size = 1000;
   Amg M(blas, A, options);
-  // Large enough for the dense inverse's columns to run in parallel (from ~256 rows).
   ASSERT_GT(M.levels().back().rows, 256);
   test::context()->finish();
   EXPECT_LT(cpu_while_sleeping(), kQuietSeconds) << "after the AMG setup";
@@ -120,6 +125,23 @@ TEST(HostThreads, NoWorkerSpinsAfterUpdateValuesOrAnAmgUpdate) {
   M.update(A);
   test::context()->finish();
   EXPECT_LT(cpu_while_sleeping(), kQuietSeconds) << "after the AMG update";
+}
+
+TEST(HostThreads, NoWorkerSpinsAfterAHostDiagonalScanForTheDevice) {
+  skip_unless_workers_spin();
+  if (testing::Test::IsSkipped()) return;
+  // SELL's slices are scanned on the host (so is every format on a device without fp64); Gershgorin's
+  // bound instead of Lanczos steps leaves the scan as the setup's one host loop before the device's turn.
+  const HostCsrMatrix host = poisson3d(24);
+  Matrix A(test::context(), host, Format::Sell);
+  const Blas blas(test::context(), Location::Device, Precision::Single);
+  ChebyshevOptions options;
+  options.eigen_iterations = 0;
+  options.lower_ratio = 1.0 / 30;
+  EXPECT_GT(run_parallel_loop(), 0.0);
+  Chebyshev M(blas, A, options);
+  test::context()->finish();
+  EXPECT_LT(cpu_while_sleeping(), kQuietSeconds) << "after the Chebyshev setup";
 }
 
 }  // namespace
