@@ -26,11 +26,13 @@
 #include "convert.hpp"
 #include "device_csr_facts.hpp"
 #include "dia_format.hpp"
+#include "first_rejected_row.hpp"
 #include "format_checks.hpp"
 #include "matrix_formats.hpp"
 #include "matrix_stats.hpp"
 #include "row_blocks.hpp"
 #include "sell_format.hpp"
+#include "value_scatter.hpp"
 
 namespace clkr {
 
@@ -91,9 +93,10 @@ struct DeviceFormat {
   Matrix::SellPart sell;
   Matrix::DiaPart dia;
   PartValues csr_values, ell_values;  // ell_values: ELL's, SELL's or DIA's (the column-major part)
-  // For update_values in a format other than CSR: where CSR entry k is stored, made on the first
-  // update (slot >= 0: index in the ELL part; slot < 0: index -slot-1 in the CSR-like part).
-  std::vector<std::int64_t> slots;
+  // For update_values in a format other than CSR: where each CSR entry is stored, on the device, made
+  // on the first update.
+  detail::DeviceSlots slots;
+  bool slots_made = false;
   // CSR: the load-balanced kernels' row blocks by (max_cost, max_rows), made on first use.
   std::map<std::pair<std::int64_t, std::int32_t>, Matrix::RowBlocks> row_blocks;
 };
@@ -269,21 +272,45 @@ struct Matrix::Impl {
     return slots;
   }
 
+  // The single and quasi-double copies made from a part's doubles, made again after they changed.
+  void derive_precisions(PartValues& v) {
+    if (v.tail()) {
+      detail::device_split(*context, v.dbl, v.head, v.tail, v.count);
+    } else if (v.head()) {
+      detail::device_narrow(*context, v.dbl, v.head, v.count);
+    }
+  }
+
   // Overwrites a part's values and every precision made from them.
   void rewrite_values(PartValues& v, const std::vector<double>& values) {
     if (v.dbl()) {
       detail::write_buffer(*context, v.dbl, values.data(), values.size());
-      if (v.tail()) {
-        detail::device_split(*context, v.dbl, v.head, v.tail, v.count);
-      } else if (v.head()) {
-        detail::device_narrow(*context, v.dbl, v.head, v.count);
-      }
+      derive_precisions(v);
       return;
     }
     std::vector<float> head(v.count), tail(v.count);
     detail::host_split(values.data(), head.data(), tail.data(), v.count);
     detail::write_buffer(*context, v.head, head.data(), head.size());
     detail::write_buffer(*context, v.tail, tail.data(), tail.size());
+  }
+
+  // New values (CSR order) into the parts of a format other than CSR, by the device scatter, and every
+  // precision made from them.
+  void scatter_values(DeviceFormat& d, const std::vector<double>& values) {
+    if (!d.slots_made) {  // the format built once more from the pattern, numbered, tells where entries go
+      const std::vector<std::int64_t> slots = storage_slots(csr_now());
+      detail::release_host_threads();  // the build's workers: the uploads and the scatter come next
+      d.slots = detail::upload_slots(*context, slots, options.wide_offsets);
+      d.slots_made = true;
+    }
+    if (fp64()) {
+      detail::scatter_values(*context, d.slots, values, {d.ell_values.dbl, {}}, {d.csr_values.dbl, {}});
+      derive_precisions(d.csr_values);
+      derive_precisions(d.ell_values);
+    } else {
+      detail::scatter_values(*context, d.slots, values, {d.ell_values.head, d.ell_values.tail},
+                             {d.csr_values.head, d.csr_values.tail});
+    }
   }
 
   // The values of a part in precision p; single and quasi-double are converted on the device from
@@ -515,8 +542,13 @@ void Matrix::update_values(const std::vector<double>& values) {
   if (static_cast<std::int64_t>(values.size()) != m.stats.nnz)
     throw Error("Matrix::update_values: " + std::to_string(values.size()) + " values given for a " + m.matrix_name() +
                 " (one per stored entry, in CSR order, is expected)");
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    if (std::isfinite(values[k])) continue;
+  // The first entry that is not finite, by all cores for large matrices (first_rejected_row's rows are
+  // entries here).
+  const std::int64_t bad = detail::first_rejected_row(static_cast<std::int64_t>(values.size()),
+                                                      [&](std::int64_t k) { return !std::isfinite(values[k]); });
+  detail::release_host_threads();  // the check's workers: the device's turn comes next
+  if (bad < static_cast<std::int64_t>(values.size())) {
+    const std::size_t k = static_cast<std::size_t>(bad);
     const HostCsrMatrix pattern = translate_cl_errors("Matrix::update_values", [&] { return m.csr_now(); });
     const auto row =
         std::upper_bound(pattern.row_offsets.begin(), pattern.row_offsets.end(), static_cast<std::int64_t>(k)) -
@@ -529,23 +561,8 @@ void Matrix::update_values(const std::vector<double>& values) {
     DeviceFormat& d = m.current();
     if (m.format == Format::Csr) {
       m.rewrite_values(d.csr_values, values);
-    } else {
-      if (d.slots.empty() && !values.empty()) d.slots = m.storage_slots(m.csr_now());
-      std::vector<double> csr =
-          detail::large_vector(d.shape.has_csr ? static_cast<std::size_t>(d.shape.csr_stored) : 0, 0.0);
-      std::vector<double> ell = detail::large_vector(static_cast<std::size_t>(d.shape.padded_stored()), 0.0);
-      // Every entry has its own slot: the scatter runs in parallel.
-#pragma omp parallel for schedule(static)
-      for (std::size_t k = 0; k < values.size(); ++k) {
-        const std::int64_t slot = d.slots[k];
-        if (slot >= 0)
-          ell[static_cast<std::size_t>(slot)] = values[k];
-        else
-          csr[static_cast<std::size_t>(-slot - 1)] = values[k];
-      }
-      detail::release_host_threads();  // the device's turn: uploads, then the caller's update and solve
-      if (d.shape.has_csr) m.rewrite_values(d.csr_values, csr);
-      if (d.shape.has_ell || d.shape.has_sell || d.shape.has_dia) m.rewrite_values(d.ell_values, ell);
+    } else if (!values.empty()) {
+      m.scatter_values(d, values);
     }
     // Formats kept by convert() would now hold the old values.
     for (auto it = m.formats.begin(); it != m.formats.end();)

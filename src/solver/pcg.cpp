@@ -80,20 +80,29 @@ void pcg_jacobi_core(Blas& blas, Matrix& A, Preconditioner*, Vector& b, Vector& 
   // over A there.
   const bool host_cg = blas.location() == Location::Device && cg_runs_on_host(options.cg_path, blas.context()->info(),
                                                                               blas.params(), blas.precision(), A.nnz());
-  const Location scan = host_cg ? Location::Host : blas.location();
+  // Jacobi's own pass makes 1 / diag(A) and checks it (one read of A on a device, not a check and then
+  // the inverse). It refuses a zero or non-finite entry and records the first negative one; either is
+  // this solve's NotSpd. Any other refusal goes up.
+  std::optional<Jacobi> jacobi;
+  std::int64_t bad = -1;
   double value = 0;
-  const std::int64_t bad = first_nonpositive_diagonal(A, scan, &value);
+  try {
+    if (host_cg) {
+      jacobi.emplace(blas, A, A.diagonal());
+    } else {
+      jacobi.emplace(blas, A);
+    }
+    bad = jacobi->first_negative_row();
+    value = jacobi->first_negative_value();
+  } catch (const Error&) {
+    bad = first_nonpositive_diagonal(A, Location::Host, &value);
+    if (bad < 0) throw;
+  }
   if (bad >= 0) {
     const std::string row = std::to_string(bad);
     monitor.finish(SolveStatus::NotSpd, "A(" + row + "," + row + ") = " + format_number(value) +
                                             " <= 0: the matrix is not SPD (Jacobi needs a positive diagonal)");
     return;
-  }
-  std::optional<Jacobi> jacobi;
-  if (host_cg) {
-    jacobi.emplace(blas, A, A.diagonal());
-  } else {
-    jacobi.emplace(blas, A);
   }
   cg_core(blas, A, &*jacobi, b, x, x_is_zero, options, monitor);
 }

@@ -3,9 +3,11 @@
 // refused naming what is wrong, leaving the matrix unchanged.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "clkr/blas/blas.hpp"
@@ -55,13 +57,16 @@ std::vector<double> multiply(const HostCsrMatrix& A, const std::vector<double>& 
   return y;
 }
 
-class MatrixUpdate : public ::testing::TestWithParam<Format> {};
+// (format, wide): wide forces 64-bit row offsets (CSR) and 64-bit update slots (the other formats), the
+// paths of matrices past 2^31 - 1 entries, on a small matrix.
+class MatrixUpdate : public ::testing::TestWithParam<std::tuple<Format, bool>> {};
 
 TEST_P(MatrixUpdate, NewValuesReachTheLayoutAndEveryPrecisionMade) {
   const HostCsrMatrix host = irregular_matrix();
   MatrixOptions options;
   options.max_ell_fill_ratio = 100;  // ELL with the long row: padding on purpose
-  Matrix A(context(), host, GetParam(), options);
+  options.wide_offsets = std::get<1>(GetParam());
+  Matrix A(context(), host, std::get<0>(GetParam()), options);
   // Every precision exists before the update (single and quasi-double made from the doubles).
   std::vector<Precision> precisions = {Precision::Single, Precision::QuasiDouble};
   if (context()->info().fp64) precisions.push_back(Precision::Double);
@@ -99,9 +104,54 @@ TEST_P(MatrixUpdate, NewValuesReachTheLayoutAndEveryPrecisionMade) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, MatrixUpdate,
-                         ::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell,
-                                           Format::Dia),
-                         [](const auto& info) { return to_string(info.param); });
+                         ::testing::Combine(::testing::Values(Format::Csr, Format::Csr4, Format::Ell, Format::Hyb,
+                                                              Format::Sell, Format::Dia),
+                                            ::testing::Bool()),
+                         [](const auto& info) {
+                           return to_string(std::get<0>(info.param)) + (std::get<1>(info.param) ? "_wide" : "");
+                         });
+
+// A band of width 5 with random values and random gaps (entries left out), at sizes around the
+// scatter's work-group (256) and a DIA/SELL slice: each update's values read back and give the
+// host's product in the matrix's best precision (padding, which no update writes, must stay zero).
+TEST(MatrixUpdateSizes, AwkwardSizesInEveryFormat) {
+  const Precision p = context()->info().fp64 ? Precision::Double : Precision::QuasiDouble;
+  for (const std::int32_t n : {1, 3, 255, 257, 1023, 1025}) {
+    HostCsrMatrix host;
+    host.rows = host.cols = n;
+    std::mt19937 rng(static_cast<unsigned>(n));
+    for (std::int32_t i = 0; i < n; ++i) {
+      for (std::int32_t j = std::max(0, i - 2); j <= std::min(n - 1, i + 2); ++j) {
+        if (j != i && rng() % 4 == 0) continue;
+        host.col_indices.push_back(j);
+        host.values.push_back(1.0);
+      }
+      host.row_offsets.push_back(static_cast<std::int64_t>(host.col_indices.size()));
+    }
+    std::vector<double> x(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(1.3 * static_cast<double>(i) + 0.2);
+    for (Format f : {Format::Csr4, Format::Ell, Format::Hyb, Format::Sell, Format::Dia}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", " + to_string(f));
+      MatrixOptions options;
+      options.max_ell_fill_ratio = 100;  // SELL's slices and ELL pad the small sizes on purpose
+      Matrix A(context(), host, f, options);
+      HostCsrMatrix updated = host;
+      for (unsigned round = 0; round < 2; ++round) {
+        updated.values = new_values(host, 100 + round);
+        A.update_values(updated.values);
+        // Exact with fp64; a device without keeps quasi-double's 48 bits.
+        const std::vector<double> back = A.to_host().values;
+        ASSERT_EQ(back.size(), updated.values.size());
+        for (std::size_t k = 0; k < back.size(); ++k) ASSERT_NEAR(back[k], updated.values[k], 1e-14) << k;
+        Blas blas(context(), Location::Device, p);
+        Vector vx(context(), x, "x"), vy(context(), host.rows, "y");
+        blas.spmv(1.0, A, vx, 0.0, vy);
+        const std::vector<double> y = vy.to_host(), expected = multiply(updated, x);
+        for (std::int32_t i = 0; i < n; ++i) ASSERT_NEAR(y[i], expected[i], 1e-12 * (1 + std::abs(expected[i]))) << i;
+      }
+    }
+  }
+}
 
 TEST(MatrixUpdateRefusals, WrongCountNonFiniteAndPatternChangeLeaveTheMatrixAlone) {
   const HostCsrMatrix host = poisson2d(4);

@@ -74,20 +74,30 @@ TEST(Pcg, DeviceMatchesHostReference) {
   }
 }
 
-// A negative diagonal entry: M = diag(A) is not SPD, neither is A; refused before iterating.
+// A negative or zero diagonal entry: M = diag(A) is not SPD (or singular), neither is A; refused before
+// iterating, on the device and on the host backend, in every format the device scan reads or not.
 TEST(Pcg, ReportsNotSpdOnNonPositiveDiagonal) {
   // Double, or quasi-double on a device without fp64: what is checked holds in either.
   const Precision widest = test::widest_device_precision(*test::context());
-  HostCsrMatrix matrix = poisson2d(5);
-  for (std::int32_t k = matrix.row_offsets[7]; k < matrix.row_offsets[8]; ++k) {
-    if (matrix.col_indices[k] == 7) matrix.values[k] = -1.0;
+  for (const double diagonal : {-1.0, 0.0}) {
+    HostCsrMatrix matrix = poisson2d(5);
+    for (std::int32_t k = matrix.row_offsets[7]; k < matrix.row_offsets[8]; ++k) {
+      if (matrix.col_indices[k] == 7) matrix.values[k] = diagonal;
+    }
+    for (const Format format : {Format::Csr, Format::Sell}) {
+      for (const Location where : {Location::Device, Location::Host}) {
+        SCOPED_TRACE("a_77 = " + std::to_string(diagonal) + ", " + to_string(format) +
+                     (where == Location::Host ? ", host backend" : ", device"));
+        System system(matrix, format);
+        Blas blas(test::context(), where, where == Location::Host ? Precision::Double : widest);
+        const SolveResult result = pcg_jacobi(blas, system.A, system.b, system.x);
+        EXPECT_EQ(result.status, SolveStatus::NotSpd);
+        EXPECT_EQ(result.iterations, 0);
+        EXPECT_NE(result.message.find(diagonal < 0 ? "A(7,7) = -1" : "A(7,7) = 0"), std::string::npos)
+            << result.message;
+      }
+    }
   }
-  System system(matrix, Format::Csr);
-  Blas blas(test::context(), Location::Device, widest);
-  const SolveResult result = pcg_jacobi(blas, system.A, system.b, system.x);
-  EXPECT_EQ(result.status, SolveStatus::NotSpd);
-  EXPECT_EQ(result.iterations, 0);
-  EXPECT_NE(result.message.find("A(7,7) = -1"), std::string::npos) << result.message;
 }
 
 // Blocks [[1, 2], [2, 1]] (eigenvalues 3 and -1): a positive diagonal, yet indefinite. With two
