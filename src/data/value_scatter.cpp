@@ -2,7 +2,9 @@
 #include "value_scatter.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
+#include <string>
 
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
@@ -10,70 +12,92 @@
 
 namespace clkr::detail {
 
-DeviceSlots upload_slots(Context& context, const std::vector<std::int64_t>& slots, bool force_wide, std::size_t chunk) {
-  DeviceSlots d;
-  d.count = slots.size();
+ValueScatter::ValueScatter(std::shared_ptr<Context> context, const std::vector<std::int64_t>& slots, bool force_wide,
+                           std::size_t chunk)
+    : context_(std::move(context)), fp64_(context_->info().fp64), count_(slots.size()) {
   // A CSR-like slot -s - 1 is narrow while s fits: the most negative narrow slot is -(2^31 - 1) - 1.
   constexpr std::int64_t kNarrow = std::numeric_limits<std::int32_t>::max();
-  d.wide = force_wide ||
-           std::any_of(slots.begin(), slots.end(), [](std::int64_t s) { return s >= kNarrow || s < -kNarrow; });
-  if (slots.empty()) return d;
-  if (d.wide) {
-    d.slots = context.allocate(slots.size() * sizeof(std::int64_t), "matrix update slots");
-    write_buffer(context, d.slots, slots.data(), slots.size());
+  wide_ = force_wide ||
+          std::any_of(slots.begin(), slots.end(), [](std::int64_t s) { return s >= kNarrow || s < -kNarrow; });
+  if (slots.empty()) return;
+  Context& c = *context_;
+  if (wide_) {
+    slots_ = c.allocate(slots.size() * sizeof(std::int64_t), "matrix update slots");
+    write_buffer(c, slots_, slots.data(), slots.size());
   } else {
     const std::vector<std::int32_t> narrow(slots.begin(), slots.end());
-    d.slots = context.allocate(narrow.size() * sizeof(std::int32_t), "matrix update slots");
-    write_buffer(context, d.slots, narrow.data(), narrow.size());
+    slots_ = c.allocate(narrow.size() * sizeof(std::int32_t), "matrix update slots");
+    write_buffer(c, slots_, narrow.data(), narrow.size());
   }
-  d.chunk = std::max<std::size_t>(1, std::min(chunk, slots.size()));
-  if (context.info().fp64) {
-    d.staging = context.allocate(d.chunk * sizeof(double), "matrix update staging (double)");
-  } else {
-    d.staging = context.allocate(d.chunk * sizeof(float), "matrix update staging (quasi-double head)");
-    d.staging_tail = context.allocate(d.chunk * sizeof(float), "matrix update staging (quasi-double tail)");
+  chunk_ = std::max<std::size_t>(1, std::min(chunk, slots.size()));
+  // A chunk is `chunk_` doubles, or as many floats of each half.
+  const std::size_t bytes = chunk_ * (fp64_ ? sizeof(double) : 2 * sizeof(float));
+  for (Stage& s : stages_) {
+    if (fp64_) {
+      s.device = c.allocate(bytes, "matrix update staging (double)");
+    } else {
+      s.device = c.allocate(bytes / 2, "matrix update staging (quasi-double head)");
+      s.device_tail = c.allocate(bytes / 2, "matrix update staging (quasi-double tail)");
+    }
+    s.host_buffer = c.allocate(bytes, "matrix update host staging (pinned)", CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
+    s.host = c.queue().enqueueMapBuffer(s.host_buffer, CL_TRUE, CL_MAP_WRITE, 0, bytes);
   }
-  return d;
 }
 
-void scatter_values(Context& context, DeviceSlots& slots, const std::vector<double>& values,
-                    const ValueBuffers& column_major, const ValueBuffers& csr_like) {
-  if (values.size() != slots.count)
-    throw Error("matrix update: " + std::to_string(values.size()) + " values for " + std::to_string(slots.count) +
-                " slots");
-  if (slots.count == 0) return;
-  const bool fp64 = context.info().fp64;
-  const Precision p = fp64 ? Precision::Double : Precision::QuasiDouble;
-  cl::Kernel kernel = context.kernel("data/scatter_values.cl", "scatter_values",
-                                     precision_build_option(p) + (slots.wide ? " -DWIDE_OFFSETS" : ""));
-  const std::size_t local = std::max<std::size_t>(1, std::min<std::size_t>(256, context.info().max_work_group_size));
-  std::vector<float> head, tail;
-  for (std::size_t first = 0; first < slots.count; first += slots.chunk) {
-    const std::size_t count = std::min(slots.chunk, slots.count - first);
-    // Blocking writes: the in-order queue has scattered the previous chunk before this one overwrites
-    // the staging buffer, and the caller's values may change once update_values returns.
-    if (fp64) {
-      write_buffer(context, slots.staging, values.data() + first, count);
-    } else {
-      head.resize(count);
-      tail.resize(count);
-      host_split(values.data() + first, head.data(), tail.data(), count);
-      write_buffer(context, slots.staging, head.data(), count);
-      write_buffer(context, slots.staging_tail, tail.data(), count);
+ValueScatter::~ValueScatter() {
+  // Destructors never throw: a device that fails here leaves the memory to the buffers' release.
+  try {
+    for (Stage& s : stages_) {
+      if (s.written()) s.written.wait();
+      if (s.host) context_->queue().enqueueUnmapMemObject(s.host_buffer, s.host);
     }
+  } catch (...) {
+  }
+}
+
+void ValueScatter::scatter(const std::vector<double>& values, const ValueBuffers& column_major,
+                           const ValueBuffers& csr_like) {
+  if (values.size() != count_)
+    throw Error("matrix update: " + std::to_string(values.size()) + " values for " + std::to_string(count_) + " slots");
+  if (count_ == 0) return;
+  Context& c = *context_;
+  const Precision p = fp64_ ? Precision::Double : Precision::QuasiDouble;
+  cl::Kernel kernel = c.kernel("data/scatter_values.cl", "scatter_values",
+                               precision_build_option(p) + (wide_ ? " -DWIDE_OFFSETS" : ""));
+  const std::size_t local = std::max<std::size_t>(1, std::min<std::size_t>(256, c.info().max_work_group_size));
+  std::size_t index = 0;
+  for (std::size_t first = 0; first < count_; first += chunk_, ++index) {
+    const std::size_t count = std::min(chunk_, count_ - first);
+    Stage& s = stages_[index % 2];
+    // The stage's previous transfer (two chunks ago, or the last update's) must have read it.
+    if (s.written()) s.written.wait();
+    if (fp64_) {
+      std::memcpy(s.host, values.data() + first, count * sizeof(double));
+      c.queue().enqueueWriteBuffer(s.device, CL_FALSE, 0, count * sizeof(double), s.host, nullptr, &s.written);
+    } else {
+      float* head = static_cast<float*>(s.host);
+      float* tail = head + chunk_;
+      host_split(values.data() + first, head, tail, count);
+      c.queue().enqueueWriteBuffer(s.device, CL_FALSE, 0, count * sizeof(float), head);
+      // In order: this transfer's end is the end of both.
+      c.queue().enqueueWriteBuffer(s.device_tail, CL_FALSE, 0, count * sizeof(float), tail, nullptr, &s.written);
+    }
+    // The in-order queue runs this scatter after the transfer, and the stage's next transfer (two
+    // chunks on) after this scatter.
     KernelArgs args(kernel, p);
     auto pass = [&](const ValueBuffers& b) {
       args.value(b.primary);
-      if (!fp64) args.value(b.tail);
+      if (!fp64_) args.value(b.tail);
     };
-    pass({slots.staging, slots.staging_tail});
-    args.value(slots.slots);
+    pass({s.device, s.device_tail});
+    args.value(slots_);
     pass(column_major);
     pass(csr_like);
     args.value(static_cast<cl_ulong>(first)).value(static_cast<cl_ulong>(count));
     const std::size_t global = (count + local - 1) / local * local;
-    context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local));
+    c.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local));
   }
+  c.queue().flush();  // start what is queued: the caller may next wait on something else
 }
 
 }  // namespace clkr::detail

@@ -71,16 +71,23 @@ TEST(ValueScatter, EveryEntryReachesItsSlotInEveryChunking) {
     for (const bool wide : {false, true}) {
       for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{256}, n, n + 5}) {
         SCOPED_TRACE("n " + std::to_string(n) + ", chunk " + std::to_string(chunk) + (wide ? ", 64-bit" : ""));
-        detail::DeviceSlots device = detail::upload_slots(*context(), slots, wide, chunk);
-        EXPECT_EQ(device.wide, wide);
+        detail::ValueScatter scatter(context(), slots, wide, chunk);
+        EXPECT_EQ(scatter.wide(), wide);
         const detail::ValueBuffers column = make_part(column_size), csr = make_part(csr_size);
-        detail::scatter_values(*context(), device, values, column, csr);
+        scatter.scatter(values, column, csr);
+        // A second round with other values through the same stages (their transfers waited for); the
+        // caller's array may change as soon as the call returns.
+        std::vector<double> sent = values;
+        for (double& v : sent) v = -v;
+        std::vector<double> caller = sent;
+        scatter.scatter(caller, column, csr);
+        std::fill(caller.begin(), caller.end(), 0.0);
         std::vector<double> expected_column(column_size, kPadding), expected_csr(csr_size, kPadding);
         for (std::size_t k = 0; k < n; ++k) {
           if (slots[k] >= 0)
-            expected_column[static_cast<std::size_t>(slots[k])] = values[k];
+            expected_column[static_cast<std::size_t>(slots[k])] = sent[k];
           else
-            expected_csr[static_cast<std::size_t>(-slots[k] - 1)] = values[k];
+            expected_csr[static_cast<std::size_t>(-slots[k] - 1)] = sent[k];
         }
         // Exact in double; quasi-double's 48 bits without fp64.
         const double tol = context()->info().fp64 ? 0.0 : 1e-14 * 1e3;
@@ -93,9 +100,9 @@ TEST(ValueScatter, EveryEntryReachesItsSlotInEveryChunking) {
 }
 
 TEST(ValueScatter, WrongValueCountIsRefused) {
-  detail::DeviceSlots device = detail::upload_slots(*context(), {0, 1, 2}, false);
+  detail::ValueScatter scatter(context(), {0, 1, 2}, false);
   const detail::ValueBuffers column = make_part(3);
-  EXPECT_THROW(detail::scatter_values(*context(), device, {1.0, 2.0}, column, {}), Error);
+  EXPECT_THROW(scatter.scatter({1.0, 2.0}, column, {}), Error);
 }
 
 }  // namespace
