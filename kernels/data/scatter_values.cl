@@ -1,4 +1,4 @@
-// Matrix::update_values in a format other than CSR (src/data/value_scatter.cpp): new values, in CSR
+// Matrix::update_values in a format other than CSR (src/data/value_upload.cpp): new values, in CSR
 // order, each to where the format stores that entry. Every entry has a slot of its own, so no two
 // work-items write the same element, and the padding, which no slot names, keeps the zeros it was
 // uploaded with. Built per precision: in quasi-double both halves of each value move.

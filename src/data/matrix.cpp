@@ -32,7 +32,7 @@
 #include "matrix_stats.hpp"
 #include "row_blocks.hpp"
 #include "sell_format.hpp"
-#include "value_scatter.hpp"
+#include "value_upload.hpp"
 
 namespace clkr {
 
@@ -93,9 +93,9 @@ struct DeviceFormat {
   Matrix::SellPart sell;
   Matrix::DiaPart dia;
   PartValues csr_values, ell_values;  // ell_values: ELL's, SELL's or DIA's (the column-major part)
-  // For update_values in a format other than CSR: where each CSR entry is stored, on the device, made
+  // update_values' way to the device (for a format other than CSR, where each entry is stored), made
   // on the first update.
-  std::unique_ptr<detail::ValueScatter> scatter;
+  std::unique_ptr<detail::ValueUpload> value_upload;
   // CSR: the load-balanced kernels' row blocks by (max_cost, max_rows), made on first use.
   std::map<std::pair<std::int64_t, std::int32_t>, Matrix::RowBlocks> row_blocks;
 };
@@ -280,33 +280,21 @@ struct Matrix::Impl {
     }
   }
 
-  // Overwrites a part's values and every precision made from them.
-  void rewrite_values(PartValues& v, const std::vector<double>& values) {
-    if (v.dbl()) {
-      detail::write_buffer(*context, v.dbl, values.data(), values.size());
-      derive_precisions(v);
-      return;
-    }
-    std::vector<float> head(v.count), tail(v.count);
-    detail::host_split(values.data(), head.data(), tail.data(), v.count);
-    detail::write_buffer(*context, v.head, head.data(), head.size());
-    detail::write_buffer(*context, v.tail, tail.data(), tail.size());
-  }
-
-  // New values (CSR order) into the parts of a format other than CSR, by the device scatter, and every
-  // precision made from them.
-  void scatter_values(DeviceFormat& d, const std::vector<double>& values) {
-    if (!d.scatter) {  // the format built once more from the pattern, numbered, tells where entries go
+  // New values (CSR order) into the current format's values, and every precision made from them.
+  void upload_new_values(DeviceFormat& d, const std::vector<double>& values) {
+    if (!d.value_upload && format == Format::Csr) {
+      d.value_upload = std::make_unique<detail::ValueUpload>(context, values.size());
+    } else if (!d.value_upload) {  // the format built once more from the pattern, numbered, tells where entries go
       const std::vector<std::int64_t> slots = storage_slots(csr_now());
       detail::release_host_threads();  // the build's workers: the uploads and the scatter come next
-      d.scatter = std::make_unique<detail::ValueScatter>(context, slots, options.wide_offsets);
+      d.value_upload = std::make_unique<detail::ValueUpload>(context, slots, options.wide_offsets);
     }
     if (fp64()) {
-      d.scatter->scatter(values, {d.ell_values.dbl, {}}, {d.csr_values.dbl, {}});
+      d.value_upload->upload(values, {d.ell_values.dbl, {}}, {d.csr_values.dbl, {}});
       derive_precisions(d.csr_values);
       derive_precisions(d.ell_values);
     } else {
-      d.scatter->scatter(values, {d.ell_values.head, d.ell_values.tail}, {d.csr_values.head, d.csr_values.tail});
+      d.value_upload->upload(values, {d.ell_values.head, d.ell_values.tail}, {d.csr_values.head, d.csr_values.tail});
     }
   }
 
@@ -555,12 +543,7 @@ void Matrix::update_values(const std::vector<double>& values) {
                 ", not a finite number");
   }
   translate_cl_errors("Matrix::update_values", [&] {
-    DeviceFormat& d = m.current();
-    if (m.format == Format::Csr) {
-      m.rewrite_values(d.csr_values, values);
-    } else if (!values.empty()) {
-      m.scatter_values(d, values);
-    }
+    if (!values.empty()) m.upload_new_values(m.current(), values);
     // Formats kept by convert() would now hold the old values.
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
@@ -592,11 +575,7 @@ void Matrix::values_written_on_device() {
   translate_cl_errors("Matrix::values_written_on_device", [&] {
     Context& context = *m.context;
     PartValues& v = m.current().csr_values;
-    if (v.tail()) {
-      detail::device_split(context, v.dbl, v.head, v.tail, v.count);
-    } else if (v.head()) {
-      detail::device_narrow(context, v.dbl, v.head, v.count);
-    }
+    m.derive_precisions(v);
     m.diagonal_pending = true;  // gathered when asked for
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);

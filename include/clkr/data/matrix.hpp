@@ -151,11 +151,12 @@ class Matrix {
   // New values on the same sparsity pattern (the next time step of a simulation): `values` in the order
   // of the CSR entries the matrix was built from (row by row, columns ascending), nnz() of them.
   // Uploads values only, for every precision the matrix already holds, reusing the index arrays and
-  // the format's layout (formats other than the current one, kept by convert(), are dropped). In a
-  // format other than CSR a kernel puts each value where the layout stores it: the first update
-  // uploads where each entry goes (4 bytes per entry, 8 past 2^31 - 1 stored elements) and keeps a
-  // staging buffer of up to 2^22 values on the device for the next ones. Throws clkr::Error for a
-  // wrong count or a NaN/Inf value (naming its row and column); the matrix is then unchanged.
+  // the format's layout (formats other than the current one, kept by convert(), are dropped). The
+  // values go up through two pinned host stages of up to 2^21 values each (kept from the first
+  // update on); in a format other than CSR a kernel then puts each where the layout stores it, for
+  // which the first update also uploads where each entry goes (4 bytes per entry, 8 past 2^31 - 1
+  // stored elements) and two device stages as large as the host's. Throws clkr::Error for a wrong
+  // count or a NaN/Inf value (naming its row and column); the matrix is then unchanged.
   void update_values(const std::vector<double>& values);
   // The same from a host matrix, refused with clkr::Error naming the first row whose pattern (row
   // offsets, column indices) differs, or the dimensions when they do.

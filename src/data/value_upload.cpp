@@ -1,5 +1,5 @@
-// The device scatter of Matrix::update_values (see value_scatter.hpp).
-#include "value_scatter.hpp"
+// The values of Matrix::update_values to the device (see value_upload.hpp).
+#include "value_upload.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -12,14 +12,21 @@
 
 namespace clkr::detail {
 
-ValueScatter::ValueScatter(std::shared_ptr<Context> context, const std::vector<std::int64_t>& slots, bool force_wide,
-                           std::size_t chunk)
+ValueUpload::ValueUpload(std::shared_ptr<Context> context, std::size_t count, std::size_t chunk)
+    : context_(std::move(context)), fp64_(context_->info().fp64), count_(count) {
+  if (count_ == 0) return;
+  chunk_ = std::max<std::size_t>(1, std::min(chunk, count_));
+  make_stages(false);
+}
+
+ValueUpload::ValueUpload(std::shared_ptr<Context> context, const std::vector<std::int64_t>& slots, bool force_wide,
+                         std::size_t chunk)
     : context_(std::move(context)), fp64_(context_->info().fp64), count_(slots.size()) {
   // A CSR-like slot -s - 1 is narrow while s fits: the most negative narrow slot is -(2^31 - 1) - 1.
   constexpr std::int64_t kNarrow = std::numeric_limits<std::int32_t>::max();
   wide_ = force_wide ||
           std::any_of(slots.begin(), slots.end(), [](std::int64_t s) { return s >= kNarrow || s < -kNarrow; });
-  if (slots.empty()) return;
+  if (count_ == 0) return;
   Context& c = *context_;
   if (wide_) {
     slots_ = c.allocate(slots.size() * sizeof(std::int64_t), "matrix update slots");
@@ -29,13 +36,18 @@ ValueScatter::ValueScatter(std::shared_ptr<Context> context, const std::vector<s
     slots_ = c.allocate(narrow.size() * sizeof(std::int32_t), "matrix update slots");
     write_buffer(c, slots_, narrow.data(), narrow.size());
   }
-  chunk_ = std::max<std::size_t>(1, std::min(chunk, slots.size()));
+  chunk_ = std::max<std::size_t>(1, std::min(chunk, count_));
+  make_stages(true);
+}
+
+void ValueUpload::make_stages(bool on_device) {
+  Context& c = *context_;
   // A chunk is `chunk_` doubles, or as many floats of each half.
   const std::size_t bytes = chunk_ * (fp64_ ? sizeof(double) : 2 * sizeof(float));
   for (Stage& s : stages_) {
-    if (fp64_) {
+    if (on_device && fp64_) {
       s.device = c.allocate(bytes, "matrix update staging (double)");
-    } else {
+    } else if (on_device) {
       s.device = c.allocate(bytes / 2, "matrix update staging (quasi-double head)");
       s.device_tail = c.allocate(bytes / 2, "matrix update staging (quasi-double tail)");
     }
@@ -44,7 +56,7 @@ ValueScatter::ValueScatter(std::shared_ptr<Context> context, const std::vector<s
   }
 }
 
-ValueScatter::~ValueScatter() {
+ValueUpload::~ValueUpload() {
   // Destructors never throw: a device that fails here leaves the memory to the buffers' release.
   try {
     for (Stage& s : stages_) {
@@ -55,15 +67,19 @@ ValueScatter::~ValueScatter() {
   }
 }
 
-void ValueScatter::scatter(const std::vector<double>& values, const ValueBuffers& column_major,
-                           const ValueBuffers& csr_like) {
+void ValueUpload::upload(const std::vector<double>& values, const ValueBuffers& column_major,
+                         const ValueBuffers& csr_like) {
   if (values.size() != count_)
-    throw Error("matrix update: " + std::to_string(values.size()) + " values for " + std::to_string(count_) + " slots");
+    throw Error("matrix update: " + std::to_string(values.size()) + " values for " + std::to_string(count_) +
+                " entries");
   if (count_ == 0) return;
   Context& c = *context_;
   const Precision p = fp64_ ? Precision::Double : Precision::QuasiDouble;
-  cl::Kernel kernel = c.kernel("data/scatter_values.cl", "scatter_values",
-                               precision_build_option(p) + (wide_ ? " -DWIDE_OFFSETS" : ""));
+  const bool scatter = slots_() != nullptr;
+  cl::Kernel kernel;
+  if (scatter)
+    kernel = c.kernel("data/scatter_values.cl", "scatter_values",
+                      precision_build_option(p) + (wide_ ? " -DWIDE_OFFSETS" : ""));
   const std::size_t local = std::max<std::size_t>(1, std::min<std::size_t>(256, c.info().max_work_group_size));
   std::size_t index = 0;
   for (std::size_t first = 0; first < count_; first += chunk_, ++index) {
@@ -71,17 +87,23 @@ void ValueScatter::scatter(const std::vector<double>& values, const ValueBuffers
     Stage& s = stages_[index % 2];
     // The stage's previous transfer (two chunks ago, or the last update's) must have read it.
     if (s.written()) s.written.wait();
+    // Into the stage's device buffer for a scatter, else straight to entry `first` of CSR's values.
+    const ValueBuffers to = scatter ? ValueBuffers{s.device, s.device_tail} : csr_like;
+    const std::size_t at = scatter ? 0 : first;
     if (fp64_) {
       std::memcpy(s.host, values.data() + first, count * sizeof(double));
-      c.queue().enqueueWriteBuffer(s.device, CL_FALSE, 0, count * sizeof(double), s.host, nullptr, &s.written);
+      c.queue().enqueueWriteBuffer(to.primary, CL_FALSE, at * sizeof(double), count * sizeof(double), s.host, nullptr,
+                                   &s.written);
     } else {
       float* head = static_cast<float*>(s.host);
       float* tail = head + chunk_;
       host_split(values.data() + first, head, tail, count);
-      c.queue().enqueueWriteBuffer(s.device, CL_FALSE, 0, count * sizeof(float), head);
+      c.queue().enqueueWriteBuffer(to.primary, CL_FALSE, at * sizeof(float), count * sizeof(float), head);
       // In order: this transfer's end is the end of both.
-      c.queue().enqueueWriteBuffer(s.device_tail, CL_FALSE, 0, count * sizeof(float), tail, nullptr, &s.written);
+      c.queue().enqueueWriteBuffer(to.tail, CL_FALSE, at * sizeof(float), count * sizeof(float), tail, nullptr,
+                                   &s.written);
     }
+    if (!scatter) continue;
     // The in-order queue runs this scatter after the transfer, and the stage's next transfer (two
     // chunks on) after this scatter.
     KernelArgs args(kernel, p);
@@ -89,7 +111,7 @@ void ValueScatter::scatter(const std::vector<double>& values, const ValueBuffers
       args.value(b.primary);
       if (!fp64_) args.value(b.tail);
     };
-    pass({s.device, s.device_tail});
+    pass(to);
     args.value(slots_);
     pass(column_major);
     pass(csr_like);

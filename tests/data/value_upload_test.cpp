@@ -1,7 +1,8 @@
-// Tests of the device scatter behind Matrix::update_values (src/data/value_scatter.cpp) on its own:
-// values in CSR order reach the slots a random layout gives them, in chunks smaller than, equal to and
-// larger than the entries, with 32- and 64-bit slots, and nothing else in the parts changes (padding).
-#include "../../src/data/value_scatter.hpp"
+// Tests of the upload behind Matrix::update_values (src/data/value_upload.cpp) on its own: values in CSR
+// order reach CSR's array, or the slots a random layout gives them, in chunks smaller than, equal to
+// and larger than the entries, with 32- and 64-bit slots, and nothing else in the parts changes
+// (padding); the caller's array may change as soon as the call returns.
+#include "../../src/data/value_upload.hpp"
 
 #include <gtest/gtest.h>
 
@@ -51,7 +52,7 @@ detail::ValueBuffers make_part(std::size_t n) {
   return part;
 }
 
-TEST(ValueScatter, EveryEntryReachesItsSlotInEveryChunking) {
+TEST(ValueUpload, EveryEntryReachesItsSlotInEveryChunking) {
   for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{255}, std::size_t{257},
                               std::size_t{1023}, std::size_t{1025}}) {
     // A layout: a column-major part with 40% padding and a CSR-like part, entries shuffled over both.
@@ -71,16 +72,16 @@ TEST(ValueScatter, EveryEntryReachesItsSlotInEveryChunking) {
     for (const bool wide : {false, true}) {
       for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{256}, n, n + 5}) {
         SCOPED_TRACE("n " + std::to_string(n) + ", chunk " + std::to_string(chunk) + (wide ? ", 64-bit" : ""));
-        detail::ValueScatter scatter(context(), slots, wide, chunk);
-        EXPECT_EQ(scatter.wide(), wide);
+        detail::ValueUpload upload(context(), slots, wide, chunk);
+        EXPECT_EQ(upload.wide(), wide);
         const detail::ValueBuffers column = make_part(column_size), csr = make_part(csr_size);
-        scatter.scatter(values, column, csr);
+        upload.upload(values, column, csr);
         // A second round with other values through the same stages (their transfers waited for); the
         // caller's array may change as soon as the call returns.
         std::vector<double> sent = values;
         for (double& v : sent) v = -v;
         std::vector<double> caller = sent;
-        scatter.scatter(caller, column, csr);
+        upload.upload(caller, column, csr);
         std::fill(caller.begin(), caller.end(), 0.0);
         std::vector<double> expected_column(column_size, kPadding), expected_csr(csr_size, kPadding);
         for (std::size_t k = 0; k < n; ++k) {
@@ -99,10 +100,34 @@ TEST(ValueScatter, EveryEntryReachesItsSlotInEveryChunking) {
   }
 }
 
-TEST(ValueScatter, WrongValueCountIsRefused) {
-  detail::ValueScatter scatter(context(), {0, 1, 2}, false);
+TEST(ValueUpload, CsrValuesArriveInPlaceInEveryChunking) {
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{1023}, std::size_t{1025}}) {
+    std::mt19937 rng(static_cast<unsigned>(n) + 9);
+    std::uniform_real_distribution<double> u(-1e3, 1e3);
+    for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{256}, n, n + 5}) {
+      SCOPED_TRACE("n " + std::to_string(n) + ", chunk " + std::to_string(chunk));
+      detail::ValueUpload upload(context(), n, chunk);
+      const detail::ValueBuffers csr = make_part(n);
+      for (int round = 0; round < 2; ++round) {
+        std::vector<double> sent(n);
+        for (double& v : sent) v = u(rng);
+        std::vector<double> caller = sent;
+        upload.upload(caller, {}, csr);
+        std::fill(caller.begin(), caller.end(), 0.0);
+        const double tol = context()->info().fp64 ? 0.0 : 1e-14 * 1e3;
+        const std::vector<double> back = read_part(csr, n);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_NEAR(back[i], sent[i], tol) << i;
+      }
+    }
+  }
+}
+
+TEST(ValueUpload, WrongValueCountIsRefused) {
+  detail::ValueUpload scatter(context(), {0, 1, 2}, false);
   const detail::ValueBuffers column = make_part(3);
-  EXPECT_THROW(scatter.scatter({1.0, 2.0}, column, {}), Error);
+  EXPECT_THROW(scatter.upload({1.0, 2.0}, column, {}), Error);
+  detail::ValueUpload in_place(context(), 3);
+  EXPECT_THROW(in_place.upload({1.0, 2.0, 3.0, 4.0}, {}, column), Error);
 }
 
 }  // namespace
