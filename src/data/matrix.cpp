@@ -78,6 +78,12 @@ std::string number(double x) {
   return text;
 }
 
+}  // namespace
+
+// Matrix::Impl's parts, in a named namespace: a member of a type with internal linkage in a class with
+// external linkage is what GCC's -Wsubobject-linkage warns of.
+namespace detail {
+
 // One array of stored values (a format part) in each precision; a null buffer is a copy not made yet
 // (update_values rewrites every copy made, so a made copy stays valid).
 struct PartValues {
@@ -100,7 +106,10 @@ struct DeviceFormat {
   std::map<std::pair<std::int64_t, std::int32_t>, Matrix::RowBlocks> row_blocks;
 };
 
-}  // namespace
+}  // namespace detail
+
+using detail::DeviceFormat;
+using detail::PartValues;
 
 struct Matrix::Impl {
   std::shared_ptr<Context> context;
