@@ -14,9 +14,7 @@ namespace clkr::detail {
 
 ValueUpload::ValueUpload(std::shared_ptr<Context> context, std::size_t count, std::size_t chunk)
     : context_(std::move(context)), fp64_(context_->info().fp64), count_(count) {
-  if (count_ == 0) return;
-  chunk_ = std::max<std::size_t>(1, std::min(chunk, count_));
-  make_stages(false);
+  if (count_ > 0) make_stages(chunk, false);
 }
 
 ValueUpload::ValueUpload(std::shared_ptr<Context> context, const std::vector<std::int64_t>& slots, bool force_wide,
@@ -36,12 +34,12 @@ ValueUpload::ValueUpload(std::shared_ptr<Context> context, const std::vector<std
     slots_ = c.allocate(narrow.size() * sizeof(std::int32_t), "matrix update slots");
     write_buffer(c, slots_, narrow.data(), narrow.size());
   }
-  chunk_ = std::max<std::size_t>(1, std::min(chunk, count_));
-  make_stages(true);
+  make_stages(chunk, true);
 }
 
-void ValueUpload::make_stages(bool on_device) {
+void ValueUpload::make_stages(std::size_t chunk, bool on_device) {
   Context& c = *context_;
+  chunk_ = std::max<std::size_t>(1, std::min(chunk, count_));
   // A chunk is `chunk_` doubles, or as many floats of each half.
   const std::size_t bytes = chunk_ * (fp64_ ? sizeof(double) : 2 * sizeof(float));
   for (Stage& s : stages_) {

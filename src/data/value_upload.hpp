@@ -56,7 +56,7 @@ class ValueUpload {
     void* host = nullptr;
     cl::Event written;  // the last transfer that read `host`
   };
-  void make_stages(bool on_device);
+  void make_stages(std::size_t chunk, bool on_device);
 
   std::shared_ptr<Context> context_;
   cl::Buffer slots_;  // null: CSR's identity layout

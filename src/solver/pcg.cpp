@@ -70,6 +70,27 @@ void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bo
   }
 }
 
+std::int64_t make_positive_jacobi(Blas& blas, Matrix& A, bool from_host_diagonal, std::optional<Jacobi>& jacobi,
+                                  double* value) {
+  // Jacobi refuses a zero or non-finite entry and records the first negative one: either is a row <= 0.
+  // (Checking first and then building would read A twice on a device.)
+  std::int64_t bad = -1;
+  try {
+    if (from_host_diagonal) {
+      jacobi.emplace(blas, A, A.diagonal());
+    } else {
+      jacobi.emplace(blas, A);
+    }
+    bad = jacobi->first_negative_row();
+    *value = jacobi->first_negative_value();
+  } catch (const Error&) {
+    bad = first_nonpositive_diagonal(A, Location::Host, value);
+    if (bad < 0) throw;
+  }
+  if (bad >= 0) jacobi.reset();
+  return bad;
+}
+
 // PCG with M = diag(A) (cg_core: the fused iteration on a device). A non-positive diagonal entry means A
 // is not SPD: reported as NotSpd without iterating (a zero one too, though it would make M singular
 // rather than indefinite).
@@ -80,24 +101,9 @@ void pcg_jacobi_core(Blas& blas, Matrix& A, Preconditioner*, Vector& b, Vector& 
   // over A there.
   const bool host_cg = blas.location() == Location::Device && cg_runs_on_host(options.cg_path, blas.context()->info(),
                                                                               blas.params(), blas.precision(), A.nnz());
-  // Jacobi's own pass makes 1 / diag(A) and checks it (one read of A on a device, not a check and then
-  // the inverse). It refuses a zero or non-finite entry and records the first negative one; either is
-  // this solve's NotSpd. Any other refusal goes up.
   std::optional<Jacobi> jacobi;
-  std::int64_t bad = -1;
   double value = 0;
-  try {
-    if (host_cg) {
-      jacobi.emplace(blas, A, A.diagonal());
-    } else {
-      jacobi.emplace(blas, A);
-    }
-    bad = jacobi->first_negative_row();
-    value = jacobi->first_negative_value();
-  } catch (const Error&) {
-    bad = first_nonpositive_diagonal(A, Location::Host, &value);
-    if (bad < 0) throw;
-  }
+  const std::int64_t bad = make_positive_jacobi(blas, A, host_cg, jacobi, &value);
   if (bad >= 0) {
     const std::string row = std::to_string(bad);
     monitor.finish(SolveStatus::NotSpd, "A(" + row + "," + row + ") = " + format_number(value) +

@@ -5,15 +5,16 @@
 // back the others' results.
 #include "clkr/solver/solve_many.hpp"
 
+#include <optional>
 #include <string>
 
-#include "../precond/diagonal_scan.hpp"
 #include "batched_cg.hpp"
 #include "batched_cg_steps.hpp"
 #include "clkr/precond/jacobi.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/solve.hpp"
 #include "equilibration.hpp"
+#include "solver_core.hpp"
 
 namespace clkr {
 namespace {
@@ -53,13 +54,13 @@ std::vector<SolveResult> solve_many(SolverKind kind, Blas& blas, Matrix& A, std:
   if (kind == SolverKind::Pcg && batchable(blas, A, B, options, true)) {
     // pcg_jacobi's own Jacobi, built once; a diagonal entry <= 0 is left to the column loop, where each
     // column reports it (NotSpd) as its separate solve does.
+    std::optional<Jacobi> jacobi;
     double value = 0;
-    if (detail::first_nonpositive_diagonal(A, blas.location(), &value) < 0) {
-      return translate_cl_errors("solve_many (batched pcg)", [&] {
-        Jacobi jacobi(blas, A);
-        return detail::batched_cg("pcg", blas, A, &jacobi, B, X, options);
-      });
-    }
+    const std::int64_t bad = translate_cl_errors(
+        "solve_many (batched pcg)", [&] { return detail::make_positive_jacobi(blas, A, false, jacobi, &value); });
+    if (bad < 0)
+      return translate_cl_errors("solve_many (batched pcg)",
+                                 [&] { return detail::batched_cg("pcg", blas, A, &*jacobi, B, X, options); });
   }
   std::vector<SolveResult> results;
   results.reserve(B.size());

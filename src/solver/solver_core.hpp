@@ -2,10 +2,13 @@
 // checked) and the checked path every public entry point shares.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "clkr/blas/blas.hpp"
 #include "clkr/precond/identity.hpp"
+#include "clkr/precond/jacobi.hpp"
 #include "clkr/precond/preconditioner.hpp"
 #include "clkr/solver/options.hpp"
 #include "solve_monitor.hpp"
@@ -22,6 +25,12 @@ void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, boo
              const SolveOptions& options, SolveMonitor& monitor);
 void pcg_jacobi_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
                      const SolveOptions& options, SolveMonitor& monitor);
+// pcg_jacobi's preconditioner (its solve's and a batch's), from Jacobi's one pass over A, which also
+// checks the diagonal: returns the first row whose entry is <= 0 (zero, negative or not finite: A is not
+// SPD), with its value, and leaves `jacobi` empty; else -1 with `jacobi` made. `from_host_diagonal`: from
+// the diagonal the Matrix keeps (CG on the host of a CPU device), no pass over A. Other refusals go up.
+std::int64_t make_positive_jacobi(Blas& blas, Matrix& A, bool from_host_diagonal, std::optional<Jacobi>& jacobi,
+                                  double* value);
 void gmres_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
                 const SolveOptions& options, SolveMonitor& monitor);
 void fgmres_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,

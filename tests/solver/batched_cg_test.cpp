@@ -221,5 +221,32 @@ TEST(BatchedCgMore, SolveManyChoosesTheBatchedPath) {
   EXPECT_FALSE(run(SolverKind::BiCgStab, false, true).first);
 }
 
+// A diagonal entry <= 0 keeps Pcg off the batched path: every column reports NotSpd before iterating,
+// naming the entry, as its separate solve does.
+TEST(BatchedCgMore, SolveManyPcgReportsANonPositiveDiagonalPerColumn) {
+  for (const double diagonal : {-1.0, 0.0}) {
+    SCOPED_TRACE("a_77 = " + std::to_string(diagonal));
+    HostCsrMatrix host = poisson2d(5);
+    for (std::int64_t k = host.row_offsets[7]; k < host.row_offsets[8]; ++k)
+      if (host.col_indices[k] == 7) host.values[k] = diagonal;
+    const auto n = static_cast<std::size_t>(host.rows);
+    Matrix A(test::context(), host, Format::Csr);
+    Blas blas(test::context(), Location::Device, test::widest_device_precision(*test::context()));
+    std::vector<Vector> B, X;
+    for (int j = 0; j < 3; ++j) {
+      B.emplace_back(test::context(), test::random_vector(n, 70 + j), "b");
+      X.emplace_back(test::context(), n, "x");
+    }
+    const auto results = solve_many(SolverKind::Pcg, blas, A, B, X);
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_EQ(blas.counters().count("bcg_spmm_dot"), 0u);
+    for (const auto& r : results) {
+      EXPECT_EQ(r.status, SolveStatus::NotSpd);
+      EXPECT_EQ(r.iterations, 0);
+      EXPECT_NE(r.message.find(diagonal < 0 ? "A(7,7) = -1" : "A(7,7) = 0"), std::string::npos) << r.message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace clkr
