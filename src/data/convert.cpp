@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "../runtime/per_item_launch.hpp"
 #include "clkr/data/precision.hpp"
 #include "clkr/runtime/error.hpp"
 
@@ -23,9 +24,7 @@ void launch(Context& context, const char* name, std::size_t n, const cl::Buffer&
   kernel.setArg(arg++, b);
   if (c) kernel.setArg(arg++, *c);
   kernel.setArg(arg++, static_cast<cl_ulong>(n));
-  const std::size_t local = std::max<std::size_t>(1, std::min<std::size_t>(256, context.info().max_work_group_size));
-  const std::size_t global = (n + local - 1) / local * local;
-  context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local));
+  enqueue_per_item(context, kernel, n);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../runtime/large_vectors.hpp"
+#include "../runtime/per_item_launch.hpp"
 #include "convert.hpp"
 #include "matrix_formats.hpp"
 
@@ -26,10 +27,7 @@ void histogram(Context& c, std::size_t local, const std::string& wg, std::int32_
   kernel.setArg(2, row_offsets);
   kernel.setArg(3, out);
   kernel.setArg(4, static_cast<cl_int>(first));
-  const auto n = static_cast<std::size_t>(rows);
-  if (n > 0)
-    c.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange((n + local - 1) / local * local),
-                                   cl::NDRange(local));
+  enqueue_per_item(c, kernel, static_cast<std::size_t>(rows), local);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "../runtime/per_item_launch.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
@@ -78,7 +79,6 @@ void ValueUpload::upload(const std::vector<double>& values, const ValueBuffers& 
   if (scatter)
     kernel = c.kernel("data/scatter_values.cl", "scatter_values",
                       precision_build_option(p) + (wide_ ? " -DWIDE_OFFSETS" : ""));
-  const std::size_t local = std::max<std::size_t>(1, std::min<std::size_t>(256, c.info().max_work_group_size));
   std::size_t index = 0;
   for (std::size_t first = 0; first < count_; first += chunk_, ++index) {
     const std::size_t count = std::min(chunk_, count_ - first);
@@ -114,8 +114,7 @@ void ValueUpload::upload(const std::vector<double>& values, const ValueBuffers& 
     pass(column_major);
     pass(csr_like);
     args.value(static_cast<cl_ulong>(first)).value(static_cast<cl_ulong>(count));
-    const std::size_t global = (count + local - 1) / local * local;
-    c.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local));
+    enqueue_per_item(c, kernel, count);
   }
   c.queue().flush();  // start what is queued: the caller may next wait on something else
 }
