@@ -105,7 +105,7 @@ typedef struct clkr_solve_options {
   /* The preconditioners' and the refinement's own options as "key=value" pairs separated by commas,
    * semicolons or spaces; NULL or "" for none. Keys: amg.strength_threshold, amg.coarse_size,
    * amg.max_levels, amg.prolongator_relaxation, amg.block_size (0: from the pattern),
-   * amg.aggressive_levels, amg.smoother (chebyshev|jacobi), amg.sweeps, amg.pre_sweeps, amg.post_sweeps,
+   * amg.aggressive_levels, amg.smoother (chebyshev|chebyshev4|jacobi), amg.sweeps, amg.pre_sweeps, amg.post_sweeps,
    * amg.cycle (v|w), amg.chebyshev_degree, amg.chebyshev_lower_ratio, amg.jacobi_weight, amg.eigen_iterations,
    * amg.update_eigen_iterations, amg.update_prolongator (true|false); chebyshev.degree,
    * chebyshev.eigen_iterations, chebyshev.upper_safety, chebyshev.lower_ratio; precond.precision;

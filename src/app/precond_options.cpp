@@ -33,7 +33,7 @@ const std::vector<OptionSpec>& precond_option_specs() {
       {"--precond-precision", "P",
        "single | qdouble | double: the precision the preconditioner computes in\n"
        "(default the solver's; single inside a double solve halves its bytes)"},
-      {"--amg-smoother", "S", "chebyshev | jacobi (default chebyshev)"},
+      {"--amg-smoother", "S", "chebyshev | chebyshev4 (fourth kind) | jacobi (default chebyshev)"},
       {"--amg-sweeps", "N", "smoothing sweeps before and after the coarse correction (default 1)"},
       {"--amg-cycle", "C",
        "v | w: each level visits the next coarser once (V-cycle) or twice\n"

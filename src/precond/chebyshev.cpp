@@ -37,8 +37,8 @@ Chebyshev::Chebyshev(const Blas& solver, Matrix& A, ChebyshevOptions options, st
   const double gershgorin = set_diagonal(A);
   const double diagonal = seconds_since(start);
   const detail::SpectrumPolicy policy{options.eigen_iterations, options.upper_safety, options.seed};
-  relaxation_ = std::make_unique<detail::ChebyshevRelaxation>(blas(), A, gershgorin, inv_diag_, options.degree,
-                                                              options.lower_ratio, policy);
+  relaxation_ = std::make_unique<detail::ChebyshevRelaxation>(
+      blas(), A, gershgorin, inv_diag_, options.degree, detail::ChebyshevKind::First, options.lower_ratio, policy);
   set_setup_time(seconds_since(start),
                  {{"diagonal", diagonal}, {"spectrum estimate", seconds_since(start) - diagonal}});
 }

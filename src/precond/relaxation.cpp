@@ -124,17 +124,18 @@ std::string DampedJacobi::description() const { return "jacobi (w = " + format_n
 // ---- Chebyshev ------------------------------------------------------------------------------------
 
 ChebyshevRelaxation::ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree,
-                                         double lower_ratio, SpectrumPolicy policy)
+                                         ChebyshevKind kind, double lower_ratio, SpectrumPolicy policy)
     : blas_(blas),
       dinv_(dinv),
       degree_(degree),
+      kind_(kind),
       lower_ratio_(lower_ratio),
       policy_(policy),
       r_(A.context(), A.rows(), "chebyshev.r"),
       d_(A.context(), A.rows(), "chebyshev.d"),
       d_next_(A.context(), A.rows(), "chebyshev.d_next") {
   if (degree < 1) throw Error("chebyshev: the degree is " + std::to_string(degree) + "; it must be at least 1");
-  if (lower_ratio <= 0 && policy.eigen_iterations <= 0)
+  if (kind == ChebyshevKind::First && lower_ratio <= 0 && policy.eigen_iterations <= 0)
     throw Error(
         "chebyshev: the lower end of the interval needs Lanczos steps (eigen_iterations > 0) or lower_ratio > 0");
   setup_bounds_ = setup_bounds(blas_, A, gershgorin, dinv_, policy_);
@@ -155,33 +156,38 @@ void ChebyshevRelaxation::set_interval(double lower, double upper) {
 }
 
 // Per sweep, n = rows, by the steps of Saad's Alg. 12.1 (r the residual, d the correction):
-//   first step   from x = 0: d = dinv b / theta, x = d (4n; r = b is not copied)
-//                otherwise:  r = b - A x (an SpMV reading b: 3n with its x), d = dinv r / theta, x += d (5n)
+//   first step   from x = 0: d = c dinv b, x = d (4n; r = b is not copied)
+//                otherwise:  r = b - A x (an SpMV reading b: 3n with its x), d = c dinv r, x += d (5n)
 //   steps 2..k   one SpMV of A d with the update fused into it: r = r_in - A d, d' = c1 d + c2 dinv r,
 //                x += d' (d, r_in, dinv, x twice, and r and d' unless it is the last step: 7n, 5n last)
 // so Chebyshev(3) moves 16n of vectors from zero and 20n from a nonzero x besides its SpMVs' matrix
 // entries, against 25n and 28n unfused (a copy per residual, an SpMV writing r that the separate
-// update pass reads again).
+// update pass reads again). The first kind's coefficients: c = 1 / theta, c1 = rho' rho, c2 = 2 rho' /
+// delta; the fourth kind's (Lottes' Alg. with his weights beta all 1): c = 4 / (3 upper), and at step
+// k + 1, c1 = (2k - 1) / (2k + 3), c2 = (8k + 4) / ((2k + 3) upper).
 void ChebyshevRelaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) {
   RelaxationKernels kernels(blas_);
+  const bool fourth = kind_ == ChebyshevKind::Fourth;
   const double theta = 0.5 * (upper_ + lower_), delta = 0.5 * (upper_ - lower_);
   const double sigma = theta / delta;
+  const double first_scale = fourth ? 4.0 / (3.0 * upper_) : 1.0 / theta;
   for (int s = 0; s < sweeps; ++s) {
     Vector* d = &d_;
     Vector* d_next = &d_next_;
     Vector* r_in = &r_;
     if (x_is_zero && s == 0) {
-      kernels.chebyshev_start(1.0 / theta, dinv_, b, *d, x);
+      kernels.chebyshev_start(first_scale, dinv_, b, *d, x);
       r_in = &b;
     } else {
       kernels.residual(A, b, x, r_);
-      kernels.chebyshev_first(1.0 / theta, dinv_, r_, *d, x);
+      kernels.chebyshev_first(first_scale, dinv_, r_, *d, x);
     }
     double rho = 1.0 / sigma;
     for (int k = 1; k < degree_; ++k) {
       const double rho_next = 1.0 / (2.0 * sigma - rho);
-      kernels.chebyshev_spmv_step(A, rho_next * rho, 2.0 * rho_next / delta, dinv_, *r_in, *d, r_, *d_next, x,
-                                  k + 1 == degree_);
+      const double c1 = fourth ? (2.0 * k - 1) / (2.0 * k + 3) : rho_next * rho;
+      const double c2 = fourth ? (8.0 * k + 4) / ((2.0 * k + 3) * upper_) : 2.0 * rho_next / delta;
+      kernels.chebyshev_spmv_step(A, c1, c2, dinv_, *r_in, *d, r_, *d_next, x, k + 1 == degree_);
       std::swap(d, d_next);
       r_in = &r_;
       rho = rho_next;
@@ -190,6 +196,8 @@ void ChebyshevRelaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero,
 }
 
 std::string ChebyshevRelaxation::description() const {
+  if (kind_ == ChebyshevKind::Fourth)
+    return "chebyshev4 (fourth kind, degree " + std::to_string(degree_) + " on (0, " + format_number(upper_) + "])";
   return "chebyshev (degree " + std::to_string(degree_) + " on [" + format_number(lower_) + ", " +
          format_number(upper_) + "])";
 }

@@ -69,14 +69,21 @@ class DampedJacobi : public Relaxation {
   Vector r_;
 };
 
-// One sweep is the Chebyshev iteration of degree `degree` for D^-1 A on [lower, upper] (Saad,
-// Iterative Methods, Alg. 12.1): `degree` SpMVs, no reductions. upper bounds lambda_max; lower is
-// lower_ratio * upper when lower_ratio > 0 (a smoother: only the top of the spectrum is damped), else
-// the smallest Ritz value (a preconditioner: the whole spectrum).
+// First: the Chebyshev iteration on [lower, upper] (Saad, Iterative Methods, Alg. 12.1), the
+// polynomial smallest on that interval. Fourth: the fourth-kind Chebyshev smoother of Lottes
+// ("Optimal polynomial smoothers for multigrid V-cycles", 2023), whose error polynomial
+// W_k(1 - 2 lambda / upper) / (2k + 1) is small on the whole of (0, upper] away from 0 with no lower end
+// to choose: the same steps as the first kind's with other coefficients.
+enum class ChebyshevKind { First, Fourth };
+
+// One sweep is a Chebyshev iteration of degree `degree` for D^-1 A: `degree` SpMVs, no reductions.
+// upper bounds lambda_max; for the first kind lower is lower_ratio * upper when lower_ratio > 0 (a
+// smoother: only the top of the spectrum is damped), else the smallest Ritz value (a preconditioner:
+// the whole spectrum); the fourth kind has no lower end.
 class ChebyshevRelaxation : public Relaxation {
  public:
-  ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree, double lower_ratio,
-                      SpectrumPolicy policy);
+  ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree, ChebyshevKind kind,
+                      double lower_ratio, SpectrumPolicy policy);
   void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
   void refresh(Matrix& A, double gershgorin) override;
   double lambda_max() const override { return upper_; }
@@ -90,6 +97,7 @@ class ChebyshevRelaxation : public Relaxation {
   Blas& blas_;
   Vector& dinv_;
   int degree_;
+  ChebyshevKind kind_;
   double lower_ratio_;
   SpectrumPolicy policy_;
   SpectrumBounds setup_bounds_;

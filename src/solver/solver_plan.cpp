@@ -92,7 +92,7 @@ const std::vector<SettingSpec>& setting_specs() {
        integer("amg.block_size", CLKR_FIELD(p.precond.amg.block_size))},
       {"amg.aggressive_levels", "levels (from the finest) aggregated on the distance-two strength graph (0)",
        Needs::Amg, integer("amg.aggressive_levels", CLKR_FIELD(p.precond.amg.aggressive_levels))},
-      {"amg.smoother", "chebyshev or jacobi (chebyshev)", Needs::Amg,
+      {"amg.smoother", "chebyshev, chebyshev4 (fourth kind) or jacobi (chebyshev)", Needs::Amg,
        named("amg.smoother", CLKR_FIELD(p.precond.amg.smoother), parse_amg_smoother)},
       {"amg.sweeps", "smoothing sweeps before and after the coarse correction (1)", Needs::Amg,
        [](SolverPlan& p, const std::string& v) {

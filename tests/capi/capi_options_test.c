@@ -161,6 +161,8 @@ static void test_settings(clkr_context ctx, const Csr* A, const double* b, const
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg with jacobi smoothing, 2 sweeps");
   o.settings = "amg.cycle=w, amg.coarse_size=40";
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg with a w-cycle");
+  o.settings = "amg.smoother=chebyshev4, amg.coarse_size=40";
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg with the fourth-kind chebyshev smoother");
   o.settings = "amg.update_prolongator=true, precond.precision=single";
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg in single inside a double cg");
 

@@ -92,14 +92,16 @@ TEST_P(AmgCycle, MatchesTheHostReferenceCycle) {
 std::vector<CycleCase> cycle_cases() {
   std::vector<CycleCase> cases;
   for (std::size_t p = 0; p < problems().size(); ++p)
-    for (AmgSmoother s : {AmgSmoother::Jacobi, AmgSmoother::Chebyshev})
+    for (AmgSmoother s : {AmgSmoother::Jacobi, AmgSmoother::Chebyshev, AmgSmoother::Chebyshev4})
       for (auto [pre, post] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{0, 2}})
         for (int cycle : {1, 2}) cases.emplace_back(p, s, pre, post, cycle, Precision::Double, Location::Device);
   // The other precisions and the host backend (double on the device is above already).
   for (Precision p : {Precision::Single, Precision::QuasiDouble, Precision::Double})
     for (Location l : {Location::Device, Location::Host})
-      if (p != Precision::Double || l != Location::Device)
+      if (p != Precision::Double || l != Location::Device) {
         for (int cycle : {1, 2}) cases.emplace_back(1, AmgSmoother::Chebyshev, 1, 1, cycle, p, l);
+        cases.emplace_back(1, AmgSmoother::Chebyshev4, 1, 1, 1, p, l);
+      }
   return cases;
 }
 
@@ -123,7 +125,7 @@ TEST(AmgCycleSymmetry, TheVAndWCyclesAreSymmetric) {
   const std::vector<double> u = test::random_values(host.rows, 5), v = test::random_values(host.rows, 6);
   for (int cycle : {1, 2})
     for (int sweeps : {1, 2})
-      for (AmgSmoother smoother : {AmgSmoother::Jacobi, AmgSmoother::Chebyshev}) {
+      for (AmgSmoother smoother : {AmgSmoother::Jacobi, AmgSmoother::Chebyshev, AmgSmoother::Chebyshev4}) {
         AmgOptions options;
         options.coarse_size = 40;
         options.cycle_index = cycle;

@@ -36,20 +36,25 @@ struct ReferenceSmoother {
         for (std::size_t i = 0; i < n; ++i) x[i] = (zero ? 0.0L : x[i]) + w * r[i] / diagonal[i];
         continue;
       }
+      // Chebyshev4: Lottes' fourth-kind steps, d = 4/(3 upper) D^-1 r, then
+      // d = (2k-1)/(2k+3) d + (8k+4)/((2k+3) upper) D^-1 r.
+      const bool fourth = options.smoother == AmgSmoother::Chebyshev4;
       const long double upper = lambda_max, lower = options.chebyshev_lower_ratio * upper;
       const long double theta = (upper + lower) / 2, delta = (upper - lower) / 2, sigma = theta / delta;
       long double rho = 1 / sigma;
       Vec d(n);
       for (std::size_t i = 0; i < n; ++i) {
-        d[i] = r[i] / diagonal[i] / theta;
+        d[i] = r[i] / diagonal[i] * (fourth ? 4 / (3 * upper) : 1 / theta);
         x[i] = (zero ? 0.0L : x[i]) + d[i];
       }
       for (int k = 1; k < options.chebyshev_degree; ++k) {
         const Vec ad = multiply(A, d);
         for (std::size_t i = 0; i < n; ++i) r[i] -= ad[i];
         const long double rho_next = 1 / (2 * sigma - rho);
+        const long double c1 = fourth ? (2.0L * k - 1) / (2.0L * k + 3) : rho_next * rho;
+        const long double c2 = fourth ? (8.0L * k + 4) / ((2.0L * k + 3) * upper) : 2 * rho_next / delta;
         for (std::size_t i = 0; i < n; ++i) {
-          d[i] = rho_next * rho * d[i] + 2 * rho_next / delta * r[i] / diagonal[i];
+          d[i] = c1 * d[i] + c2 * r[i] / diagonal[i];
           x[i] += d[i];
         }
         rho = rho_next;

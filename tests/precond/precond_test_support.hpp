@@ -175,6 +175,22 @@ inline long double norm_long(const std::vector<long double>& x) { return std::sq
 inline std::vector<long double> to_long(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
 // The diagonal of A (zero where not stored).
+// tridiag(off, diagonal, off) of n rows: its eigenpairs are known in closed form (diagonal + 2 off
+// cos(j pi / (n + 1)), sin(i j pi / (n + 1))).
+inline HostCsrMatrix tridiagonal(std::int32_t n, double diagonal, double off) {
+  HostCsrMatrix A;
+  A.rows = A.cols = n;
+  for (std::int32_t i = 0; i < n; ++i) {
+    for (std::int32_t j = std::max(0, i - 1); j <= std::min(n - 1, i + 1); ++j) {
+      A.col_indices.push_back(j);
+      A.values.push_back(i == j ? diagonal : off);
+    }
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
+  }
+  A.symmetric = true;
+  return A;
+}
+
 inline std::vector<double> host_diagonal(const HostCsrMatrix& A) {
   std::vector<double> d(static_cast<std::size_t>(A.rows), 0.0);
   for (std::int32_t i = 0; i < A.rows; ++i)

@@ -269,18 +269,7 @@ void expect_not_spd(const HostCsrMatrix& host, Location location) {
 
 // tridiag(-3, 2, -3): a positive diagonal but eigenvalues 2 - 6 cos(k pi / (n + 1)) of both signs. As soon
 // as a Ritz value is negative, the newest pivot of T (1 / alpha = p'Ap / r'z) is negative: p'Ap < 0.
-HostCsrMatrix indefinite_tridiagonal(std::int32_t n) {
-  HostCsrMatrix A;
-  A.rows = A.cols = n;
-  for (std::int32_t i = 0; i < n; ++i) {
-    for (std::int32_t j = std::max(0, i - 1); j <= std::min(n - 1, i + 1); ++j) {
-      A.col_indices.push_back(j);
-      A.values.push_back(i == j ? 2.0 : -3.0);
-    }
-    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
-  }
-  return A;
-}
+HostCsrMatrix indefinite_tridiagonal(std::int32_t n) { return test::tridiagonal(n, 2.0, -3.0); }
 
 TEST(EstimateSpectrumRefusals, IndefiniteMatrixWithPositiveDiagonal) {
   for (Location location : {Location::Host, Location::Device}) expect_not_spd(indefinite_tridiagonal(50), location);

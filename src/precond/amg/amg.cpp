@@ -23,6 +23,7 @@ namespace {
 const std::pair<AmgSmoother, const char*> kSmootherNames[] = {
     {AmgSmoother::Jacobi, "jacobi"},
     {AmgSmoother::Chebyshev, "chebyshev"},
+    {AmgSmoother::Chebyshev4, "chebyshev4"},
 };
 
 const std::pair<AmgOptions::SetupOn, const char*> kSetupNames[] = {

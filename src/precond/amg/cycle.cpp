@@ -93,8 +93,10 @@ std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, double gershgo
                               options_.update_eigen_iterations};
   if (options_.smoother == AmgSmoother::Jacobi)
     return std::make_unique<DampedJacobi>(blas_, *level.A, gershgorin, *level.inv_diag, options_.jacobi_weight, policy);
+  const ChebyshevKind kind =
+      options_.smoother == AmgSmoother::Chebyshev4 ? ChebyshevKind::Fourth : ChebyshevKind::First;
   return std::make_unique<ChebyshevRelaxation>(blas_, *level.A, gershgorin, *level.inv_diag, options_.chebyshev_degree,
-                                               options_.chebyshev_lower_ratio, policy);
+                                               kind, options_.chebyshev_lower_ratio, policy);
 }
 
 void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, PhaseLog& phases) {
