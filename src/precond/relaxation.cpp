@@ -182,15 +182,21 @@ void ChebyshevRelaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero,
       kernels.residual(A, b, x, r_);
       kernels.chebyshev_first(first_scale, dinv_, r_, *d, x);
     }
-    double rho = 1.0 / sigma;
+    double rho = 1.0 / sigma;  // the first kind's recurrence; the fourth kind's coefficients need only k
     for (int k = 1; k < degree_; ++k) {
-      const double rho_next = 1.0 / (2.0 * sigma - rho);
-      const double c1 = fourth ? (2.0 * k - 1) / (2.0 * k + 3) : rho_next * rho;
-      const double c2 = fourth ? (8.0 * k + 4) / ((2.0 * k + 3) * upper_) : 2.0 * rho_next / delta;
+      double c1, c2;
+      if (fourth) {
+        c1 = (2.0 * k - 1) / (2.0 * k + 3);
+        c2 = (8.0 * k + 4) / ((2.0 * k + 3) * upper_);
+      } else {
+        const double rho_next = 1.0 / (2.0 * sigma - rho);
+        c1 = rho_next * rho;
+        c2 = 2.0 * rho_next / delta;
+        rho = rho_next;
+      }
       kernels.chebyshev_spmv_step(A, c1, c2, dinv_, *r_in, *d, r_, *d_next, x, k + 1 == degree_);
       std::swap(d, d_next);
       r_in = &r_;
-      rho = rho_next;
     }
   }
 }
