@@ -19,8 +19,9 @@ namespace clkr {
 // Chebyshev: the Chebyshev polynomial (first kind) on [chebyshev_lower_ratio, 1] x lambda_max(D^-1 A);
 // Chebyshev4: the fourth-kind Chebyshev smoother (Lottes 2023), which needs no lower end, at the same
 // cost per sweep: 8-18% fewer iterations than Chebyshev on scalar 3D problems (Poisson, jumping and
-// anisotropic coefficients), and at degree 2 a 9-37% shorter solve there than Chebyshev's degree 3;
-// 7-28% more iterations on the SuiteSparse elasticity and shell matrices (docs/preconditioners.md).
+// anisotropic coefficients) at 48^3-96^3, none at 256^3 (H200); at degree 2 a 8-37% shorter solve
+// there than Chebyshev's degree 3; 7-28% more iterations on the SuiteSparse elasticity and shell
+// matrices (docs/preconditioners.md).
 enum class AmgSmoother { Jacobi, Chebyshev, Chebyshev4 };
 std::string to_string(AmgSmoother smoother);  // "jacobi", "chebyshev", "chebyshev4"
 AmgSmoother parse_amg_smoother(const std::string& text);
