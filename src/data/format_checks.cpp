@@ -15,12 +15,6 @@ namespace {
 
 constexpr std::int64_t kIndexLimit = INT32_MAX;
 
-std::string upper(Format f) {
-  std::string s = to_string(f);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
-
 std::string mib(std::int64_t bytes) {
   char text[64];
   std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
@@ -88,6 +82,12 @@ void check_dia_shape(const FormatShape& s, const std::string& name, const std::s
 
 }  // namespace
 
+std::string upper_name(Format format) {
+  std::string s = to_string(format);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  return s;
+}
+
 FormatShape checked_shape(const CsrView& A, Format f, const MatrixStats& stats, const MatrixOptions& options,
                           const DeviceInfo& device) {
   const std::string matrix = matrix_name(stats);
@@ -100,11 +100,11 @@ FormatShape checked_shape(const CsrView& A, Format f, const MatrixStats& stats, 
     hyb_width = std::min<std::int64_t>(*options.hyb_ell_width, stats.max_row_length);
   }
   const FormatShape s = format_shape(A, f, layout_choices(options, hyb_width));
-  const std::string name = upper(f) + " for a " + matrix;
+  const std::string name = upper_name(f) + " for a " + matrix;
   // CSR's kernels read 64-bit row offsets (kernels/common.cl's offset_t); the other formats index their
   // slots in 32 bits.
   if (f != Format::Csr && stats.nnz > kIndexLimit)
-    throw Error(name + ": nnz is past the 32-bit index range of the " + upper(f) +
+    throw Error(name + ": nnz is past the 32-bit index range of the " + upper_name(f) +
                 " kernels; only CSR (with 64-bit row offsets) takes more than " + std::to_string(kIndexLimit) +
                 " entries");
   if (f == Format::Ell) {

@@ -14,4 +14,7 @@ namespace clkr::detail {
 FormatShape checked_shape(const CsrView& A, Format format, const MatrixStats& stats, const MatrixOptions& options,
                           const DeviceInfo& device);
 
+// "CSR", "DIA": a format's name in messages and buffer names.
+std::string upper_name(Format format);
+
 }  // namespace clkr::detail

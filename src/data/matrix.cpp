@@ -1,5 +1,6 @@
 // clkr::Matrix: a sparse matrix on the device in one of the CSR, CSR4, ELL, HYB, SELL and DIA formats, its values
-// made in each precision on demand (its statistics: matrix_stats.cpp; its refusals: format_checks.cpp).
+// made in each precision on demand (its statistics: matrix_stats.cpp; its refusals: format_checks.cpp; a
+// format's upload and read-back: device_format.cpp).
 //
 // Values: on a device with fp64 the double values are uploaded and the single (= quasi-double head)
 // and quasi-double copies are converted from them on the device when first asked for. A device
@@ -18,20 +19,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <limits>
 
 #include "../runtime/host_threads.hpp"
 #include "../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
 #include "device_csr_facts.hpp"
-#include "dia_format.hpp"
+#include "device_format.hpp"
 #include "first_rejected_row.hpp"
-#include "format_checks.hpp"
 #include "matrix_formats.hpp"
 #include "matrix_stats.hpp"
 #include "row_blocks.hpp"
-#include "sell_format.hpp"
 #include "value_upload.hpp"
 
 namespace clkr {
@@ -64,14 +62,6 @@ Format parse_format(const std::string& text) {
 
 namespace {
 
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-
-std::string upper(Format f) {
-  std::string s = to_string(f);
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
-
 std::string number(double x) {
   char text[64];
   std::snprintf(text, sizeof text, "%g", x);
@@ -79,34 +69,6 @@ std::string number(double x) {
 }
 
 }  // namespace
-
-// Matrix::Impl's parts, in a named namespace: a member of a type with internal linkage in a class with
-// external linkage is what GCC's -Wsubobject-linkage warns of.
-namespace detail {
-
-// One array of stored values (a format part) in each precision; a null buffer is a copy not made yet
-// (update_values rewrites every copy made, so a made copy stays valid).
-struct PartValues {
-  std::size_t count = 0;
-  std::string what;  // for allocation messages
-  cl::Buffer dbl, head, tail;
-};
-
-struct DeviceFormat {
-  detail::FormatShape shape;
-  Matrix::CsrPart csr;
-  Matrix::EllPart ell;
-  Matrix::SellPart sell;
-  Matrix::DiaPart dia;
-  PartValues csr_values, ell_values;  // ell_values: ELL's, SELL's or DIA's (the column-major part)
-  // update_values' way to the device (for a format other than CSR, where each entry is stored), made
-  // on the first update.
-  std::unique_ptr<detail::ValueUpload> value_upload;
-  // CSR: the load-balanced kernels' row blocks by (max_cost, max_rows), made on first use.
-  std::map<std::pair<std::int64_t, std::int32_t>, Matrix::RowBlocks> row_blocks;
-};
-
-}  // namespace detail
 
 using detail::DeviceFormat;
 using detail::PartValues;
@@ -151,7 +113,7 @@ struct Matrix::Impl {
       } else {
         // The device gather indexes in 32 bits: values_written_on_device refuses wide matrices.
         const std::vector<std::int32_t> narrow(diagonal_entry.begin(), diagonal_entry.end());
-        diagonal_entry_device = upload_array<std::int32_t>(narrow, "matrix diagonal index");
+        diagonal_entry_device = detail::upload_array<std::int32_t>(*context, narrow, "matrix diagonal index");
       }
     }
     diagonal =
@@ -179,86 +141,10 @@ struct Matrix::Impl {
     return std::to_string(rows) + " x " + std::to_string(cols) + " matrix (nnz " + std::to_string(stats.nnz) + ")";
   }
 
-  template <class T>
-  cl::Buffer upload_array(ArrayView<T> host, const std::string& what) {
-    cl::Buffer b = context->allocate(host.size() * sizeof(T), what);
-    detail::write_buffer(*context, b, host.data(), host.size());
-    return b;
-  }
+  DeviceFormat upload(const CsrView& A, Format f) { return detail::upload_format(*context, A, f, stats, options); }
 
-  // Row offsets in the device's width: 64-bit past 2^31 - 1 entries (or when the options ask), else 32-bit,
-  // converted on the host only where the caller's array has the other width.
-  cl::Buffer upload_offsets(const OffsetView& host, bool wide, const std::string& what) {
-    if (wide) {
-      if (host.wide()) return upload_array(ArrayView<std::int64_t>(host.wide_data(), host.size()), what);
-      std::vector<std::int64_t> copy(host.narrow_data(), host.narrow_data() + host.size());
-      return upload_array<std::int64_t>(copy, what);
-    }
-    if (!host.wide()) return upload_array(ArrayView<std::int32_t>(host.narrow_data(), host.size()), what);
-    std::vector<std::int32_t> copy(host.wide_data(), host.wide_data() + host.size());
-    return upload_array<std::int32_t>(copy, what);
-  }
-
-  PartValues upload_values(ArrayView<double> values, const std::string& what) {
-    PartValues v;
-    v.count = values.size();
-    v.what = what;
-    if (fp64()) {
-      v.dbl = upload_array(values, what + " (double)");
-    } else {
-      std::vector<float> head(v.count), tail(v.count);
-      detail::host_split(values.data(), head.data(), tail.data(), v.count);
-      v.head = upload_array<float>(head, what + " (quasi-double head)");
-      v.tail = upload_array<float>(tail, what + " (quasi-double tail)");
-    }
-    return v;
-  }
-
-  DeviceFormat upload(const CsrView& A, Format f) {
-    DeviceFormat d;
-    d.shape = detail::checked_shape(A, f, stats, options, context->info());
-    // CSR is A's own arrays (the caller's, for a CsrView): no host copy of a matrix that may be most of
-    // the host's memory.
-    const bool plain = f == Format::Csr;
-    detail::HostFormat h;
-    if (!plain) h = detail::build_format(A, d.shape);
-    detail::release_host_threads();  // the validation's and the build's workers: the uploads come next
-    const std::string prefix = "matrix " + upper(f) + " ";
-    if (d.shape.has_csr) {
-      const std::string part = prefix + (f == Format::Hyb ? "overflow " : "");
-      d.csr.wide_offsets = plain && (options.wide_offsets || A.nnz() > kInt32Max);
-      d.csr.row_offsets =
-          upload_offsets(plain ? A.row_offsets : OffsetView(h.row_offsets), d.csr.wide_offsets, part + "row offsets");
-      d.csr.col_indices =
-          upload_array(plain ? A.col_indices : ArrayView<std::int32_t>(h.csr_cols), part + "column indices");
-      d.csr.stored = d.shape.csr_stored;
-      d.csr_values = upload_values(plain ? A.values : ArrayView<double>(h.csr_values), part + "values");
-    }
-    if (d.shape.has_ell) {
-      const std::string part = prefix + (f == Format::Hyb ? "ELL part " : "");
-      d.ell.col_indices = upload_array<std::int32_t>(h.ell_cols, part + "column indices");
-      d.ell.width = static_cast<std::int32_t>(d.shape.ell_width);
-      d.ell.pitch = static_cast<std::int32_t>(d.shape.ell_pitch);
-      d.ell_values = upload_values(h.ell_values, part + "values");
-    }
-    if (d.shape.has_sell) {
-      d.sell.slice_offsets = upload_array<std::int32_t>(h.sell_slice_offsets, prefix + "slice offsets");
-      d.sell.rows = upload_array<std::int32_t>(h.sell_rows, prefix + "row order");
-      d.sell.col_indices = upload_array<std::int32_t>(h.ell_cols, prefix + "column indices");
-      d.sell.slice_height = static_cast<std::int32_t>(d.shape.sell_slice_height);
-      d.sell.slices = static_cast<std::int32_t>(h.sell_slice_offsets.size()) - 1;
-      d.sell.stored = d.shape.sell_stored;
-      d.ell_values = upload_values(h.ell_values, prefix + "values");
-    }
-    if (d.shape.has_dia) {
-      d.dia.offsets = upload_array<std::int32_t>(d.shape.dia_offsets, prefix + "diagonal offsets");
-      d.dia.present = upload_array<std::uint32_t>(h.dia_present, prefix + "presence bits");
-      d.dia.diagonals = static_cast<std::int32_t>(d.shape.dia_offsets.size());
-      d.dia.pitch = static_cast<std::int32_t>(d.shape.dia_pitch);
-      d.dia.inside = detail::dia_inside(d.shape, rows, cols);
-      d.ell_values = upload_values(h.ell_values, prefix + "values");
-    }
-    return d;
+  HostCsrMatrix read_back(Format f) const {
+    return detail::read_back_format(*context, formats.at(f), f, rows, cols, symmetric);
   }
 
   DeviceFormat& current() { return formats.at(format); }
@@ -280,15 +166,6 @@ struct Matrix::Impl {
     return slots;
   }
 
-  // The single and quasi-double copies made from a part's doubles, made again after they changed.
-  void derive_precisions(PartValues& v) {
-    if (v.tail()) {
-      detail::device_split(*context, v.dbl, v.head, v.tail, v.count);
-    } else if (v.head()) {
-      detail::device_narrow(*context, v.dbl, v.head, v.count);
-    }
-  }
-
   // New values (CSR order) into the current format's values, and every precision made from them.
   void upload_new_values(DeviceFormat& d, const std::vector<double>& values) {
     if (!d.value_upload && format == Format::Csr) {
@@ -300,107 +177,18 @@ struct Matrix::Impl {
     }
     if (fp64()) {
       d.value_upload->upload(values, {d.ell_values.dbl, {}}, {d.csr_values.dbl, {}});
-      derive_precisions(d.csr_values);
-      derive_precisions(d.ell_values);
+      detail::derive_precisions(*context, d.csr_values);
+      detail::derive_precisions(*context, d.ell_values);
     } else {
       d.value_upload->upload(values, {d.ell_values.head, d.ell_values.tail}, {d.csr_values.head, d.csr_values.tail});
     }
   }
 
-  // The values of a part in precision p; single and quasi-double are converted on the device from
-  // the doubles the first time (on devices without fp64 they were uploaded).
   Matrix::Values values(PartValues& v, Precision p) {
-    if (p == Precision::Double) {
-      if (!fp64())
-        throw Error("device " + context->info().name + " has no fp64: the " + matrix_name() +
-                    " has no double values there (use single or quasi-double)");
-      return {v.dbl, cl::Buffer()};
-    }
-    if (p == Precision::Single && !v.head()) {
-      cl::Buffer head = context->allocate(v.count * 4, v.what + " (single)");
-      detail::device_narrow(*context, v.dbl, head, v.count);
-      v.head = head;
-    }
-    if (p == Precision::QuasiDouble && !v.tail()) {
-      cl::Buffer head = v.head() ? v.head : context->allocate(v.count * 4, v.what + " (quasi-double head)");
-      cl::Buffer tail = context->allocate(v.count * 4, v.what + " (quasi-double tail)");
-      detail::device_split(*context, v.dbl, head, tail, v.count);
-      v.head = head;
-      v.tail = tail;
-    }
-    return {v.head, p == Precision::QuasiDouble ? v.tail : cl::Buffer()};
-  }
-
-  std::vector<double> read_values(const PartValues& v) const {
-    std::vector<double> out(v.count);
-    if (v.dbl()) {
-      detail::read_buffer(*context, v.dbl, out.data(), v.count);
-    } else {  // no fp64: the quasi-double values, good to ~2^-48 relative
-      std::vector<float> head(v.count), tail(v.count);
-      detail::read_buffer(*context, v.head, head.data(), v.count);
-      detail::read_buffer(*context, v.tail, tail.data(), v.count);
-      detail::host_merge(head.data(), tail.data(), out.data(), v.count);
-    }
-    return out;
-  }
-
-  // A CSR part's row offsets read back, in 64 bits whatever their width on the device.
-  std::vector<std::int64_t> read_offsets(const Matrix::CsrPart& part) const {
-    const auto n = static_cast<std::size_t>(rows) + 1;
-    std::vector<std::int64_t> offsets(n);
-    if (part.wide_offsets) {
-      detail::read_buffer(*context, part.row_offsets, offsets.data(), n);
-    } else {
-      std::vector<std::int32_t> narrow(n);
-      detail::read_buffer(*context, part.row_offsets, narrow.data(), n);
-      std::copy(narrow.begin(), narrow.end(), offsets.begin());
-    }
-    return offsets;
-  }
-
-  // Format f read back from the device into plain CSR.
-  HostCsrMatrix read_back(Format f) const {
-    const DeviceFormat& d = formats.at(f);
-    if (f == Format::Csr) {  // straight into the result: no second copy of the matrix
-      HostCsrMatrix A;
-      A.rows = rows;
-      A.cols = cols;
-      A.symmetric = symmetric;
-      A.row_offsets = read_offsets(d.csr);
-      A.col_indices.resize(static_cast<std::size_t>(d.shape.csr_stored));
-      detail::read_buffer(*context, d.csr.col_indices, A.col_indices.data(), A.col_indices.size());
-      A.values = read_values(d.csr_values);
-      return A;
-    }
-    detail::HostFormat h;
-    h.shape = d.shape;
-    if (d.shape.has_csr) {
-      h.row_offsets.resize(static_cast<std::size_t>(rows) + 1);
-      h.csr_cols.resize(static_cast<std::size_t>(d.shape.csr_stored));
-      detail::read_buffer(*context, d.csr.row_offsets, h.row_offsets.data(), h.row_offsets.size());
-      detail::read_buffer(*context, d.csr.col_indices, h.csr_cols.data(), h.csr_cols.size());
-      h.csr_values = read_values(d.csr_values);
-    }
-    if (d.shape.has_ell) {
-      h.ell_cols.resize(static_cast<std::size_t>(d.shape.ell_stored()));
-      detail::read_buffer(*context, d.ell.col_indices, h.ell_cols.data(), h.ell_cols.size());
-      h.ell_values = read_values(d.ell_values);
-    }
-    if (d.shape.has_sell) {
-      h.sell_slice_offsets.resize(static_cast<std::size_t>(d.sell.slices) + 1);
-      h.sell_rows.resize(static_cast<std::size_t>(rows));
-      h.ell_cols.resize(static_cast<std::size_t>(d.shape.sell_stored));
-      detail::read_buffer(*context, d.sell.slice_offsets, h.sell_slice_offsets.data(), h.sell_slice_offsets.size());
-      detail::read_buffer(*context, d.sell.rows, h.sell_rows.data(), h.sell_rows.size());
-      detail::read_buffer(*context, d.sell.col_indices, h.ell_cols.data(), h.ell_cols.size());
-      h.ell_values = read_values(d.ell_values);
-    }
-    if (d.shape.has_dia) {
-      h.dia_present.resize(static_cast<std::size_t>(detail::dia_present_words(d.shape)));
-      detail::read_buffer(*context, d.dia.present, h.dia_present.data(), h.dia_present.size());
-      h.ell_values = read_values(d.ell_values);
-    }
-    return detail::csr_from_format(h, rows, cols, symmetric);
+    if (p == Precision::Double && !fp64())
+      throw Error("device " + context->info().name + " has no fp64: the " + matrix_name() +
+                  " has no double values there (use single or quasi-double)");
+    return detail::part_values(*context, v, p);
   }
 };
 
@@ -584,7 +372,7 @@ void Matrix::values_written_on_device() {
   translate_cl_errors("Matrix::values_written_on_device", [&] {
     Context& context = *m.context;
     PartValues& v = m.current().csr_values;
-    m.derive_precisions(v);
+    detail::derive_precisions(*m.context, v);
     m.diagonal_pending = true;  // gathered when asked for
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);
@@ -669,11 +457,12 @@ const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
   const auto key = std::make_pair(shape.max_cost, shape.max_rows);
   if (const auto it = d.row_blocks.find(key); it != d.row_blocks.end()) return it->second;
   return translate_cl_errors("Matrix::csr_row_blocks", [&]() -> const RowBlocks& {
-    const std::vector<std::int64_t> offsets = m.host_copy ? m.host_copy->row_offsets : m.read_offsets(d.csr);
+    const std::vector<std::int64_t> offsets =
+        m.host_copy ? m.host_copy->row_offsets : detail::read_offsets(*m.context, d.csr, m.rows);
     const std::vector<std::int32_t> first_rows = detail::row_blocks(offsets, shape);
     RowBlocks blocks;
     blocks.count = static_cast<std::int32_t>(first_rows.size()) - 1;
-    blocks.first_rows = m.upload_array<std::int32_t>(first_rows, "matrix CSR row blocks");
+    blocks.first_rows = detail::upload_array<std::int32_t>(*m.context, first_rows, "matrix CSR row blocks");
     return d.row_blocks.emplace(key, std::move(blocks)).first->second;
   });
 }

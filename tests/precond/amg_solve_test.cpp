@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 
 #include "../precision_support.hpp"
+#include "../test_matrices.hpp"
 #include "amg_test_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/io/matrix_market.hpp"
@@ -16,13 +16,6 @@
 
 namespace clkr {
 namespace {
-
-std::string matrix_file(const std::string& name) {
-  for (const std::string& dir :
-       {std::string(CLKR_SOURCE_DIR) + "/matrices/", std::string(CLKR_SOURCE_DIR) + "/../shared/matrices/"})
-    if (std::ifstream(dir + name).good()) return dir + name;
-  return "";
-}
 
 struct Outcome {
   SolveResult result;
@@ -91,7 +84,7 @@ TEST(AmgSolve, ElasticityInFarFewerIterationsThanJacobi) {
     int block_size;
   };
   for (const Case c : {Case{"bcsstk14.mtx", 3}, Case{"bcsstk16.mtx", 3}}) {
-    const std::string path = matrix_file(c.file);
+    const std::string path = test::matrix_path(c.file);
     if (path.empty()) {
       ASSERT_NE(std::string(c.file), "bcsstk14.mtx") << "the bundled matrix is missing";
       continue;

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 
 #include "../precision_support.hpp"
+#include "../test_matrices.hpp"
 #include "amg_test_support.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/io/matrix_market.hpp"
@@ -92,10 +92,7 @@ TEST(DeviceSetupSolve, ElasticityMatricesInIterationsCloseToTheHostSetups) {
   // One unknown per node on both sides (the device setup takes no blocks): bcsstk14 (bundled) and
   // bcsstk16 (../shared, when there).
   for (const char* name : {"bcsstk14.mtx", "bcsstk16.mtx"}) {
-    std::string path;
-    for (const std::string dir :
-         {std::string(CLKR_SOURCE_DIR) + "/matrices/", std::string(CLKR_SOURCE_DIR) + "/../shared/matrices/"})
-      if (path.empty() && std::ifstream(dir + name).good()) path = dir + name;
+    const std::string path = test::matrix_path(name);
     if (path.empty()) continue;
     const HostCsrMatrix A = read_matrix_market(path);
     const SolveResult device = amg_cg(A, on(AmgOptions::SetupOn::Device));

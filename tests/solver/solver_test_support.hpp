@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../test_matrices.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/data/matrix.hpp"
@@ -268,16 +269,6 @@ inline double converged_residual_bound(const HostCsrMatrix& A, const std::vector
   }
   const double gamma = (longest + 2) * u / (1 - (longest + 2) * u);
   return tol * (1 + A.rows * u) + gamma * norm(abs_ax) / norm(b);
-}
-
-// A test matrix file: the repository's matrices/ first, then the shared collection beside it;
-// empty when neither has it (callers GTEST_SKIP).
-inline std::string matrix_path(const std::string& file) {
-  for (const std::string& dir :
-       {std::string(CLKR_SOURCE_DIR) + "/matrices/", std::string(CLKR_SOURCE_DIR) + "/../shared/matrices/"}) {
-    if (std::ifstream(dir + file).good()) return dir + file;
-  }
-  return "";
 }
 
 // One system A x = b with b = A x_true (x_true random), on the device context.

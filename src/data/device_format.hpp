@@ -1,0 +1,72 @@
+// Internal to src/data: one format of a Matrix on the device (its index arrays and its values in each
+// precision), and the two transfers between it and a host CSR matrix: the upload of a format built from
+// CSR (matrix_formats.cpp builds the layouts) and the read-back of any format into CSR. Matrix holds one
+// DeviceFormat per format it keeps; the values in single and quasi-double are made here on demand.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clkr/data/matrix.hpp"
+#include "convert.hpp"
+#include "matrix_formats.hpp"
+#include "value_upload.hpp"
+
+namespace clkr::detail {
+
+// One array of stored values (a format part) in each precision; a null buffer is a copy not made yet
+// (update_values rewrites every copy made, so a made copy stays valid).
+struct PartValues {
+  std::size_t count = 0;
+  std::string what;  // for allocation messages
+  cl::Buffer dbl, head, tail;
+};
+
+struct DeviceFormat {
+  FormatShape shape;
+  Matrix::CsrPart csr;
+  Matrix::EllPart ell;
+  Matrix::SellPart sell;
+  Matrix::DiaPart dia;
+  PartValues csr_values, ell_values;  // ell_values: ELL's, SELL's or DIA's (the column-major part)
+  // update_values' way to the device (for a format other than CSR, where each entry is stored), made
+  // on the first update.
+  std::unique_ptr<ValueUpload> value_upload;
+  // CSR: the load-balanced kernels' row blocks by (max_cost, max_rows), made on first use.
+  std::map<std::pair<std::int64_t, std::int32_t>, Matrix::RowBlocks> row_blocks;
+};
+
+// A new buffer holding `host`, named `what` in allocation messages.
+template <class T>
+cl::Buffer upload_array(Context& context, ArrayView<T> host, const std::string& what) {
+  cl::Buffer b = context.allocate(host.size() * sizeof(T), what);
+  write_buffer(context, b, host.data(), host.size());
+  return b;
+}
+
+// Format f of A on the device, its shape checked against the device and the options first (the
+// refusals of format_checks.cpp). CSR uploads A's own arrays: no host copy of a matrix that may be
+// most of the host's memory.
+DeviceFormat upload_format(Context& context, const CsrView& A, Format f, const MatrixStats& stats,
+                           const MatrixOptions& options);
+
+// Format d read back from the device into plain CSR.
+HostCsrMatrix read_back_format(Context& context, const DeviceFormat& d, Format f, std::int32_t rows, std::int32_t cols,
+                               bool symmetric);
+
+// A CSR part's row offsets read back, in 64 bits whatever their width on the device.
+std::vector<std::int64_t> read_offsets(Context& context, const Matrix::CsrPart& part, std::int32_t rows);
+
+// The values of a part in precision p; single and quasi-double are converted on the device from the
+// doubles the first time (on devices without fp64 they were uploaded, and double is not there: the
+// caller refuses it).
+Matrix::Values part_values(Context& context, PartValues& v, Precision p);
+
+// The single and quasi-double copies made from a part's doubles, made again after they changed.
+void derive_precisions(Context& context, PartValues& v);
+
+}  // namespace clkr::detail
