@@ -6,6 +6,7 @@
 # $OUT/gpu-results.tgz, since only a few files come back from there).
 #   usage: benchmarks/run_gpu_benchmarks.sh [CARRY_DIR]   (CARRY_DIR holds include/viennacl and matrices/)
 set -uo pipefail
+source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
 out=gpu-results
 rm -rf "$out"
@@ -45,11 +46,12 @@ done
 # The largest SPD matrices of ../shared/matrices (SOURCES.md), as many as were carried.
 small=""
 for m in bcsstk17.mtx.gz bcsstk16.mtx s2rmq4m1.mtx s3rmq4m1.mtx s1rmq4m1.mtx bcsstk25.mtx s2rmt3m1.mtx s3rmt3m1.mtx; do
-  if [ -f "$carry/matrices/$m" ]; then small="$small $carry/matrices/$m"; else echo "note: $m not carried, left out"; fi
+  f=$(carried "$m")
+  if [ -n "$f" ]; then small="$small $f"; else echo "note: $m not carried, left out"; fi
 done
 
 step "persistent CG against the fused path: true residual (--verify) and iterations, three precisions"
-for m in $carry/matrices/bcsstk16.mtx $carry/matrices/s3rmq4m1.mtx poisson3d:40; do
+for m in $(carried bcsstk16.mtx) $(carried s3rmq4m1.mtx) poisson3d:40; do
   for prec in double qdouble single; do
     tol=1e-10; [ $prec = single ] && tol=1e-5
     for path in persistent fused; do

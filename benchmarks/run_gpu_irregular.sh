@@ -9,6 +9,7 @@
 #     BUILD_DIR an existing build to reuse (default: build here into build-gpu, tests off)
 # Results land in ./gpu-irregular (and as $OUT/gpu-irregular.tgz on the lent machine).
 set -uo pipefail
+source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
 bin=${2:-build-gpu}
 out=gpu-irregular
@@ -33,7 +34,8 @@ export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=${CLKR_CACHE_DIR:-$PWD/
 # The irregular SPD matrices of ../shared/matrices: longest/mean row 28 (bcsstk08), 5.1, 3.9, 3.8, 3.6.
 irregular=""
 for m in bcsstk08.mtx 1138_bus.mtx bcsstk18.mtx bcsstk17.mtx.gz bcsstk25.mtx; do
-  if [ -f "$carry/matrices/$m" ]; then irregular="$irregular $carry/matrices/$m"; else echo "note: $m not carried"; fi
+  f=$(carried "$m")
+  if [ -n "$f" ]; then irregular="$irregular $f"; else echo "note: $m not carried"; fi
 done
 
 # powerlaw:3000000 takes 20-80 s to generate (a shuffle of 171 M entries): made only for bench cg and CuPy.

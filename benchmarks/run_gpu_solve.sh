@@ -9,6 +9,7 @@
 #     CARRY_DIR holds matrices/ (the SuiteSparse files); SECTIONS: any of report,poisson,hard,suitesparse,
 #     cupy,smoother (default all)
 set -uo pipefail
+source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
 sections=${2:-report,poisson,hard,suitesparse,cupy,smoother}
 out=gpu-solve-results
@@ -25,7 +26,8 @@ $bin devices --no-check 2>/dev/null | grep -E '^ \*' | tee -a "$out/gpu.txt"
 
 suite=""
 for m in bcsstk17.mtx.gz bcsstk16.mtx s2rmq4m1.mtx s3rmq4m1.mtx s1rmq4m1.mtx bcsstk25.mtx s2rmt3m1.mtx s3rmt3m1.mtx; do
-  if [ -f "$carry/matrices/$m" ]; then suite="$suite $carry/matrices/$m"; else echo "note: $m not carried, left out"; fi
+  f=$(carried "$m")
+  if [ -n "$f" ]; then suite="$suite $f"; else echo "note: $m not carried, left out"; fi
 done
 
 if want report; then
