@@ -5,7 +5,9 @@
 // resolved before the setup's location is chosen.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <random>
 #include <set>
 
 #include "../precision_support.hpp"
@@ -75,6 +77,84 @@ TEST(AmgBlockSize, ReadFromThePattern) {
   EXPECT_EQ(detect_block_size(grid_with_blocks(5, 4)), 4);
   HostCsrMatrix empty;
   EXPECT_EQ(detect_block_size(empty), 1);
+}
+
+// The detection's rule written plainly, without its early stops: every candidate's share and fill over
+// the same sampled nodes (kSampledNodes spread evenly), sets of reached nodes per row.
+std::int32_t full_sample_block_size(const HostCsrMatrix& A) {
+  std::int32_t best = 1;
+  double best_share = 0;
+  for (std::int32_t b = 2; b <= detail::amg::kMaxDetectedBlock; ++b) {
+    if (A.rows < b || A.rows % b != 0) continue;
+    const std::int32_t nodes = A.rows / b, samples = std::min<std::int32_t>(nodes, 4096);
+    std::int64_t consistent = 0, stored = 0;
+    for (std::int32_t s = 0; s < samples; ++s) {
+      const std::int32_t node = static_cast<std::int32_t>(static_cast<std::int64_t>(s) * nodes / samples);
+      std::set<std::set<std::int32_t>> reached;
+      for (std::int32_t row = node * b; row < node * b + b; ++row) {
+        std::set<std::int32_t> mine;
+        for (std::int64_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k) {
+          mine.insert(A.col_indices[k] / b);
+          if (A.col_indices[k] / b == node) ++stored;
+        }
+        reached.insert(mine);
+      }
+      if (reached.size() == 1) ++consistent;
+    }
+    const double share = static_cast<double>(consistent) / samples;
+    const double fill = static_cast<double>(stored) / (static_cast<double>(samples) * b * b);
+    if (fill >= detail::amg::kDetectedBlockFill && share > 0 && share >= best_share) {
+      best_share = share;
+      best = b;
+    }
+  }
+  return best_share >= detail::amg::kDetectedBlockShare ? best : 1;
+}
+
+// grid_with_blocks with some nodes spoiled: in a share `broken` of them the last row loses its entries
+// to one neighbouring node (the node's rows then reach different nodes), and in a share `thinned` each
+// row loses its couplings inside the node's diagonal block (less fill).
+HostCsrMatrix spoiled_blocks(int n, int b, double broken, double thinned, std::mt19937& rng) {
+  const HostCsrMatrix A = grid_with_blocks(n, b);
+  std::uniform_real_distribution<double> u(0, 1);
+  HostCsrMatrix B;
+  B.rows = B.cols = A.rows;
+  for (std::int32_t node = 0; node < A.rows / b; ++node) {
+    const bool breaks = u(rng) < broken, thins = u(rng) < thinned;
+    std::int32_t dropped_node = -1;  // a neighbouring node of the node's last row
+    for (std::int64_t k = A.row_offsets[node * b + b - 1]; k < A.row_offsets[node * b + b]; ++k)
+      if (A.col_indices[k] / b != node) dropped_node = A.col_indices[k] / b;
+    for (std::int32_t row = node * b; row < node * b + b; ++row) {
+      for (std::int64_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k) {
+        const std::int32_t j = A.col_indices[k];
+        if (breaks && row == node * b + b - 1 && j / b == dropped_node) continue;
+        if (thins && j / b == node && j != row) continue;
+        B.col_indices.push_back(j);
+        B.values.push_back(A.values[k]);
+      }
+      B.row_offsets.push_back(static_cast<std::int64_t>(B.col_indices.size()));
+    }
+  }
+  B.validate();
+  return B;
+}
+
+// The detection stops sampling a candidate that can no longer reach either bar; it must decide as the
+// whole sample does, also where the share or the fill lies near its bar.
+TEST(AmgBlockSize, StoppingEarlyDecidesAsTheWholeSample) {
+  std::mt19937 rng(29);
+  int detected = 0;
+  for (int b : {2, 3, 4, 6})
+    for (double broken : {0.0, 0.1, 0.18, 0.2, 0.22, 0.3, 0.7})
+      for (double thinned : {0.0, 0.2, 0.45, 0.6}) {
+        const HostCsrMatrix A = spoiled_blocks(9, b, broken, thinned, rng);
+        const std::int32_t expected = full_sample_block_size(A);
+        EXPECT_EQ(detect_block_size(A), expected) << "b " << b << ", broken " << broken << ", thinned " << thinned;
+        detected += expected > 1 ? 1 : 0;
+      }
+  EXPECT_GT(detected, 10);  // both outcomes occur among these matrices
+  EXPECT_LT(detected, 4 * 7 * 4 - 10);
+  for (int n : {6, 12, 20}) EXPECT_EQ(detect_block_size(poisson3d(n)), full_sample_block_size(poisson3d(n))) << n;
 }
 
 // Nodes of 3 unknowns on a 12 x 12 grid (432 rows) on the AMG tests' device, in double, and the
