@@ -100,21 +100,16 @@ class CgScalars {
     return scalars;
   }
 
-  // On the device the dots' results stay there: kernels/precond/lanczos.cl's updates read them, and
-  // each is copied into one buffer that is read once, after the last step (one wait for the run,
-  // instead of two a step).
+  // On the device the dots' results stay there: kernels/precond/lanczos.cl's updates read them and file
+  // them in one buffer that is read once, after the last step (one wait for the run, instead of two a
+  // step; and no copy commands, which cost the small levels' runs as much as their kernels).
   std::vector<double> on_device(int steps) {
     const Precision precision = blas_.precision();
     const std::size_t element = bytes_per_element(precision);
     const std::size_t count = 2 * static_cast<std::size_t>(steps) + 1;
     Context& context = *blas_.context();
     cl::Buffer history = context.allocate(count * element, "lanczos scalars");
-    std::size_t stored = 0;
-    auto keep = [&](const DeviceScalar& s) {
-      context.queue().enqueueCopyBuffer(s.buffer(), history, 0, stored++ * element, element);
-    };
     DeviceScalar rz = blas_.dot_async(r_, z_);
-    keep(rz);
     const std::size_t n = r_.size();
     const double e = static_cast<double>(element) * static_cast<double>(n);
     cl::Kernel& update_r = blas_.elementwise_kernel("precond/lanczos.cl", "lanczos_update_r");
@@ -122,7 +117,6 @@ class CgScalars {
     for (int j = 0; j < steps; ++j) {
       blas_.spmv(1.0, A_, p_, 0.0, q_);
       const DeviceScalar pq = blas_.dot_async(p_, q_);
-      keep(pq);
       KernelArgs(update_r, precision)
           .value(cl_ulong{0})
           .value(cl_ulong{0})
@@ -131,17 +125,20 @@ class CgScalars {
           .vector(q_.device(precision, Access::Read))
           .vector(r_.device(precision, Access::ReadWrite))
           .vector(dinv_.device(precision, Access::Read))
-          .vector(z_.device(precision, Access::Write));
+          .vector(z_.device(precision, Access::Write))
+          .value(history)
+          .value(static_cast<cl_uint>(2 * j));  // rz_j, pq_j
       blas_.launch_elementwise("lanczos_update_r", update_r, n, 3.0 * static_cast<double>(n), 5.0 * e);
       DeviceScalar rz_next = blas_.dot_async(r_, z_);
-      keep(rz_next);
       KernelArgs(update_p, precision)
           .value(cl_ulong{0})
           .value(cl_ulong{0})
           .value(rz_next.buffer())
           .value(rz.buffer())
           .vector(z_.device(precision, Access::Read))
-          .vector(p_.device(precision, Access::ReadWrite));
+          .vector(p_.device(precision, Access::ReadWrite))
+          .value(history)
+          .value(static_cast<cl_uint>(2 * j + 2));  // rz_{j+1}
       blas_.launch_elementwise("lanczos_update_p", update_p, n, 2.0 * static_cast<double>(n), 3.0 * e);
       rz = std::move(rz_next);
     }
