@@ -102,7 +102,7 @@ class CgScalars {
 
   // On the device the dots' results stay there: kernels/precond/lanczos.cl's updates read them and file
   // them in one buffer that is read once, after the last step (one wait for the run, instead of two a
-  // step; and no copy commands: there were two a step, a quarter of a small level's commands).
+  // step; and no copy commands: there were two a step, of nine commands).
   std::vector<double> on_device(int steps) {
     const Precision precision = blas_.precision();
     const std::size_t element = bytes_per_element(precision);
