@@ -141,6 +141,12 @@ TEST(DenseInverse, SpdMatricesByLdlt) {
     EXPECT_TRUE(result.symmetric);
     EXPECT_EQ(result.dropped, 0);
     expect_inverse(A, result);
+    // Exactly symmetric, as the V-cycle's symmetry (PCG needs a symmetric M) wants its coarse solve.
+    const std::vector<double>& x = result.inverse.values;
+    int asymmetric = 0;
+    for (std::int32_t i = 0; i < n; ++i)
+      for (std::int32_t j = 0; j < i; ++j) asymmetric += x[i * n + j] != x[j * n + i] ? 1 : 0;
+    EXPECT_EQ(asymmetric, 0);
   }
   const HostCsrMatrix poisson = poisson2d(10);  // sparse SPD, kappa ~ 50
   const auto result = detail::amg::dense_inverse(poisson, 0);

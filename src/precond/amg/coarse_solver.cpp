@@ -1,5 +1,5 @@
 // Dense LDL^T / LU factorisations and the inverse from them, O(n^3) for the few hundred unknowns of the
-// coarsest level (columns of the inverse in parallel).
+// coarsest level (the inverse's rows or columns in parallel for the larger ones).
 #include "coarse_solver.hpp"
 
 #include <algorithm>
@@ -19,8 +19,8 @@ namespace {
 // coarsest level took 1.3-3.3 s with a region per column against 40 ms serial (bcsstk14, 2 cores,
 // loaded). 2^18 multiply-adds (~0.1 ms) per region keeps the parallel gain for big levels only.
 constexpr std::size_t kParallelWork = std::size_t{1} << 18;
-// The inverse's columns cost ~n^2 each: in parallel from 2^24 multiply-adds in all (n ~ 256). A smaller
-// one (the 120-160 rows of poisson3d:128/256's coarsest level, ~0.5 ms on one core) would spend more on
+// The inverse's rows (LDL^T) or columns (LU) cost ~n^2 each: in parallel from 2^24 multiply-adds in all (n ~ 256). A
+// smaller one (the 120-160 rows of poisson3d:128/256's coarsest level, ~0.5 ms on one core) would spend more on
 // starting the workers and on ending them afterwards (release_host_threads) than the columns take.
 bool parallel_columns(std::size_t n) { return n * n * n > 64 * kParallelWork; }
 
@@ -63,9 +63,11 @@ bool ldlt(Dense& a, std::size_t n, double tiny, std::int32_t& dropped) {
   double largest = 0;
   for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, a[i * n + i]);
   const double zero_column = std::sqrt(tiny * largest);
+  std::vector<double> ld(n);  // row j's l_jk d_k, k < j: each update below is a dot over contiguous rows
   for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t k = 0; k < j; ++k) ld[k] = a[j * n + k] * a[k * n + k];
     double d = a[j * n + j];
-    for (std::size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k] * a[k * n + k];
+    for (std::size_t k = 0; k < j; ++k) d -= a[j * n + k] * ld[k];
     if (d < -tiny) return false;
     if (d <= tiny) {
       d = 0;
@@ -76,7 +78,7 @@ bool ldlt(Dense& a, std::size_t n, double tiny, std::int32_t& dropped) {
 #pragma omp parallel for schedule(static) reduction(| : indefinite) if ((n - j) * j > kParallelWork)
     for (std::size_t i = j + 1; i < n; ++i) {
       double s = a[i * n + j];
-      for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k] * a[k * n + k];
+      for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * ld[k];
       if (d == 0 && std::abs(s) > zero_column) indefinite = 1;
       a[i * n + j] = d != 0 ? s / d : 0.0;
     }
@@ -85,26 +87,36 @@ bool ldlt(Dense& a, std::size_t n, double tiny, std::int32_t& dropped) {
   return true;
 }
 
-// X = L^-T D^+ L^-1, column by column.
+// X = L^-T D^+ L^-1 = W^T D^+ W with W = L^-1: W row by row (row i = e_i - sum over k < i of l_ik
+// times row k), then X's lower triangle as the sum of W's rows' outer products, mirrored (so X is
+// exactly symmetric). About n^3 / 3 multiply-adds, every inner loop along a row; solving for X's columns
+// one by one took n^3, half of them down columns (a 343-row inverse 28 ms, 512 rows 190 ms, 2 cores).
 Dense ldlt_inverse(const Dense& f, std::size_t n) {
+  Dense w(n * n, 0.0);  // row i is nonzero in columns 0..i
+  for (std::size_t i = 0; i < n; ++i) {
+    double* wi = &w[i * n];
+    wi[i] = 1;
+    for (std::size_t k = 0; k < i; ++k) {
+      const double l = f[i * n + k];
+      if (l == 0) continue;
+      const double* wk = &w[k * n];
+      for (std::size_t c = 0; c <= k; ++c) wi[c] -= l * wk[c];
+    }
+  }
   Dense x(n * n, 0.0);
 #pragma omp parallel for schedule(dynamic, 8) if (parallel_columns(n))
-  for (std::size_t c = 0; c < n; ++c) {
-    std::vector<double> y(n, 0.0);
-    y[c] = 1;
-    for (std::size_t i = c + 1; i < n; ++i) {
-      double s = 0;
-      for (std::size_t k = c; k < i; ++k) s -= f[i * n + k] * y[k];
-      y[i] = s;
+  for (std::size_t a = 0; a < n; ++a) {  // x_ab, b <= a: the sum over i >= a of w_ia w_ib / d_i
+    double* xa = &x[a * n];
+    for (std::size_t i = a; i < n; ++i) {
+      const double d = f[i * n + i], wia = w[i * n + a];
+      if (d == 0 || wia == 0) continue;
+      const double coefficient = wia / d;
+      const double* wi = &w[i * n];
+      for (std::size_t b = 0; b <= a; ++b) xa[b] += coefficient * wi[b];
     }
-    for (std::size_t i = 0; i < n; ++i) y[i] = f[i * n + i] != 0 ? y[i] / f[i * n + i] : 0.0;
-    for (std::size_t i = n; i-- > 0;) {
-      double s = y[i];
-      for (std::size_t k = i + 1; k < n; ++k) s -= f[k * n + i] * y[k];
-      y[i] = s;
-    }
-    for (std::size_t i = 0; i < n; ++i) x[i * n + c] = y[i];
   }
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < a; ++b) x[b * n + a] = x[a * n + b];
   return x;
 }
 
