@@ -19,10 +19,11 @@ namespace {
 // coarsest level took 1.3-3.3 s with a region per column against 40 ms serial (bcsstk14, 2 cores,
 // loaded). 2^18 multiply-adds (~0.1 ms) per region keeps the parallel gain for big levels only.
 constexpr std::size_t kParallelWork = std::size_t{1} << 18;
-// The inverse's rows (LDL^T) or columns (LU) cost ~n^2 each: in parallel from 2^24 multiply-adds in all (n ~ 256). A
-// smaller one (the 120-160 rows of poisson3d:128/256's coarsest level, ~0.5 ms on one core) would spend more on
-// starting the workers and on ending them afterwards (release_host_threads) than the columns take.
-bool parallel_columns(std::size_t n) { return n * n * n > 64 * kParallelWork; }
+// The inverse's rows (LDL^T) or columns (LU) cost ~n^2 each: in parallel from 2^24 multiply-adds in
+// all (n ~ 256). A smaller inverse (the 120-160 rows of poisson3d:128/256's coarsest level, well under a
+// millisecond on one core) would spend more on starting the workers and on ending them afterwards
+// (release_host_threads) than its rows or columns take.
+bool parallel_inverse(std::size_t n) { return n * n * n > 64 * kParallelWork; }
 
 using Dense = std::vector<double>;  // row-major n x n
 
@@ -104,7 +105,7 @@ Dense ldlt_inverse(const Dense& f, std::size_t n) {
     }
   }
   Dense x(n * n, 0.0);
-#pragma omp parallel for schedule(dynamic, 8) if (parallel_columns(n))
+#pragma omp parallel for schedule(dynamic, 8) if (parallel_inverse(n))
   for (std::size_t a = 0; a < n; ++a) {  // x_ab, b <= a: the sum over i >= a of w_ia w_ib / d_i
     double* xa = &x[a * n];
     for (std::size_t i = a; i < n; ++i) {
@@ -149,7 +150,7 @@ void lu(Dense& a, std::size_t n, std::vector<std::size_t>& perm, int level) {
 
 Dense lu_inverse(const Dense& f, std::size_t n, const std::vector<std::size_t>& perm) {
   Dense x(n * n, 0.0);
-#pragma omp parallel for schedule(dynamic, 8) if (parallel_columns(n))
+#pragma omp parallel for schedule(dynamic, 8) if (parallel_inverse(n))
   for (std::size_t c = 0; c < n; ++c) {
     std::vector<double> y(n, 0.0);
     for (std::size_t i = 0; i < n; ++i) y[i] = perm[i] == c ? 1.0 : 0.0;
