@@ -59,19 +59,20 @@ std::int64_t first_nonpositive_diagonal(Matrix& A, Location where, double* value
   return -1;
 }
 
-DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host) {
+DiagonalScanInFlight start_diagonal_scan(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host) {
+  DiagonalScanInFlight scan;
   Context& context = *A.context();
   const std::size_t local = kScanGroup;
   if (!diagonal_scan_on_device(A, where)) {
     std::vector<double> inverse;
-    const DiagonalScan scan = scan_diagonal(host ? *host : A.host_csr(), dinv ? &inverse : nullptr);
+    scan.result_ = scan_diagonal(host ? *host : A.host_csr(), dinv ? &inverse : nullptr);
     // A device's smoother or solve comes next: the scan's workers must not spin through it.
     if (where == Location::Device) release_host_threads();
     if (dinv) dinv->assign(inverse);
     return scan;
   }
   const std::size_t rows = static_cast<std::size_t>(A.rows());
-  if (rows == 0) return {};
+  if (rows == 0) return scan;
   const std::size_t groups =
       std::min<std::size_t>(std::max<std::size_t>(context.info().compute_units, 1) * 8, (rows + local - 1) / local);
   cl::Kernel kernel = context.kernel(
@@ -85,18 +86,34 @@ DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCs
   args.value(dinv ? dinv->device(Precision::Double, Access::Write).primary : cl::Buffer());
   args.value(partial).value(partial_bad);
   context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
-  std::vector<double> maxima(groups);
-  std::vector<cl_int> bad(groups);
-  context.queue().enqueueReadBuffer(partial, CL_FALSE, 0, groups * sizeof(double), maxima.data());
-  context.queue().enqueueReadBuffer(partial_bad, CL_TRUE, 0, groups * sizeof(cl_int), bad.data());
-  DiagonalScan scan;
-  scan.gershgorin = *std::max_element(maxima.begin(), maxima.end());
-  const cl_int first_bad = *std::min_element(bad.begin(), bad.end());
-  if (static_cast<std::size_t>(first_bad) < rows) {
-    scan.first_bad_row = first_bad;
-    scan.bad_value = A.diagonal()[static_cast<std::size_t>(first_bad)];
-  }
+  scan.A_ = &A;
+  scan.groups_ = groups;
+  scan.maxima_.enqueue(context, partial, groups * sizeof(double));
+  scan.bad_.enqueue(context, partial_bad, groups * sizeof(cl_int));
   return scan;
+}
+
+DiagonalScan DiagonalScanInFlight::collect() {
+  if (!A_) return result_;
+  DiagonalScan scan;
+  std::int64_t first_bad = A_->rows();
+  for (std::size_t g = 0; g < groups_; ++g) {
+    scan.gershgorin = std::max(scan.gershgorin, maxima_.at<double>(g));
+    first_bad = std::min<std::int64_t>(first_bad, bad_.at<cl_int>(g));
+  }
+  if (first_bad < A_->rows()) {
+    scan.first_bad_row = first_bad;
+    scan.bad_value = A_->diagonal()[static_cast<std::size_t>(first_bad)];
+  }
+  A_ = nullptr;
+  result_ = scan;
+  return scan;
+}
+
+DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host) {
+  DiagonalScanInFlight scan = start_diagonal_scan(A, dinv, where, host);
+  if (scan.in_flight()) A.context()->finish();
+  return scan.collect();
 }
 
 }  // namespace clkr::detail

@@ -40,11 +40,17 @@ SpectrumBounds setup_bounds(Blas& blas, Matrix& A, double gershgorin, Vector& di
   return b;
 }
 
+// Whether a refresh runs Lanczos steps: the policy asks for some and the setup's run recorded its short
+// Ritz value; otherwise the bound is Gershgorin's alone.
+bool refresh_runs_lanczos(const SpectrumPolicy& policy, const SpectrumBounds& setup) {
+  return refresh_steps(policy) > 0 && setup.short_ritz > 0;
+}
+
 // The bounds after new values. The setup's run ended with the largest Ritz value theta_n (n =
 // eigen_iterations steps) and had theta_k after k = refresh_eigen_iterations steps; k steps from the
 // same start vector on the new values give theta_k', and the bound is the setup's estimate times
 // theta_k' / theta_k, clipped by the new Gershgorin bound. k = n is a fresh estimate; k < n saves
-// n - k SpMVs and 2 (n - k) host round trips per level, and assumes that the short run's Ritz value
+// n - k Lanczos steps (an SpMV, two dots and two updates each) per level, and assumes that the short run's Ritz value
 // stays as far below theta_n (relatively) after the change as it was at setup. That is exact when the
 // values are scaled (D^-1 A does not change); after large changes the short run can converge more
 // slowly than the setup's did. tests/precond/amg_update_spectrum_test.cpp measures five such changes
@@ -55,14 +61,12 @@ SpectrumBounds setup_bounds(Blas& blas, Matrix& A, double gershgorin, Vector& di
 // 0.6 at the bound; 16 iterations instead of 12). Hence a margin on top of the setup's 10%: as large
 // as the relative change of the short run's Ritz value, at most short_refresh_margin (5%): none when
 // the values were only scaled, the full margin after a change as large as those (a bound that is too
-// high costs much less than one that is too low).
-SpectrumBounds refreshed_bounds(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, const SpectrumPolicy& policy,
+// high costs much less than one that is too low). `e` is the short run (empty when none ran).
+SpectrumBounds refreshed_bounds(const SpectrumEstimate& e, bool ran, double gershgorin, const SpectrumPolicy& policy,
                                 const SpectrumBounds& setup) {
-  const int steps = refresh_steps(policy);
   SpectrumBounds b = setup;
-  if (steps > 0 && setup.short_ritz > 0) {
-    const SpectrumEstimate e = estimate_spectrum(blas, A, dinv, steps, policy.seed, "relaxation");
-    if (steps >= policy.eigen_iterations) {  // as long as the setup's run: a fresh estimate
+  if (ran) {
+    if (refresh_steps(policy) >= policy.eigen_iterations) {  // as long as the setup's run: a fresh estimate
       b.estimate = policy.upper_safety * e.lambda_max;
       b.lower = e.lambda_min;
     } else {
@@ -90,18 +94,39 @@ void residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_
   }
 }
 
+// ---- refresh, shared -------------------------------------------------------------------------------
+
+void Relaxation::start_refresh(Matrix& A) {
+  refresh_run_ = refresh_runs_lanczos(policy_, setup_bounds_)
+                     ? start_spectrum_estimate(blas_, A, dinv_, refresh_steps(policy_), policy_.seed)
+                     : SpectrumRun();
+}
+
+void Relaxation::finish_refresh(double gershgorin) {
+  const bool ran = refresh_runs_lanczos(policy_, setup_bounds_);
+  const SpectrumEstimate e = refresh_run_.finish("relaxation");
+  refresh_run_ = SpectrumRun();
+  use_bounds(refreshed_bounds(e, ran, gershgorin, policy_, setup_bounds_));
+}
+
+void Relaxation::refresh(Matrix& A, double gershgorin) {
+  start_refresh(A);
+  if (refresh_run_.in_flight()) A.context()->finish();
+  finish_refresh(gershgorin);
+}
+
 // ---- damped Jacobi ---------------------------------------------------------------------------------
 
 DampedJacobi::DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy)
-    : blas_(blas), dinv_(dinv), given_weight_(weight), policy_(policy), r_(A.context(), A.rows(), "jacobi.r") {
+    : Relaxation(blas, dinv, policy), given_weight_(weight), r_(A.context(), A.rows(), "jacobi.r") {
   // With a given weight the bound is only reported: Gershgorin's (no Lanczos steps spent on it).
   if (given_weight_ > 0) policy_.eigen_iterations = policy_.refresh_eigen_iterations = 0;
-  setup_bounds_ = bounds_ = setup_bounds(blas_, A, gershgorin, dinv_, policy_);
-  weight_ = given_weight_ > 0 ? given_weight_ : 4.0 / (3.0 * bounds_.upper);
+  setup_bounds_ = setup_bounds(blas_, A, gershgorin, dinv_, policy_);
+  use_bounds(setup_bounds_);
 }
 
-void DampedJacobi::refresh(Matrix& A, double gershgorin) {
-  bounds_ = refreshed_bounds(blas_, A, gershgorin, dinv_, policy_, setup_bounds_);
+void DampedJacobi::use_bounds(const SpectrumBounds& bounds) {
+  bounds_ = bounds;
   weight_ = given_weight_ > 0 ? given_weight_ : 4.0 / (3.0 * bounds_.upper);
 }
 
@@ -125,12 +150,10 @@ std::string DampedJacobi::description() const { return "jacobi (w = " + format_n
 
 ChebyshevRelaxation::ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree,
                                          ChebyshevKind kind, double lower_ratio, SpectrumPolicy policy)
-    : blas_(blas),
-      dinv_(dinv),
+    : Relaxation(blas, dinv, policy),
       degree_(degree),
       kind_(kind),
       lower_ratio_(lower_ratio),
-      policy_(policy),
       r_(A.context(), A.rows(), "chebyshev.r"),
       d_(A.context(), A.rows(), "chebyshev.d"),
       d_next_(A.context(), A.rows(), "chebyshev.d_next") {
@@ -139,17 +162,12 @@ ChebyshevRelaxation::ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgori
     throw Error(
         "chebyshev: the lower end of the interval needs Lanczos steps (eigen_iterations > 0) or lower_ratio > 0");
   setup_bounds_ = setup_bounds(blas_, A, gershgorin, dinv_, policy_);
-  set_interval(setup_bounds_.lower, setup_bounds_.upper);
+  use_bounds(setup_bounds_);
 }
 
-void ChebyshevRelaxation::refresh(Matrix& A, double gershgorin) {
-  const SpectrumBounds b = refreshed_bounds(blas_, A, gershgorin, dinv_, policy_, setup_bounds_);
-  set_interval(b.lower, b.upper);
-}
-
-void ChebyshevRelaxation::set_interval(double lower, double upper) {
-  upper_ = upper;
-  lower_ = lower_ratio_ > 0 ? lower_ratio_ * upper_ : lower;
+void ChebyshevRelaxation::use_bounds(const SpectrumBounds& bounds) {
+  upper_ = bounds.upper;
+  lower_ = lower_ratio_ > 0 ? lower_ratio_ * upper_ : bounds.lower;
   // A one-point spectrum (a diagonal matrix) or a Ritz value at the top: keep the interval open.
   lower_ = std::min(lower_, 0.99 * upper_);
   if (!(lower_ > 0)) lower_ = upper_ * 1e-3;

@@ -9,6 +9,7 @@
 #include "clkr/blas/blas.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 #include "relaxation_kernels.hpp"
+#include "spectrum.hpp"
 
 namespace clkr::detail {
 
@@ -41,12 +42,29 @@ class Relaxation {
   // `sweeps` times x <- x + S (b - A x). With x_is_zero, x's contents are ignored and taken as zero
   // (the first residual is b itself: one SpMV saved).
   virtual void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) = 0;
-  // A's values changed (dinv already holds the new inverse diagonal): new spectrum bounds, with
-  // `gershgorin` Gershgorin's bound for the new values.
-  virtual void refresh(Matrix& A, double gershgorin) = 0;
+  // A's values changed (dinv holds the new inverse diagonal, or will once the queue reaches it): new
+  // spectrum bounds, with `gershgorin` Gershgorin's bound for the new values. In two steps so that the
+  // AMG's levels share one wait: start_refresh enqueues the Lanczos steps (and returns without waiting),
+  // finish_refresh sets the bounds once the caller has waited for the queue. refresh does both.
+  void start_refresh(Matrix& A);
+  void finish_refresh(double gershgorin);
+  void refresh(Matrix& A, double gershgorin);
   // The bound on lambda_max(D^-1 A) the smoother uses.
   virtual double lambda_max() const = 0;
   virtual std::string description() const = 0;
+
+ protected:
+  Relaxation(Blas& blas, Vector& dinv, SpectrumPolicy policy) : blas_(blas), dinv_(dinv), policy_(policy) {}
+  // Takes new bounds (at setup and after a refresh).
+  virtual void use_bounds(const SpectrumBounds& bounds) = 0;
+
+  Blas& blas_;
+  Vector& dinv_;
+  SpectrumPolicy policy_;
+  SpectrumBounds setup_bounds_;
+
+ private:
+  SpectrumRun refresh_run_;  // start_refresh's Lanczos steps, until finish_refresh
 };
 
 // x += w D^-1 (b - A x), w = `weight`, or 4 / (3 lambda_max) when weight is 0 (damps the upper two
@@ -55,17 +73,15 @@ class DampedJacobi : public Relaxation {
  public:
   DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy);
   void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
-  void refresh(Matrix& A, double gershgorin) override;
   double lambda_max() const override { return bounds_.upper; }
   std::string description() const override;
   double weight() const { return weight_; }
 
  private:
-  Blas& blas_;
-  Vector& dinv_;
+  void use_bounds(const SpectrumBounds& bounds) override;
+
   double given_weight_, weight_ = 0;
-  SpectrumPolicy policy_;
-  SpectrumBounds setup_bounds_, bounds_;
+  SpectrumBounds bounds_;
   Vector r_;
 };
 
@@ -85,22 +101,17 @@ class ChebyshevRelaxation : public Relaxation {
   ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree, ChebyshevKind kind,
                       double lower_ratio, SpectrumPolicy policy);
   void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
-  void refresh(Matrix& A, double gershgorin) override;
   double lambda_max() const override { return upper_; }
   std::string description() const override;
   double lower() const { return lower_; }
   double upper() const { return upper_; }
 
  private:
-  void set_interval(double lower, double upper);
+  void use_bounds(const SpectrumBounds& bounds) override;
 
-  Blas& blas_;
-  Vector& dinv_;
   int degree_;
   ChebyshevKind kind_;
   double lower_ratio_;
-  SpectrumPolicy policy_;
-  SpectrumBounds setup_bounds_;
   double lower_ = 0, upper_ = 0;
   // The residual, and two corrections: a fused step (RelaxationKernels::chebyshev_spmv_step) reads the
   // previous correction in every row's SpMV while it writes the next.

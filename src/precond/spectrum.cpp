@@ -77,10 +77,14 @@ class CgScalars {
   CgScalars(Blas& blas, Matrix& A, Vector& dinv, Vector& r, Vector& z, Vector& p, Vector& q)
       : blas_(blas), A_(A), dinv_(dinv), r_(r), z_(z), p_(p), q_(q), kernels_(blas) {}
 
-  std::vector<double> run(int steps) {
+  // On the host the scalars are returned; on the device they are filed there and `history` receives
+  // them once the queue reaches the read (scalars_from_history converts them).
+  std::vector<double> run(int steps, PendingRead& history) {
     kernels_.scale_by_diagonal(1.0, dinv_, r_, z_);  // z = D^-1 r
     blas_.copy(z_, p_);
-    return blas_.location() == Location::Device ? on_device(steps) : on_host(steps);
+    if (blas_.location() != Location::Device) return on_host(steps);
+    on_device(steps, history);
+    return {};
   }
 
  private:
@@ -101,9 +105,9 @@ class CgScalars {
   }
 
   // On the device the dots' results stay there: kernels/precond/lanczos.cl's updates read them and file
-  // them in one buffer that is read once, after the last step (one wait for the run, instead of two a
-  // step; and no copy commands: there were two a step, of nine commands).
-  std::vector<double> on_device(int steps) {
+  // them in one buffer that is read once, after the last step (one wait for the run, or for the runs of
+  // every level together, instead of two a step; and no copy commands: there were two a step, of nine).
+  void on_device(int steps, PendingRead& read) {
     const Precision precision = blas_.precision();
     const std::size_t element = bytes_per_element(precision);
     const std::size_t count = 2 * static_cast<std::size_t>(steps) + 1;
@@ -142,20 +146,7 @@ class CgScalars {
       blas_.launch_elementwise("lanczos_update_p", update_p, n, 2.0 * static_cast<double>(n), 3.0 * e);
       rz = std::move(rz_next);
     }
-    std::vector<unsigned char> bytes(count * element);
-    context.queue().enqueueReadBuffer(history, CL_TRUE, 0, bytes.size(), bytes.data());
-    std::vector<double> scalars(count);
-    for (std::size_t k = 0; k < count; ++k) {
-      const unsigned char* at = bytes.data() + k * element;
-      if (precision == Precision::Double) {
-        std::memcpy(&scalars[k], at, sizeof(double));
-      } else {  // a float, or a (head, tail) float pair
-        float part[2] = {0.0f, 0.0f};
-        std::memcpy(part, at, element);
-        scalars[k] = static_cast<double>(part[0]) + static_cast<double>(part[1]);
-      }
-    }
-    return scalars;
+    read.enqueue(context, history, count * element);
   }
 
   Blas& blas_;
@@ -164,18 +155,59 @@ class CgScalars {
   RelaxationKernels kernels_;
 };
 
+// The device run's scalars as doubles: each a float, a (head, tail) float pair or a double.
+std::vector<double> scalars_from_history(const std::vector<unsigned char>& bytes, Precision precision) {
+  const std::size_t element = bytes_per_element(precision);
+  std::vector<double> scalars(bytes.size() / element);
+  for (std::size_t k = 0; k < scalars.size(); ++k) {
+    const unsigned char* at = bytes.data() + k * element;
+    if (precision == Precision::Double) {
+      std::memcpy(&scalars[k], at, sizeof(double));
+    } else {
+      float part[2] = {0.0f, 0.0f};
+      std::memcpy(part, at, element);
+      scalars[k] = static_cast<double>(part[0]) + static_cast<double>(part[1]);
+    }
+  }
+  return scalars;
+}
+
 }  // namespace
+
+SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed) {
+  SpectrumRun run;
+  const std::size_t n = static_cast<std::size_t>(A.rows());
+  if (n == 0 || steps <= 0) return run;
+  run.steps_ = steps;
+  run.precision_ = blas.precision();
+  const auto& context = A.context();
+  translate_cl_errors("the spectrum estimate", [&] {
+    // The vectors may go when this returns: the queued commands hold their buffers until they have run.
+    Vector r = lanczos_start_vector(blas, context, n, seed);
+    Vector z(context, n, "lanczos.z"), p(context, n, "lanczos.p"), q(context, n, "lanczos.q");
+    run.scalars_ = CgScalars(blas, A, dinv, r, z, p, q).run(steps, run.history_);
+  });
+  run.on_device_ = run.scalars_.empty();
+  return run;
+}
 
 SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,
                                    const char* who) {
-  const std::size_t n = static_cast<std::size_t>(A.rows());
+  SpectrumRun run = start_spectrum_estimate(blas, A, dinv, steps, seed);
+  if (run.in_flight()) A.context()->finish();
+  return run.finish(who);
+}
+
+SpectrumEstimate SpectrumRun::finish(const char* who) {
   SpectrumEstimate estimate;
-  if (n == 0 || steps <= 0) return estimate;
-  const auto& context = A.context();
-  Vector r = lanczos_start_vector(blas, context, n, seed);
-  Vector z(context, n, "lanczos.z"), p(context, n, "lanczos.p"), q(context, n, "lanczos.q");
-  const std::vector<double> s =
-      translate_cl_errors("the spectrum estimate", [&] { return CgScalars(blas, A, dinv, r, z, p, q).run(steps); });
+  if (steps_ <= 0) return estimate;
+  const int steps = steps_;
+  if (on_device_) {
+    scalars_ = translate_cl_errors("the spectrum estimate",
+                                   [&] { return scalars_from_history(history_.bytes(), precision_); });
+    on_device_ = false;
+  }
+  const std::vector<double>& s = scalars_;
   auto check = [&](const char* name, double value, int step) {
     if (value > 0 && std::isfinite(value)) return;
     throw Error(std::string(who) + ": the spectrum estimate met " + name + " = " + format_number(value) +

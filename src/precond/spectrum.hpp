@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../runtime/pending_read.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
 
@@ -27,6 +28,25 @@ struct SpectrumEstimate {
 // one wait for the run; `dinv` holds 1 / diag(A). Throws clkr::Error naming `who` when a
 // curvature p'Ap or r'D^-1 r is not positive and finite (A or D is not SPD).
 SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed, const char* who);
+
+// The same in two steps, so that the runs of several matrices (the AMG's levels) share one wait:
+// start_spectrum_estimate enqueues the run and its read; finish() gives the estimate, once the caller has
+// waited for the queue (Context::finish; finish waits for the read itself otherwise), with the checks
+// and errors of estimate_spectrum. On the host backend the run is done when start returns.
+class SpectrumRun {
+ public:
+  bool in_flight() const { return on_device_; }
+  SpectrumEstimate finish(const char* who);
+
+ private:
+  friend SpectrumRun start_spectrum_estimate(Blas&, Matrix&, Vector&, int, std::uint64_t);
+  int steps_ = 0;  // 0: nothing to estimate (no steps asked, or an empty matrix)
+  Precision precision_ = Precision::Double;
+  bool on_device_ = false;       // the scalars are still to be read from history_
+  PendingRead history_;          // the device's scalars, in the run's precision
+  std::vector<double> scalars_;  // rz_0, pq_0, rz_1, ..., rz_steps
+};
+SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed);
 
 // max_i sum_j |a_ij| / |a_ii|: an upper bound on |lambda| of D^-1 A (Gershgorin's theorem for the
 // rows of D^-1 A). Rows with a zero diagonal are skipped (callers have refused them already).

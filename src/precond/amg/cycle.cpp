@@ -113,10 +113,7 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, Phase
   }
   inverse_->update_values(h.coarsest_inverse().inverse.values);
   phases.add("upload", start);
-  start = Clock::now();
-  for (std::size_t l = 0; l + 1 < h.size(); ++l)
-    levels_[l].relaxation->refresh(*levels_[l].A, refresh_diagonal(l, h.level(l).A));
-  phases.add("smoother setup", start);
+  refresh_smoothers(&h, phases);
 }
 
 void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phases,
@@ -144,9 +141,28 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phas
                   format_number(v) + " after the update");
   inverse_->update_values(dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1).inverse.values);
   phases.add("coarse inverse", start);
-  start = Clock::now();
-  for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
-    levels_[l].relaxation->refresh(*levels_[l].A, refresh_diagonal(l, nullptr));
+  refresh_smoothers(h, phases);
+}
+
+// Every level's diagonal scan and Lanczos steps are enqueued first and collected after one wait, where
+// each level waited twice (its scan's read, its run's read): on a GPU the small levels' kernels then
+// follow each other without a round trip to the host between them. A bad diagonal is still reported
+// for the finest level that has one.
+void VCycle::refresh_smoothers(const HostHierarchy* h, PhaseLog& phases) {
+  const auto start = Clock::now();
+  std::vector<DiagonalScanInFlight> scans;
+  scans.reserve(levels_.size());
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    Level& level = levels_[l];
+    scans.push_back(start_diagonal_scan(*level.A, level.inv_diag.get(), blas_.location(), h ? h->level(l).A : nullptr));
+    level.relaxation->start_refresh(*level.A);
+  }
+  if (blas_.location() == Location::Device) blas_.context()->finish();
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    const DiagonalScan scan = scans[l].collect();
+    if (scan.first_bad_row >= 0) throw diagonal_error(l, scan.first_bad_row, scan.bad_value);
+    levels_[l].relaxation->finish_refresh(scan.gershgorin);
+  }
   phases.add("smoother setup", start);
 }
 

@@ -64,6 +64,9 @@ class VCycle {
   // has fp64; else on the host, from `host` when given: the level's operator with its current values),
   // and Gershgorin's bound, which it returns. Refuses a diagonal entry that is not positive and finite.
   double refresh_diagonal(std::size_t l, const HostCsrMatrix* host);
+  // After new values: every smoother's inverse diagonal and spectrum bounds, all levels' device work
+  // behind one wait (`hierarchy`: the host-built one, whose operators the scans read on the host).
+  void refresh_smoothers(const HostHierarchy* hierarchy, PhaseLog& phases);
 
   Blas& blas_;
   AmgOptions options_;
