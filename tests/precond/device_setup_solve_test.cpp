@@ -4,6 +4,7 @@
 // where the setup runs, and every input the host setup refuses, refused the same way.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "../precision_support.hpp"
@@ -159,6 +160,10 @@ TEST(DeviceSetupSolve, EveryStorageFormatGivesTheHierarchyOfCsr) {
     Amg M(blas, A, on(AmgOptions::SetupOn::Device));
     A.update_values(doubled.values);
     M.update(A);
+    // The update's products read A in its own format; SELL's slices only through a CSR copy.
+    bool copied = false;
+    for (const auto& [phase, seconds] : M.update_phases()) copied = copied || phase == "CSR copy";
+    EXPECT_EQ(copied, format == Format::Sell) << to_string(format);
     Vector b(context, std::vector<double>(host.rows, 1.0), "b"), x(context, host.rows, "x");
     SolveOptions solve;
     solve.relative_tolerance = 1e-10;
@@ -176,6 +181,46 @@ TEST(DeviceSetupSolve, EveryStorageFormatGivesTheHierarchyOfCsr) {
           << to_string(format) << ", level " << l;
     }
     EXPECT_EQ(r.iterations, csr_iterations) << to_string(format);
+  }
+}
+
+// An update may be given another Matrix object with the pattern, in another format than the setup's:
+// from a DIA setup (whose CSR copy the setup let go) to SELL (which needs one again) and to CSR, the
+// levels of an update in the setup's own format.
+TEST(DeviceSetupSolve, UpdateTakesTheMatrixInAnotherFormat) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::amg_context(), Precision::Double);
+  auto context = test::amg_context();
+  const HostCsrMatrix host = test::jumping_coefficient3d(11, 1e3);
+  HostCsrMatrix changed = host;
+  for (std::size_t k = 0; k < changed.values.size(); ++k) changed.values[k] *= 1.5 + 0.1 * (k % 3 == 0);
+  Blas blas(context, Location::Device, Precision::Double);
+  MatrixOptions options;
+  options.max_ell_fill_ratio = 1e9;
+  Matrix A(context, host, Format::Dia, options);
+  ASSERT_EQ(A.format(), Format::Dia);
+  Amg reference(blas, A, on(AmgOptions::SetupOn::Device));
+  Matrix A2(context, host, Format::Dia, options);
+  Amg M(blas, A2, on(AmgOptions::SetupOn::Device));
+  A.update_values(changed.values);
+  reference.update(A);
+  for (Format format : {Format::Sell, Format::Csr, Format::Dia}) {
+    Matrix B(context, changed, format, options);
+    M.update(B);
+    ASSERT_EQ(M.levels().size(), reference.levels().size());
+    for (std::size_t l = 0; l < M.levels().size(); ++l)
+      EXPECT_NEAR(M.levels()[l].lambda_max, reference.levels()[l].lambda_max, 1e-12 * reference.levels()[l].lambda_max)
+          << to_string(format) << ", level " << l;
+    Vector r(context, test::random_values(host.rows, 4), "r"), z(context, host.rows, "z"),
+        z_ref(context, host.rows, "z");
+    M.apply(r, z);
+    reference.apply(r, z_ref);
+    const std::vector<double> got = z.to_host(), expected = z_ref.to_host();
+    double error = 0, size = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      error = std::max(error, std::abs(got[i] - expected[i]));
+      size = std::max(size, std::abs(expected[i]));
+    }
+    EXPECT_LE(error, 1e-12 * size) << to_string(format);
   }
 }
 

@@ -1,7 +1,8 @@
 // The device Galerkin product of the AMG's update (kernels/precond/galerkin.cl, multiply_on_device)
 // against a long-double host reference: random rectangular A (in CSR, CSR4, ELL and HYB) and B with
 // empty rows, a long row in each, explicit zeros, at row counts around the work-group's multiples,
-// with 1 to WG work-items sharing a row of C; and how many share one (galerkin_lanes).
+// with 1 to WG work-items sharing a row of C; a banded A in DIA against the same A in CSR; and how many
+// work-items share a row (galerkin_lanes).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -110,6 +111,67 @@ TEST(GalerkinKernel, EveryLaneCountGivesTheSameBits) {
     const std::vector<double> values = C.to_host().values;
     if (first.empty()) first = values;
     EXPECT_EQ(values, first) << lanes << " lanes";
+  }
+}
+
+// rows x cols with entries on the diagonals `offsets` (those inside the matrix), one in five missing
+// (DIA then stores a zero there) and one in nine an explicit zero.
+HostCsrMatrix banded_operand(std::int32_t rows, std::int32_t cols, const std::vector<std::int32_t>& offsets,
+                             unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  HostCsrMatrix A;
+  A.rows = rows;
+  A.cols = cols;
+  for (std::int32_t i = 0; i < rows; ++i) {
+    for (std::int32_t offset : offsets) {
+      const std::int32_t j = i + offset;
+      if (j < 0 || j >= cols || rng() % 5 == 0) continue;
+      A.col_indices.push_back(j);
+      A.values.push_back(rng() % 9 == 0 ? 0.0 : u(rng));
+    }
+    A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
+  }
+  A.validate();
+  return A;
+}
+
+// A in DIA (the update step reads a stencil matrix so, without a CSR copy) gives the bits A in CSR
+// gives: the same terms in the same order, the zeros DIA stores skipped (they add nothing). Diagonals
+// at both edges of a rectangular A, whose slots outside the matrix must not be followed into B.
+TEST(GalerkinKernel, DiaGivesTheBitsOfCsr) {
+  auto context = test::amg_context();
+  if (!context->info().fp64) GTEST_SKIP() << "the device Galerkin product needs fp64";
+  for (const std::int32_t rows : {1, 3, 63, 65, 1023, 1025}) {
+    for (const std::size_t lanes : {std::size_t{1}, std::size_t{8}, std::size_t{64}}) {
+      const std::int32_t inner = rows / 2 + 5, cols = rows / 3 + 7;
+      const HostCsrMatrix a = banded_operand(rows, inner, {-rows + 1, -40, -3, -1, 0, 1, 2, 17, inner - 1}, 7 + rows);
+      const HostCsrMatrix b = galerkin_operand(inner, cols, 20, 31 + rows);
+      const HostCsrMatrix c = detail::amg::multiply(a, b);
+      HostCsrMatrix a_abs = a, b_abs = b;  // |A| |B|: each entry's scale of rounding
+      for (double& v : a_abs.values) v = std::abs(v);
+      for (double& v : b_abs.values) v = std::abs(v);
+      const HostCsrMatrix scale = detail::amg::multiply(a_abs, b_abs);
+      ASSERT_EQ(scale.values.size(), c.values.size());
+      const GalerkinParams params{64, lanes};
+      MatrixOptions options;
+      options.max_ell_fill_ratio = 1e9;  // the far diagonals are mostly outside a small matrix; allowed here
+      Matrix A_csr(context, a, Format::Csr), A_dia(context, a, Format::Dia, options), B(context, b, Format::Csr);
+      ASSERT_EQ(A_dia.format(), Format::Dia);
+      std::vector<double> got[2];
+      int k = 0;
+      for (Matrix* A : {&A_csr, &A_dia}) {
+        HostCsrMatrix garbage = c;
+        for (double& v : garbage.values) v = 1e300;
+        Matrix C(context, garbage, Format::Csr);
+        detail::amg::multiply_on_device(*A, B, C, params);
+        C.values_written_on_device();
+        got[k++] = C.to_host().values;
+      }
+      EXPECT_EQ(got[1], got[0]) << rows << " rows, " << lanes << " lanes";
+      for (std::size_t e = 0; e < c.values.size(); ++e)
+        ASSERT_NEAR(got[1][e], c.values[e], 1e-14 * scale.values[e] + 1e-300) << rows << " rows, entry " << e;
+    }
   }
 }
 

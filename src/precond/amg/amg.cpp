@@ -192,7 +192,7 @@ const PhaseCommands& Amg::update_commands() const { return impl_->update_command
 void Amg::apply_checked(Vector& r, Vector& z) { impl_->cycle->apply(r, z); }
 
 // The update step: a device-built hierarchy, and a host-built one on a device with fp64 with the
-// prolongators kept (A not in SELL or DIA), recompute every coarse operator there; otherwise the host
+// prolongators kept (A not in SELL), recompute every coarse operator there; otherwise the host
 // hierarchy is refreshed from A's host values and uploaded.
 void Amg::update_values(Matrix& A, PhaseTimes& times) {
   const AmgOptions& o = impl_->options;
@@ -209,9 +209,8 @@ void Amg::update_values(Matrix& A, PhaseTimes& times) {
   const DeviceInfo& device = context()->info();
   const bool kernels_here = o.update_on == AmgOptions::UpdateOn::Device ||
                             (o.update_on == AmgOptions::UpdateOn::Auto && device.type != DeviceType::Cpu);
-  // galerkin.cl reads A's ELL and CSR parts; SELL's slices and DIA's diagonals take the host path (read
-  // back).
-  const bool kernels_read_a = A.format() != Format::Sell && A.format() != Format::Dia;
+  // galerkin.cl reads A's ELL, CSR and DIA parts; SELL's slices take the host path (read back).
+  const bool kernels_read_a = A.format() != Format::Sell;
   const bool on_device =
       !o.update_prolongator && location() == Location::Device && device.fp64 && kernels_here && kernels_read_a;
   if (on_device) {

@@ -29,8 +29,8 @@ cl::Event multiply_on_device(Matrix& A, Matrix& B, Matrix& C, const GalerkinPara
                                      precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local) +
                                          " -DLANES=" + std::to_string(lanes));
   KernelArgs args(kernel, Precision::Double);
-  args.value(static_cast<cl_int>(C.rows()));
-  add_any_format_args(args, A);
+  args.value(static_cast<cl_int>(C.rows())).value(static_cast<cl_int>(B.rows()));
+  add_any_format_or_dia_args(args, A);
   args.value(B.csr_part().row_offsets).value(B.csr_part().col_indices).value(B.csr_values(Precision::Double).primary);
   args.value(C.csr_part().row_offsets).value(C.csr_part().col_indices).value(C.csr_values(Precision::Double).primary);
   const std::size_t rows = static_cast<std::size_t>(C.rows());

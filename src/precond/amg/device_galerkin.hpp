@@ -1,5 +1,5 @@
 // The numeric sparse products of the AMG on the device (kernels/precond/galerkin.cl): C = A B on C's
-// pattern, in double, with A in any storage format and B, C in CSR. The device setup's products
+// pattern, in double, with A in any storage format but SELL and B, C in CSR. The device setup's products
 // (device_spgemm.cpp, after their patterns) and every update step run it, so a setup and an update of
 // the same values give the same bits.
 #pragma once

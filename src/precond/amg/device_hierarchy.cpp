@@ -112,19 +112,29 @@ DeviceHierarchy::DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& option
   const HostCsrMatrix coarsest = levels_.size() == 1 ? A.host_csr() : levels_.back().A->to_host();
   coarse_ = dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1);
   phases.add("coarse inverse", start);
+  // The finest level's CSR copy served the setup; an update needs one only to re-smooth P or for A in
+  // SELL (refresh_next_level makes it again where an update's A needs one and it was let go). A CSR A
+  // was its own view: the update reads the A it is given.
+  if (A.format() == Format::Csr || (!options.update_prolongator && A.format() != Format::Sell)) levels_[0].csr.reset();
 }
 
+// The finest level's CSR copy is refreshed only for the re-smoothing of P (its filtered matrix reads
+// CSR): the Galerkin product reads A in its own format, SELL excepted.
 void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolongators, PhaseLog& phases) {
   DeviceLevel& level = levels_[l];
   auto start = Clock::now();
-  if (l == 0 && A.format() != Format::Csr) {
-    refresh_csr_copy(kernels_, A, *level.csr);
+  const bool copy = l == 0 && A.format() != Format::Csr && (prolongators || A.format() == Format::Sell);
+  if (copy) {
+    if (level.csr)
+      refresh_csr_copy(kernels_, A, *level.csr);
+    else
+      level.csr = csr_copy(kernels_, A);
     end_phase(kernels_, phases, "CSR copy", start);
   }
-  Matrix& csr = l == 0 && A.format() == Format::Csr ? A : *level.csr;
+  Matrix& Al = copy || l > 0 ? *level.csr : A;
   if (prolongators) {
     start = Clock::now();
-    refresh_filtered(kernels_, csr, level.keep, *level.filtered);
+    refresh_filtered(kernels_, Al, level.keep, *level.filtered);
     resmooth(kernels_, *level.filtered, *level.tentative, options_.prolongator_relaxation, level.smoothed);
     end_phase(kernels_, phases, "prolongator smoothing", start);
     start = Clock::now();
@@ -132,7 +142,7 @@ void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolonga
     end_phase(kernels_, phases, "transpose", start);
   }
   start = Clock::now();
-  multiply_values(kernels_, csr, *level.smoothed.P, *level.AP);
+  multiply_values(kernels_, Al, *level.smoothed.P, *level.AP);
   multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A);
   check_finite(kernels_, *levels_[l + 1].A, l + 1);
   end_phase(kernels_, phases, "galerkin product", start);

@@ -21,8 +21,10 @@
 namespace clkr::detail::amg {
 
 struct DeviceLevel {
-  std::shared_ptr<Matrix> A;    // the level's operator (null on level 0: the caller's matrix)
-  std::shared_ptr<Matrix> csr;  // the operator in CSR for the setup's kernels (level 0: A or its copy)
+  std::shared_ptr<Matrix> A;  // the level's operator (null on level 0: the caller's matrix)
+  // The operator in CSR for the setup's kernels (level 0: A or its copy, which is let go after the setup
+  // unless an update needs it: update_prolongator, or A in SELL).
+  std::shared_ptr<Matrix> csr;
   // To the next coarser level (absent on the coarsest):
   std::shared_ptr<Matrix> R, AP;
   DeviceSmoothed smoothed;  // P, with its damping
