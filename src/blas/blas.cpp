@@ -253,11 +253,11 @@ struct Blas::Impl {
 
   // x'y into a new one-element buffer: dot_partial leaves one sum per work-group in `partials`,
   // dot_final adds those in a single work-group.
-  DeviceScalar dot_device(Vector& x, Vector& y, std::vector<cl::Event>& events) {
+  DeviceScalar dot_device(Vector& x, Vector& y, std::vector<cl::Event>& events, cl::Buffer result) {
     const Vector::DeviceBuffers xb = x.device(precision, Access::Read);
     const Vector::DeviceBuffers yb = &x == &y ? xb : y.device(precision, Access::Read);
     const std::size_t element = bytes_per_element(precision);
-    cl::Buffer result = context->allocate(element, "dot result");
+    if (result() == nullptr) result = context->allocate(element, "dot result");
     const std::size_t n = x.size();
     std::size_t count = 0;
     if (n > 0) {
@@ -293,7 +293,7 @@ struct Blas::Impl {
     partial_capacity = count;
   }
 
-  DeviceScalar dot(const char* op, Vector& x, Vector& y, Blas1Cost cost) {
+  DeviceScalar dot(const char* op, Vector& x, Vector& y, Blas1Cost cost, const cl::Buffer& result = cl::Buffer()) {
     check_pair(op, x, y);
     const std::size_t n = x.size();
     const double flops = cost.flops * static_cast<double>(n);
@@ -303,9 +303,9 @@ struct Blas::Impl {
       return DeviceScalar::from_host(value);
     }
     std::vector<cl::Event> events;
-    DeviceScalar result = dot_device(x, y, events);
+    DeviceScalar value = dot_device(x, y, events, result);
     record_device(op, flops, blas1_bytes(cost, n), std::move(events));
-    return result;
+    return value;
   }
 };
 
@@ -409,6 +409,10 @@ void Blas::copy(Vector& x, Vector& y) {
 
 DeviceScalar Blas::dot_async(Vector& x, Vector& y) {
   return translate_cl_errors("Blas::dot", [&] { return impl_->dot("dot", x, y, kDotCost); });
+}
+
+DeviceScalar Blas::dot_async(Vector& x, Vector& y, const cl::Buffer& result) {
+  return translate_cl_errors("Blas::dot", [&] { return impl_->dot("dot", x, y, kDotCost, result); });
 }
 
 double Blas::dot(Vector& x, Vector& y) {

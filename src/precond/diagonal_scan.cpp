@@ -59,7 +59,8 @@ std::int64_t first_nonpositive_diagonal(Matrix& A, Location where, double* value
   return -1;
 }
 
-DiagonalScanInFlight start_diagonal_scan(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host) {
+DiagonalScanInFlight start_diagonal_scan(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host,
+                                         DiagonalScanBuffers* kept) {
   DiagonalScanInFlight scan;
   Context& context = *A.context();
   const std::size_t local = kScanGroup;
@@ -78,8 +79,15 @@ DiagonalScanInFlight start_diagonal_scan(Matrix& A, Vector* dinv, Location where
   cl::Kernel kernel = context.kernel(
       "precond/gershgorin.cl", "gershgorin_partial_max",
       precision_build_option(Precision::Double) + " -DWG=" + std::to_string(local) + offset_build_option(A));
-  cl::Buffer partial = context.allocate(groups * sizeof(double), "gershgorin partial maxima");
-  cl::Buffer partial_bad = context.allocate(groups * sizeof(cl_int), "gershgorin partial bad rows");
+  DiagonalScanBuffers made;
+  DiagonalScanBuffers& buffers = kept ? *kept : made;
+  if (buffers.groups < groups) {
+    buffers.maxima = context.allocate(groups * sizeof(double), "gershgorin partial maxima");
+    buffers.bad_rows = context.allocate(groups * sizeof(cl_int), "gershgorin partial bad rows");
+    buffers.groups = groups;
+  }
+  const cl::Buffer& partial = buffers.maxima;
+  const cl::Buffer& partial_bad = buffers.bad_rows;
   KernelArgs args(kernel, Precision::Double);
   args.value(static_cast<cl_int>(rows));
   add_any_format_or_dia_args(args, A);

@@ -27,6 +27,13 @@ DiagonalScan scan_diagonal(const HostCsrMatrix& A, std::vector<double>* dinv);
 // on the host, from `host` when given (A's values on the host) or A.host_csr(), and dinv assigned.
 DiagonalScan scan_diagonal(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host = nullptr);
 
+// The device scan's per-work-group results, kept by a caller that scans repeatedly (the AMG's levels at
+// every update: on NVIDIA's OpenCL two buffers allocated and released around the kernel cost ~160 us).
+struct DiagonalScanBuffers {
+  cl::Buffer maxima, bad_rows;
+  std::size_t groups = 0;
+};
+
 // The same in two steps, so that the scans of several matrices (the AMG's levels) share one wait: the
 // scan enqueued with its reads, and collect() once the caller has waited for the queue (Context::finish;
 // collect waits for the reads itself otherwise). On the host the scan is done when start returns.
@@ -36,13 +43,15 @@ class DiagonalScanInFlight {
   DiagonalScan collect();
 
  private:
-  friend DiagonalScanInFlight start_diagonal_scan(Matrix&, Vector*, Location, const HostCsrMatrix*);
+  friend DiagonalScanInFlight start_diagonal_scan(Matrix&, Vector*, Location, const HostCsrMatrix*,
+                                                  DiagonalScanBuffers*);
   Matrix* A_ = nullptr;  // the device scan's matrix (for the bad row's value); null once collected, or on the host
   std::size_t groups_ = 0;
   PendingRead maxima_, bad_;  // each work-group's maximum and first bad row
   DiagonalScan result_;
 };
-DiagonalScanInFlight start_diagonal_scan(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host = nullptr);
+DiagonalScanInFlight start_diagonal_scan(Matrix& A, Vector* dinv, Location where, const HostCsrMatrix* host = nullptr,
+                                         DiagonalScanBuffers* kept = nullptr);
 
 // The first row whose diagonal entry is not positive (zero, negative, missing or NaN), with its value in
 // *value; -1 when there is none. One pass on the device where the scan runs there; the diagonal the

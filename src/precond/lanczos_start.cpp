@@ -22,14 +22,15 @@ std::vector<double> lanczos_start_values(std::size_t n, std::uint64_t seed) {
   return start;
 }
 
-Vector lanczos_start_vector(Blas& blas, const std::shared_ptr<Context>& context, std::size_t n, std::uint64_t seed) {
+void fill_lanczos_start(Blas& blas, Vector& v, std::uint64_t seed) {
+  const auto& context = v.context();
+  const std::size_t n = v.size();
   if (blas.location() != Location::Device || !context->info().fp64 || n == 0) {
-    Vector v(context, lanczos_start_values(n, seed), "lanczos.r");
+    v.assign(lanczos_start_values(n, seed));
     // The iterations on a device without fp64 come next: the fill's workers must not spin through them.
     if (blas.location() == Location::Device) release_host_threads();
-    return v;
+    return;
   }
-  Vector v(context, n, "lanczos.r");
   cl::Kernel kernel =
       context->kernel("precond/lanczos_start.cl", "lanczos_start", precision_build_option(Precision::Double));
   KernelArgs(kernel, Precision::Double)
@@ -42,7 +43,6 @@ Vector lanczos_start_vector(Blas& blas, const std::shared_ptr<Context>& context,
   const std::size_t groups = std::max<std::size_t>(1, context->info().compute_units * p.groups_per_compute_unit);
   const std::size_t global = std::min(groups, (n + local - 1) / local) * local;
   context->queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(local));
-  return v;
 }
 
 }  // namespace clkr::detail

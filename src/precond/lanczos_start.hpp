@@ -12,8 +12,8 @@ namespace clkr::detail {
 // Element i: a hash of (seed, i), uniform in [-0.5, 0.5); the same whatever the thread count.
 std::vector<double> lanczos_start_values(std::size_t n, std::uint64_t seed);
 
-// A vector of those values: written by a kernel where `blas` runs on a device with fp64 (its double
-// device copy; nothing crosses the bus), else assigned from the host.
-Vector lanczos_start_vector(Blas& blas, const std::shared_ptr<Context>& context, std::size_t n, std::uint64_t seed);
+// Those values into `v`: written by a kernel where `blas` runs on a device with fp64 (v's double device
+// copy; nothing crosses the bus), else assigned from the host.
+void fill_lanczos_start(Blas& blas, Vector& v, std::uint64_t seed);
 
 }  // namespace clkr::detail

@@ -98,7 +98,7 @@ void residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_
 
 void Relaxation::start_refresh(Matrix& A) {
   refresh_run_ = refresh_runs_lanczos(policy_, setup_bounds_)
-                     ? start_spectrum_estimate(blas_, A, dinv_, refresh_steps(policy_), policy_.seed)
+                     ? start_spectrum_estimate(blas_, A, dinv_, refresh_steps(policy_), policy_.seed, &refresh_work_)
                      : SpectrumRun();
 }
 

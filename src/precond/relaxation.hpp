@@ -64,7 +64,8 @@ class Relaxation {
   SpectrumBounds setup_bounds_;
 
  private:
-  SpectrumRun refresh_run_;  // start_refresh's Lanczos steps, until finish_refresh
+  SpectrumRun refresh_run_;                    // start_refresh's Lanczos steps, until finish_refresh
+  std::unique_ptr<LanczosWork> refresh_work_;  // their vectors and scalars, kept from one refresh to the next
 };
 
 // x += w D^-1 (b - A x), w = `weight`, or 4 / (3 lambda_max) when weight is 0 (damps the upper two

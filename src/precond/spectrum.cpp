@@ -74,8 +74,8 @@ namespace {
 // there). r, z, p, q: the run's vectors (r holds the start vector).
 class CgScalars {
  public:
-  CgScalars(Blas& blas, Matrix& A, Vector& dinv, Vector& r, Vector& z, Vector& p, Vector& q)
-      : blas_(blas), A_(A), dinv_(dinv), r_(r), z_(z), p_(p), q_(q), kernels_(blas) {}
+  CgScalars(Blas& blas, Matrix& A, Vector& dinv, LanczosWork& work)
+      : blas_(blas), A_(A), dinv_(dinv), r_(work.r), z_(work.z), p_(work.p), q_(work.q), work_(work), kernels_(blas) {}
 
   // On the host the scalars are returned; on the device they are filed there and `history` receives
   // them once the queue reaches the read (scalars_from_history converts them).
@@ -112,15 +112,18 @@ class CgScalars {
     const std::size_t element = bytes_per_element(precision);
     const std::size_t count = 2 * static_cast<std::size_t>(steps) + 1;
     Context& context = *blas_.context();
-    cl::Buffer history = context.allocate(count * element, "lanczos scalars");
-    DeviceScalar rz = blas_.dot_async(r_, z_);
+    const cl::Buffer& history = work_.history;
+    // rz, rz_next and pq in three kept buffers: rz and rz_next trade places every step.
+    const cl::Buffer* rz_at = &work_.scalars[0];
+    const cl::Buffer* rz_next_at = &work_.scalars[1];
+    DeviceScalar rz = blas_.dot_async(r_, z_, *rz_at);
     const std::size_t n = r_.size();
     const double e = static_cast<double>(element) * static_cast<double>(n);
     cl::Kernel& update_r = blas_.elementwise_kernel("precond/lanczos.cl", "lanczos_update_r");
     cl::Kernel& update_p = blas_.elementwise_kernel("precond/lanczos.cl", "lanczos_update_p");
     for (int j = 0; j < steps; ++j) {
       blas_.spmv(1.0, A_, p_, 0.0, q_);
-      const DeviceScalar pq = blas_.dot_async(p_, q_);
+      const DeviceScalar pq = blas_.dot_async(p_, q_, work_.scalars[2]);
       KernelArgs(update_r, precision)
           .value(cl_ulong{0})
           .value(cl_ulong{0})
@@ -133,7 +136,7 @@ class CgScalars {
           .value(history)
           .value(static_cast<cl_uint>(2 * j));  // rz_j, pq_j
       blas_.launch_elementwise("lanczos_update_r", update_r, n, 3.0 * static_cast<double>(n), 5.0 * e);
-      DeviceScalar rz_next = blas_.dot_async(r_, z_);
+      DeviceScalar rz_next = blas_.dot_async(r_, z_, *rz_next_at);
       KernelArgs(update_p, precision)
           .value(cl_ulong{0})
           .value(cl_ulong{0})
@@ -145,6 +148,7 @@ class CgScalars {
           .value(static_cast<cl_uint>(2 * j + 2));  // rz_{j+1}
       blas_.launch_elementwise("lanczos_update_p", update_p, n, 2.0 * static_cast<double>(n), 3.0 * e);
       rz = std::move(rz_next);
+      std::swap(rz_at, rz_next_at);
     }
     read.enqueue(context, history, count * element);
   }
@@ -152,6 +156,7 @@ class CgScalars {
   Blas& blas_;
   Matrix& A_;
   Vector &dinv_, &r_, &z_, &p_, &q_;
+  LanczosWork& work_;
   RelaxationKernels kernels_;
 };
 
@@ -174,18 +179,37 @@ std::vector<double> scalars_from_history(const std::vector<unsigned char>& bytes
 
 }  // namespace
 
-SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed) {
+LanczosWork::LanczosWork(const std::shared_ptr<Context>& context, std::size_t n, int steps, Precision precision)
+    : r(context, n, "lanczos.r"),
+      z(context, n, "lanczos.z"),
+      p(context, n, "lanczos.p"),
+      q(context, n, "lanczos.q"),
+      steps(steps),
+      precision(precision) {
+  const std::size_t element = bytes_per_element(precision);
+  history = context->allocate((2 * static_cast<std::size_t>(steps) + 1) * element, "lanczos scalars");
+  for (cl::Buffer& b : scalars) b = context->allocate(element, "lanczos dot result");
+}
+
+bool LanczosWork::fits(std::size_t n, int run_steps, Precision run_precision) const {
+  return r.size() == n && run_steps <= steps && run_precision == precision;
+}
+
+SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,
+                                    std::unique_ptr<LanczosWork>* kept) {
   SpectrumRun run;
   const std::size_t n = static_cast<std::size_t>(A.rows());
   if (n == 0 || steps <= 0) return run;
   run.steps_ = steps;
   run.precision_ = blas.precision();
-  const auto& context = A.context();
   translate_cl_errors("the spectrum estimate", [&] {
-    // The vectors may go when this returns: the queued commands hold their buffers until they have run.
-    Vector r = lanczos_start_vector(blas, context, n, seed);
-    Vector z(context, n, "lanczos.z"), p(context, n, "lanczos.p"), q(context, n, "lanczos.q");
-    run.scalars_ = CgScalars(blas, A, dinv, r, z, p, q).run(steps, run.history_);
+    // A work set made here may go when this returns: the queued commands hold its buffers until they ran.
+    std::unique_ptr<LanczosWork> made;
+    std::unique_ptr<LanczosWork>& work = kept ? *kept : made;
+    if (!work || !work->fits(n, steps, blas.precision()))
+      work = std::make_unique<LanczosWork>(A.context(), n, steps, blas.precision());
+    fill_lanczos_start(blas, work->r, seed);
+    run.scalars_ = CgScalars(blas, A, dinv, *work).run(steps, run.history_);
   });
   run.on_device_ = run.scalars_.empty();
   return run;

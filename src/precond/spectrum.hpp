@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "../runtime/pending_read.hpp"
@@ -29,24 +30,42 @@ struct SpectrumEstimate {
 // curvature p'Ap or r'D^-1 r is not positive and finite (A or D is not SPD).
 SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed, const char* who);
 
+// The vectors and device scalars of a Lanczos run (the start vector r, z, p, q; the history of its
+// scalars and three dot results), kept by a caller that runs one repeatedly, as an AMG smoother does at
+// every update: on NVIDIA's OpenCL a buffer allocated and released around its kernels costs ~80 us, and
+// a run allocated seventeen (docs/performance-amg.md).
+struct LanczosWork {
+  LanczosWork(const std::shared_ptr<Context>& context, std::size_t n, int steps, Precision precision);
+  // Whether a run of `steps` steps on n rows in `precision` can use it.
+  bool fits(std::size_t n, int steps, Precision precision) const;
+  Vector r, z, p, q;
+  cl::Buffer history;     // rz_0, pq_0, ..., rz_steps in the run's precision
+  cl::Buffer scalars[3];  // the dots' results: r'z, the next r'z, p'q
+  int steps;
+  Precision precision;
+};
+
 // The same in two steps, so that the runs of several matrices (the AMG's levels) share one wait:
 // start_spectrum_estimate enqueues the run and its read; finish() gives the estimate, once the caller has
 // waited for the queue (Context::finish; finish waits for the read itself otherwise), with the checks
-// and errors of estimate_spectrum. On the host backend the run is done when start returns.
+// and errors of estimate_spectrum. On the host backend the run is done when start returns. `kept`, when
+// given, holds the run's work set between runs (made or remade there when missing or too small).
 class SpectrumRun {
  public:
   bool in_flight() const { return on_device_; }
   SpectrumEstimate finish(const char* who);
 
  private:
-  friend SpectrumRun start_spectrum_estimate(Blas&, Matrix&, Vector&, int, std::uint64_t);
+  friend SpectrumRun start_spectrum_estimate(Blas&, Matrix&, Vector&, int, std::uint64_t,
+                                             std::unique_ptr<LanczosWork>*);
   int steps_ = 0;  // 0: nothing to estimate (no steps asked, or an empty matrix)
   Precision precision_ = Precision::Double;
   bool on_device_ = false;       // the scalars are still to be read from history_
   PendingRead history_;          // the device's scalars, in the run's precision
   std::vector<double> scalars_;  // rz_0, pq_0, rz_1, ..., rz_steps
 };
-SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed);
+SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,
+                                    std::unique_ptr<LanczosWork>* kept = nullptr);
 
 // max_i sum_j |a_ij| / |a_ii|: an upper bound on |lambda| of D^-1 A (Gershgorin's theorem for the
 // rows of D^-1 A). Rows with a zero diagonal are skipped (callers have refused them already).

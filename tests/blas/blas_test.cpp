@@ -208,5 +208,26 @@ TEST(DeviceScalar, KeepsItsValueAfterTheVectorsChange) {
   EXPECT_NE(first.buffer()(), second.buffer()());
 }
 
+// Into a buffer the caller keeps: the result lands there, in every precision (quasi-double's head and
+// tail pair), and a second dot into it replaces the first; no buffer is allocated.
+TEST(DeviceScalar, DotIntoAKeptBufferLandsThereWithoutAnAllocation) {
+  for (Precision p : {Precision::Single, Precision::QuasiDouble, Precision::Double}) {
+    if (p == Precision::Double && !test_context()->info().fp64) continue;
+    Blas blas(test_context(), Location::Device, p);
+    Vector x(test_context(), ramp(1025), "x"), y(test_context(), ramp(1025), "y");
+    const double expected = blas.dot(x, y);
+    const cl::Buffer kept = test_context()->allocate(bytes_per_element(p), "kept dot result");
+    const CommandCounts before = test_context()->command_counts();
+    const DeviceScalar first = blas.dot_async(x, y, kept);
+    EXPECT_EQ(first.buffer()(), kept());
+    EXPECT_EQ(first.value(), expected) << to_string(p);
+    blas.scal(2.0, y);
+    EXPECT_EQ(blas.dot_async(x, y, kept).value(), 2.0 * expected) << to_string(p);
+    CommandCounts used = test_context()->command_counts();
+    used -= before;
+    EXPECT_EQ(used.allocations, 0u) << to_string(p);
+  }
+}
+
 }  // namespace
 }  // namespace clkr

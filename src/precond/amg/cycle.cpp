@@ -154,7 +154,8 @@ void VCycle::refresh_smoothers(const HostHierarchy* h, PhaseLog& phases) {
   scans.reserve(levels_.size());
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
     Level& level = levels_[l];
-    scans.push_back(start_diagonal_scan(*level.A, level.inv_diag.get(), blas_.location(), h ? h->level(l).A : nullptr));
+    scans.push_back(start_diagonal_scan(*level.A, level.inv_diag.get(), blas_.location(), h ? h->level(l).A : nullptr,
+                                        &level.scan_buffers));
     level.relaxation->start_refresh(*level.A);
   }
   if (blas_.location() == Location::Device) blas_.context()->finish();

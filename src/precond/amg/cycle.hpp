@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "../diagonal_scan.hpp"
 #include "../relaxation.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/precond/amg.hpp"
@@ -51,6 +52,7 @@ class VCycle {
     std::shared_ptr<Matrix> AP;           // A P of this level, for the device update (made on first use)
     std::unique_ptr<Vector> inv_diag, b, x, r;
     std::unique_ptr<Relaxation> relaxation;
+    DiagonalScanBuffers scan_buffers;  // the update's diagonal scan of A, kept across updates
   };
 
   void cycle(std::size_t l, Vector& b, Vector& x, bool x_is_zero);

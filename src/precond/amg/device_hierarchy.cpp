@@ -13,10 +13,11 @@
 namespace clkr::detail::amg {
 namespace {
 
-// Throws, naming the entry, when the coarse operator of `level` holds NaN or Inf (nonfinite.cl).
-void check_finite(const SetupKernels& kernels, Matrix& A, std::size_t level) {
+// Throws, naming the entry, when the coarse operator of `level` holds NaN or Inf (nonfinite.cl). `first`
+// (one int; allocated on first use) is kept for the next check: every update checks every level.
+void check_finite(const SetupKernels& kernels, Matrix& A, std::size_t level, cl::Buffer& first) {
   const auto nnz = static_cast<cl_int>(A.nnz());
-  cl::Buffer first = kernels.array<cl_int>(1, "first non-finite entry");
+  if (first() == nullptr) first = kernels.array<cl_int>(1, "first non-finite entry");
   kernels.fill(first, nnz, 1);
   cl::Kernel find = kernels.kernel("nonfinite.cl", "first_nonfinite");
   set_args(find, nnz, A.csr_values(Precision::Double).primary, first);
@@ -99,7 +100,7 @@ DeviceHierarchy::DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& option
     start = Clock::now();
     level.AP = multiply(kernels_, Al, *level.smoothed.P);
     std::shared_ptr<Matrix> coarse = multiply(kernels_, *level.R, *level.AP);
-    check_finite(kernels_, *coarse, l + 1);
+    check_finite(kernels_, *coarse, l + 1, nonfinite_);
     end_phase(kernels_, phases, "galerkin product", start);
     DeviceLevel next;
     next.A = next.csr = std::move(coarse);
@@ -144,7 +145,7 @@ void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolonga
   start = Clock::now();
   multiply_values(kernels_, Al, *level.smoothed.P, *level.AP);
   multiply_values(kernels_, *level.R, *level.AP, *levels_[l + 1].A);
-  check_finite(kernels_, *levels_[l + 1].A, l + 1);
+  check_finite(kernels_, *levels_[l + 1].A, l + 1, nonfinite_);
   end_phase(kernels_, phases, "galerkin product", start);
 }
 

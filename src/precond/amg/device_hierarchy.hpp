@@ -57,6 +57,7 @@ class DeviceHierarchy {
   AmgOptions options_;
   std::vector<DeviceLevel> levels_;
   DenseInverse coarse_;
+  cl::Buffer nonfinite_;  // the NaN/Inf check's result, kept for every level's check at every update
 };
 
 // Empty when the device setup can build the hierarchy for `options` with `blas` (its device and
