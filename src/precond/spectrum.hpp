@@ -33,7 +33,8 @@ SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int step
 // The vectors and device scalars of a Lanczos run (the start vector r, z, p, q; the history of its
 // scalars and three dot results), kept by a caller that runs one repeatedly, as an AMG smoother does at
 // every update: on NVIDIA's OpenCL a buffer allocated and released around its kernels costs ~80 us, and
-// a run allocated seventeen (docs/performance-amg.md).
+// a 4-step run allocated 15: its vectors (r in two precisions), history and nine dot results
+// (docs/performance-amg.md).
 struct LanczosWork {
   LanczosWork(const std::shared_ptr<Context>& context, std::size_t n, int steps, Precision precision);
   // Whether a run of `steps` steps on n rows in `precision` can use it.
