@@ -179,20 +179,23 @@ std::vector<double> scalars_from_history(const std::vector<unsigned char>& bytes
 
 }  // namespace
 
-LanczosWork::LanczosWork(const std::shared_ptr<Context>& context, std::size_t n, int steps, Precision precision)
+LanczosWork::LanczosWork(const std::shared_ptr<Context>& context, std::size_t n, int steps, Precision precision,
+                         Location location)
     : r(context, n, "lanczos.r"),
       z(context, n, "lanczos.z"),
       p(context, n, "lanczos.p"),
       q(context, n, "lanczos.q"),
       steps(steps),
-      precision(precision) {
+      precision(precision),
+      location(location) {
+  if (location != Location::Device) return;  // the host backend's dots return their values
   const std::size_t element = bytes_per_element(precision);
   history = context->allocate((2 * static_cast<std::size_t>(steps) + 1) * element, "lanczos scalars");
   for (cl::Buffer& b : scalars) b = context->allocate(element, "lanczos dot result");
 }
 
-bool LanczosWork::fits(std::size_t n, int run_steps, Precision run_precision) const {
-  return r.size() == n && run_steps <= steps && run_precision == precision;
+bool LanczosWork::fits(std::size_t n, int run_steps, Precision run_precision, Location run_location) const {
+  return r.size() == n && run_steps <= steps && run_precision == precision && run_location == location;
 }
 
 SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,
@@ -206,8 +209,8 @@ SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int ste
     // A work set made here may go when this returns: the queued commands hold its buffers until they ran.
     std::unique_ptr<LanczosWork> made;
     std::unique_ptr<LanczosWork>& work = kept ? *kept : made;
-    if (!work || !work->fits(n, steps, blas.precision()))
-      work = std::make_unique<LanczosWork>(A.context(), n, steps, blas.precision());
+    if (!work || !work->fits(n, steps, blas.precision(), blas.location()))
+      work = std::make_unique<LanczosWork>(A.context(), n, steps, blas.precision(), blas.location());
     fill_lanczos_start(blas, work->r, seed);
     run.scalars_ = CgScalars(blas, A, dinv, *work).run(steps, run.history_);
   });

@@ -36,14 +36,17 @@ SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int step
 // a 4-step run allocated 15: its vectors (r in two precisions), history and nine dot results
 // (docs/performance-amg.md).
 struct LanczosWork {
-  LanczosWork(const std::shared_ptr<Context>& context, std::size_t n, int steps, Precision precision);
-  // Whether a run of `steps` steps on n rows in `precision` can use it.
-  bool fits(std::size_t n, int steps, Precision precision) const;
+  // The history and dot results only where the run is on the device.
+  LanczosWork(const std::shared_ptr<Context>& context, std::size_t n, int steps, Precision precision,
+              Location location);
+  // Whether a run of `steps` steps on n rows in `precision` at `location` can use it.
+  bool fits(std::size_t n, int steps, Precision precision, Location location) const;
   Vector r, z, p, q;
   cl::Buffer history;     // rz_0, pq_0, ..., rz_steps in the run's precision
   cl::Buffer scalars[3];  // the dots' results: r'z, the next r'z, p'q
   int steps;
   Precision precision;
+  Location location;
 };
 
 // The same in two steps, so that the runs of several matrices (the AMG's levels) share one wait:
