@@ -251,8 +251,8 @@ struct Blas::Impl {
     return {enqueue(k, s)};
   }
 
-  // x'y into a new one-element buffer: dot_partial leaves one sum per work-group in `partials`,
-  // dot_final adds those in a single work-group.
+  // x'y into `result` (a new one-element buffer when it is null): dot_partial leaves one sum per
+  // work-group in `partials`, dot_final adds those in a single work-group.
   DeviceScalar dot_device(Vector& x, Vector& y, std::vector<cl::Event>& events, cl::Buffer result) {
     const Vector::DeviceBuffers xb = x.device(precision, Access::Read);
     const Vector::DeviceBuffers yb = &x == &y ? xb : y.device(precision, Access::Read);
