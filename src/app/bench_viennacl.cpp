@@ -1,5 +1,6 @@
 // ViennaCL's OpenCL conjugate gradient as the peer of `clkr bench cg`, on the same device (see
 // bench_peers.hpp).
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -94,8 +95,12 @@ std::unique_ptr<CgRunner> make_in(Context& context, const HostCsrMatrix& A, cons
   const std::vector<T> values(A.values.begin(), A.values.end());
   if (format == Format::Csr) {
     viennacl::compressed_matrix<T> M;
-    // ViennaCL's OpenCL CSR uses 32-bit unsigned indices: clkr's non-negative int32 arrays as they are.
-    M.set(A.row_offsets.data(), A.col_indices.data(), values.data(), static_cast<viennacl::vcl_size_t>(A.rows),
+    // ViennaCL's OpenCL CSR takes 32-bit unsigned indices through untyped pointers: clkr's column
+    // indices (non-negative int32) as they are, its 64-bit row offsets narrowed.
+    if (A.nnz() > std::numeric_limits<unsigned int>::max())
+      throw Unavailable("ViennaCL's CSR holds at most 2^32 - 1 nonzeros");
+    const std::vector<unsigned int> row_offsets(A.row_offsets.begin(), A.row_offsets.end());
+    M.set(row_offsets.data(), A.col_indices.data(), values.data(), static_cast<viennacl::vcl_size_t>(A.rows),
           static_cast<viennacl::vcl_size_t>(A.cols), static_cast<viennacl::vcl_size_t>(A.nnz()));
     return std::make_unique<ViennaclCg<T, viennacl::compressed_matrix<T>>>(A, b, iterations, std::move(M));
   }

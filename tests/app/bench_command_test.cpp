@@ -123,6 +123,33 @@ TEST(BenchCommand, CgWritesTheDocumentedCsv) {
   EXPECT_EQ(j["rows"].items.size(), rows.size() - 1);
 }
 
+// The ViennaCL peer runs the very system clkr runs: its CG, a fixed number of iterations on a small
+// SPD matrix, reaches about the same true residual. (Its CSR takes 32-bit row offsets: handed clkr's
+// 64-bit host offsets as they are, it multiplied with rows of garbage lengths.)
+TEST(BenchCommand, ViennaclPeerSolvesTheSameSystem) {
+  const fs::path csv = scratch_dir() / "viennacl.csv";
+  const Result r = run_clkr({"bench", "cg", "poisson2d:12", "--iterations", "40", "--reps", "1", "--formats", "csr,hyb",
+                             "--precisions", "double", "--peers", "viennacl", "--csv", csv.string()});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const auto rows = parse_csv(read_text(csv));
+  const auto& h = rows.at(0);
+  double clkr_residual = -1;
+  std::vector<std::pair<std::string, double>> peer;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    if (row[column(h, "status")] != "ok") continue;
+    const double residual = std::stod(row[column(h, "true_relative_residual")]);
+    if (row[column(h, "implementation")] == "clkr" && row[column(h, "format")] == "csr") clkr_residual = residual;
+    if (row[column(h, "implementation")] == "viennacl") peer.emplace_back(row[column(h, "format")], residual);
+  }
+  if (peer.empty()) GTEST_SKIP() << "no ViennaCL in this build or on this device: " << read_text(csv);
+  // 40 CG iterations on the 144-row Poisson matrix (condition ~ 60) reach ~1e-14 in exact arithmetic's
+  // terms; both libraries stop at rounding level.
+  ASSERT_GT(clkr_residual, 0) << read_text(csv);
+  EXPECT_LT(clkr_residual, 1e-10) << read_text(csv);
+  for (const auto& [format, residual] : peer) EXPECT_LT(residual, 1e-10) << "ViennaCL " << format << ": " << read_text(csv);
+}
+
 TEST(BenchCommand, Blas1AndSpmvSmoke) {
   const fs::path blas1 = scratch_dir() / "blas1.csv", spmv = scratch_dir() / "spmv.csv";
   const Result b = run_clkr({"bench", "blas1", "--ops", "axpy,dot", "--sizes", "1000,4099", "--precisions", "single",
