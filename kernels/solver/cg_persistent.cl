@@ -12,10 +12,12 @@
 // group handles the same rows in every step: x, r and q are only ever read by the group that wrote
 // them. p and the partial sums are read by other groups, through VEC_LOAD_SHARED.
 //
-// A grid barrier needs every work-group resident at once. OpenCL does not promise that, so the host
-// launches no more groups than the device has compute units and every wait is bounded: a group that
-// polls SPIN_LIMIT times marks the launch aborted, every group leaves at its next barrier, and the host
-// falls back to the fused path (src/solver/cg_persistent.cpp).
+// A grid barrier needs every work-group resident at once. OpenCL does not promise that, so every wait
+// is bounded: a group that polls SPIN_LIMIT times marks the launch aborted, every group leaves at its
+// next barrier, and the host falls back to the fused path (src/solver/cg_persistent.cpp). How many
+// groups a compute unit holds depends on the kernel's registers and local memory, which OpenCL does not
+// report: before the first launch of a shape with more groups than compute units, the host probes it
+// (max_iterations < 0: one grid barrier and nothing else) and halves the groups until they all run.
 //
 // Build options besides the precision: -DWG (work-group size, a power of two), -DLANES (work-items per
 // row, a power of two dividing WG), -DSPIN_LIMIT, and -DBALANCED for matrices with very unequal rows:
@@ -66,7 +68,7 @@
 
 // Waits until all work-groups have arrived `target / groups` times in this launch. False when the
 // launch was aborted (this group timed out, or saw that another one had).
-inline bool grid_barrier(volatile __global int* state, const int target, __local int* verdict) {
+inline bool grid_barrier(volatile __global int* state, const int target, const int spin_limit, __local int* verdict) {
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   if (get_local_id(0) == 0) {
     mem_fence(CLK_GLOBAL_MEM_FENCE);  // the group's writes become visible before its arrival does
@@ -77,7 +79,7 @@ inline bool grid_barrier(volatile __global int* state, const int target, __local
         ok = 0;
         break;
       }
-      if (polls == SPIN_LIMIT) {
+      if (polls == spin_limit) {
         atomic_xchg(&state[STATE_STATUS], STATUS_ABORTED);
         ok = 0;
         break;
@@ -98,7 +100,9 @@ inline int owned_row(const int j, const int group, const int groups) {
 // Up to max_iterations CG iterations on a CSR matrix (DIA with -DDIA). Scalars `s` (reals): s[0] = rho
 // = r'r on entry and on exit, s[1] = the last p'q, s[2 + i] = r'r after the launch's iteration i.
 // `partials` holds 2 * groups reals (p'q, then r'r). A launch that finds the status not RUNNING does
-// nothing.
+// nothing. max_iterations < 0 is a residency probe: the groups meet at one grid barrier, each polling at
+// most -max_iterations times, group 0 sets the status to REACHED if they all arrived, and nothing else
+// is read or written.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
     const int rows, MATRIX_ARGS, CVEC_ARG(val), VEC_ARG(x),
     VEC_ARG(r), VEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), VEC_ARG(s), volatile __global int* state,
@@ -113,6 +117,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
   const int group = (int)get_group_id(0), groups = (int)get_num_groups(0);
   const int lane = lid % LANES;
   if (state[STATE_STATUS] != STATUS_RUNNING) return;
+  if (max_iterations < 0) {
+    if (grid_barrier(state, groups, -max_iterations, &verdict) && group == 0 && lid == 0)
+      state[STATE_STATUS] = STATUS_REACHED;
+    return;
+  }
 
   real rho = VEC_LOAD(s, 0), pq = R_ZERO;
   int done = 0, status = STATUS_RUNNING, arrivals = 0;
@@ -161,7 +170,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
     pq_part = group_sum(pq_part, scratch);
     if (lid == 0) VEC_STORE(partials, group, pq_part);
     arrivals += groups;
-    if (!grid_barrier(state, arrivals, &verdict)) return;
+    if (!grid_barrier(state, arrivals, SPIN_LIMIT, &verdict)) return;
 
     // alpha = rho / p'q; x += alpha p; r -= alpha q
     pq = sum_partials(0, groups, VEC_PASS(partials), scratch);
@@ -182,7 +191,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
     rr_part = group_sum(rr_part, scratch);
     if (lid == 0) VEC_STORE(partials, groups + group, rr_part);
     arrivals += groups;
-    if (!grid_barrier(state, arrivals, &verdict)) return;
+    if (!grid_barrier(state, arrivals, SPIN_LIMIT, &verdict)) return;
 
     // beta = r'r / rho; p = r + beta p (every group decides alike: it sums the same partials alike)
     const real rr = sum_partials(groups, groups, VEC_PASS(partials), scratch);
@@ -205,7 +214,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
     }
     if (done == max_iterations) break;  // the kernel's end orders p before the next launch
     arrivals += groups;
-    if (!grid_barrier(state, arrivals, &verdict)) return;
+    if (!grid_barrier(state, arrivals, SPIN_LIMIT, &verdict)) return;
   }
   if (group == 0 && lid == 0) {
     VEC_STORE(s, 0, rho);

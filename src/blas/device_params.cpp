@@ -71,14 +71,18 @@ const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4, 1, 8.0, 4, RowBlocking::WorkG
 // scheme they follow, was designed on AMD GPUs).
 const SpmvParams kGpuSpmv = {256, 12.0, 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkGroup};
 
-// NVIDIA: persistent CG up to 1.5 M rows, one work-group of 512 per compute unit. On an H200 it ran
+// NVIDIA: persistent CG up to 1.5 M rows, four work-groups of 512 per compute unit (2,048 work-items,
+// an SM's most since Volta; the kernel probes and halves them where fewer fit). On an H200 (2026-11-29)
+// four against one group per compute unit: poisson3d:96 0.054 against 0.098 ms an iteration, poisson3d:64
+// 0.018 against 0.022, powerlaw:30000 0.034 against 0.068 (two groups: 0.016, 0.062, 0.043); the
+// SuiteSparse SPD set within 0.001 ms. With one group per compute unit it ran
 // 3.9x faster than the fused path on poisson3d:64 (262,144 rows), 1.35x on poisson3d:96 (884,736),
 // and 2% slower on poisson3d:128 (2,097,152), where memory bounds both (docs/performance.md). With the
 // load-balanced kernels up to 4 M nonzeros: powerlaw:30000 (1.7 M) ran 0.067 ms an iteration there,
 // 0.79x ViennaCL's, but powerlaw:300000 (17.4 M) 0.866 ms where its SpMV alone takes 0.153 ms.
 // DIA not for the persistent kernel: on an H100 (2026-11-27) poisson3d:64 ran 0.038 ms an iteration in
 // DIA against CSR's 0.035 (the fused path on poisson3d:192: DIA 0.406 against 0.529).
-const CgParams kNvidiaCg = {1500000, 512, 1, 64, 0, std::size_t{1} << 22, 4000000, 0, 0, 0};
+const CgParams kNvidiaCg = {1500000, 512, 4, 64, 0, std::size_t{1} << 22, 4000000, 0, 0, 0};
 // CPUs: persistent CG off (three launches cost little next to a CPU's iteration); if asked for, a
 // patient wait, since an operating system may deschedule a work-group's thread for milliseconds.
 // CG on the host up to 1 M nonzeros (100 k in quasi-double): on 2 cores of PoCL 3.1 it ran 1.1-2.6x

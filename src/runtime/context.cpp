@@ -280,6 +280,18 @@ cl::Buffer Context::allocate(std::size_t bytes, const std::string& what, cl_mem_
 
 void Context::reset_device_memory_peak() { memory_->peak_bytes.store(memory_->live_bytes.load()); }
 
+std::optional<bool> Context::co_resident(const std::string& shape) const {
+  std::lock_guard<std::mutex> lock(co_resident_mutex_);
+  const auto it = co_resident_.find(shape);
+  if (it == co_resident_.end()) return std::nullopt;
+  return it->second;
+}
+
+void Context::remember_co_residency(const std::string& shape, bool resident) {
+  std::lock_guard<std::mutex> lock(co_resident_mutex_);
+  co_resident_[shape] = resident;
+}
+
 void Context::limit_device_memory(std::uint64_t bytes) { memory_cap_.store(bytes); }
 
 void Context::fail_commands_after(std::uint64_t commands) { commands_until_fault_.store(commands); }

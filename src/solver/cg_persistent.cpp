@@ -55,29 +55,29 @@ class PersistentKernel {
     const bool balanced = csr_balanced_applies(spmv_params, A);  // row blocks of equal nonzeros, not LANES per row
     const bool dia = A.format() == Format::Dia;                  // one work-item per row
     std::size_t lanes = 1;
+    std::string options;
     for (;;) {
       lanes = balanced || dia ? 1 : std::min(lanes_for(A, params, local_), local_);
-      kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent",
-                               precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
-                                   " -DLANES=" + std::to_string(lanes) +
-                                   " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) +
-                                   (balanced ? " -DBALANCED" : "") + (dia ? " -DDIA" : "") + offset_build_option(A));
+      options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
+                " -DLANES=" + std::to_string(lanes) + " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) +
+                (balanced ? " -DBALANCED" : "") + (dia ? " -DDIA" : "") + offset_build_option(A);
+      kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent", options);
       const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
       if (fits >= local_ || local_ == 1) break;
       local_ = floor_power_of_two(fits);
     }
-    // No more groups than can be resident at once (one per compute unit by default), nor than blocks.
+    // No more groups than compute units x the parameter, nor than there are blocks; then as many of
+    // those as run at once (settle_groups).
     const std::size_t rows_per_block = local_ / lanes;
-    groups_ = std::max<std::size_t>(context.info().compute_units, 1) * params.persistent_groups_per_compute_unit;
+    compute_units_ = std::max<std::size_t>(context.info().compute_units, 1);
     std::size_t useful = (n_ + rows_per_block - 1) / rows_per_block;
     if (balanced) {  // enough groups for the entries too, each block about entries_per_item per work-item
       const std::size_t per_block = local_ * spmv_params.csr_balanced_entries_per_item;
       useful = std::max(useful, static_cast<std::size_t>((A.nnz() + per_block - 1) / per_block));
-      blocks_ = group_row_blocks(A.nnz(), local_, spmv_params.csr_balanced_entries_per_item, std::min(groups_, useful),
-                                 context.info(), bytes_per_element(precision_));
-      products_bytes_ = static_cast<std::size_t>(blocks_.max_cost) * bytes_per_element(precision_);
     }
-    groups_ = std::max<std::size_t>(1, std::min(groups_, useful));
+    groups_ = std::max<std::size_t>(1, std::min(compute_units_ * params.persistent_groups_per_compute_unit, useful));
+    balanced_ = balanced;
+    build_options_ = options;
     partials_ = Vector(blas.context(), 2 * groups_, "cg.partials");
     state_ = context.allocate(kStateInts * sizeof(cl_int), "cg.persistent state");
     slot_bytes_ = kStateInts * sizeof(cl_int) + (2 + chunk_) * bytes_per_element(precision_);
@@ -85,6 +85,7 @@ class PersistentKernel {
                                 CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
     staging_host_ = static_cast<unsigned char*>(
         context.queue().enqueueMapBuffer(staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kSlots * slot_bytes_));
+    settle_groups();
     // Bytes and flops of one iteration: the SpMV (beta = 0), then x, p, r, q read and x, r written,
     // then r, p read and p written: as the fused path counts them.
     const OpCost spmv = spmv_cost(A, precision_, 0.0);
@@ -114,6 +115,27 @@ class PersistentKernel {
   void launch(Vector& x, Vector& r, Vector& p, Vector& q, int iterations, double stop_rr, int slot) {
     auto& queue = blas_.context()->queue();
     queue.enqueueFillBuffer(state_, cl_int{0}, 0, sizeof(cl_int));  // the arrival counter
+    set_args(x, r, p, q, iterations, stop_rr);
+    queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups_ * local_), cl::NDRange(local_), nullptr,
+                               &kernel_events_[slot]);
+    unsigned char* into = staging_host_ + slot * slot_bytes_;
+    queue.enqueueReadBuffer(state_, CL_FALSE, 0, kStateInts * sizeof(cl_int), into);
+    const auto s = scalars_.device(precision_, Access::Read);
+    into += kStateInts * sizeof(cl_int);
+    const std::size_t count = 2 + static_cast<std::size_t>(chunk_);
+    if (precision_ == Precision::QuasiDouble) {
+      queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 4 * count, into);
+      queue.enqueueReadBuffer(s.tail, CL_FALSE, 0, 4 * count, into + 4 * count, nullptr, &read_events_[slot]);
+    } else {
+      queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, bytes_per_element(precision_) * count, into, nullptr,
+                              &read_events_[slot]);
+    }
+    queue.flush();  // submit now: the host waits on the previous launch meanwhile
+  }
+
+  // The kernel's arguments; `iterations` < 0 makes the launch a residency probe, which reads none of
+  // the vectors and no row blocks (it gets the state buffer for them).
+  void set_args(Vector& x, Vector& r, Vector& p, Vector& q, int iterations, double stop_rr) {
     KernelArgs args(kernel_, precision_);
     args.value(static_cast<cl_int>(n_));
     if (A_.format() == Format::Dia) {
@@ -132,25 +154,46 @@ class PersistentKernel {
         .value(state_)
         .value(static_cast<cl_int>(iterations))
         .real(stop_rr);
-    if (products_bytes_ > 0) {
-      const Matrix::RowBlocks& blocks = A_.csr_row_blocks(blocks_);
-      args.value(static_cast<cl_int>(blocks.count)).value(blocks.first_rows).local(products_bytes_);
+    if (balanced_) {
+      if (iterations < 0) {
+        args.value(cl_int{0}).value(state_).local(products_bytes_);
+      } else {
+        const Matrix::RowBlocks& blocks = A_.csr_row_blocks(blocks_);
+        args.value(static_cast<cl_int>(blocks.count)).value(blocks.first_rows).local(products_bytes_);
+      }
     }
-    queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups_ * local_), cl::NDRange(local_), nullptr,
-                               &kernel_events_[slot]);
-    unsigned char* into = staging_host_ + slot * slot_bytes_;
-    queue.enqueueReadBuffer(state_, CL_FALSE, 0, kStateInts * sizeof(cl_int), into);
-    const auto s = scalars_.device(precision_, Access::Read);
-    into += kStateInts * sizeof(cl_int);
-    const std::size_t count = 2 + static_cast<std::size_t>(chunk_);
-    if (precision_ == Precision::QuasiDouble) {
-      queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 4 * count, into);
-      queue.enqueueReadBuffer(s.tail, CL_FALSE, 0, 4 * count, into + 4 * count, nullptr, &read_events_[slot]);
-    } else {
-      queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, bytes_per_element(precision_) * count, into, nullptr,
-                              &read_events_[slot]);
+  }
+
+  // From groups_ (compute units x the parameter, at most) down, halving, to the first count whose
+  // groups all run at once, and the row blocks for it. One group per compute unit is taken as running
+  // (a device that does not even hold that aborts the launches, and the solve falls back). A count is
+  // probed once per context: a launch that only meets at one grid barrier, each group polling at most
+  // kProbePolls times (about 20 ms on an H200 when they do not all run).
+  void settle_groups() {
+    Context& context = *blas_.context();
+    for (;;) {
+      if (balanced_) {
+        blocks_ = group_row_blocks(A_.nnz(), local_, blas_.params().spmv.csr_balanced_entries_per_item, groups_,
+                                   context.info(), bytes_per_element(precision_));
+        products_bytes_ = static_cast<std::size_t>(blocks_.max_cost) * bytes_per_element(precision_);
+      }
+      if (groups_ <= compute_units_) return;
+      const std::string shape = "cg_persistent " + build_options_ + " local " + std::to_string(local_) + " groups " +
+                                std::to_string(groups_) + " local bytes " + std::to_string(products_bytes_);
+      std::optional<bool> resident = context.co_resident(shape);
+      if (!resident) {
+        auto& queue = context.queue();
+        queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
+        set_args(partials_, partials_, partials_, partials_, -kProbePolls, 0.0);
+        queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups_ * local_), cl::NDRange(local_));
+        cl_int state[kStateInts];
+        queue.enqueueReadBuffer(state_, CL_TRUE, 0, sizeof state, state);
+        resident = state[2] == kReached;
+        context.remember_co_residency(shape, *resident);
+      }
+      if (*resident) return;
+      groups_ = std::max(compute_units_, groups_ / 2);
     }
-    queue.flush();  // submit now: the host waits on the previous launch meanwhile
   }
 
   struct Outcome {
@@ -183,7 +226,10 @@ class PersistentKernel {
   Precision precision_;
   std::size_t n_;
   int chunk_;
-  std::size_t local_ = 0, groups_ = 0;
+  static constexpr int kProbePolls = 1 << 16;
+  std::size_t local_ = 0, groups_ = 0, compute_units_ = 1;
+  bool balanced_ = false;      // -DBALANCED: the SpMV takes row blocks of about equal nonzeros
+  std::string build_options_;  // the kernel's, naming its shape for the residency probe
   cl::Kernel kernel_;
   Matrix::RowBlockShape blocks_;    // -DBALANCED: the SpMV's row blocks
   std::size_t products_bytes_ = 0;  // -DBALANCED: local memory for a block's products (0: not balanced)

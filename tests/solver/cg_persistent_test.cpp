@@ -197,36 +197,66 @@ TEST(PersistentCgPath, AskedForOnAnotherFormatIsAnError) {
   }
 }
 
-// More work-groups than the device runs at once: the first ones wait at the first grid barrier until
-// they give up, the launch is aborted, and the solve starts over on the fused path from the initial
-// guess, with a history that starts over too.
-//
-// 64 work-groups of 64 work-items per compute unit are more than any device holds at once (a CPU runs
-// one group per core at a time; an NVIDIA SM at most 32 groups, 2048 work-items), provided the matrix
-// has rows for all of them (64 per group, one work-item per row): a grid of 64 * 64 * CUs rows or
-// more. Poisson shifted by 4 I keeps the solve short at that size (condition number below 3).
-TEST(PersistentCgPath, FallsBackToTheFusedPathWhenGroupsCannotAllRun) {
-  // Double, or quasi-double on a device without fp64: what is checked holds in either.
-  const Precision widest = test::widest_device_precision(*test::context());
-  const double rows_needed =
-      64.0 * 64.0 * static_cast<double>(std::max<cl_uint>(test::context()->info().compute_units, 1));
-  const int grid = static_cast<int>(std::ceil(std::sqrt(rows_needed))) + 1;
+// Poisson shifted by 4 I on a grid of at least `rows` rows: a short solve (condition number below 3)
+// however large.
+HostCsrMatrix shifted_poisson(double rows) {
+  const int grid = static_cast<int>(std::ceil(std::sqrt(rows))) + 1;
   HostCsrMatrix shifted = poisson2d(grid);
   for (std::int32_t i = 0; i < shifted.rows; ++i)
-    for (std::int32_t k = shifted.row_offsets[i]; k < shifted.row_offsets[i + 1]; ++k)
+    for (std::int64_t k = shifted.row_offsets[i]; k < shifted.row_offsets[i + 1]; ++k)
       if (shifted.col_indices[k] == i) shifted.values[k] += 4.0;
-  const double kappa = 12.0 / 4.0;  // the spectrum of poisson2d + 4 I lies in (4, 12)
+  return shifted;
+}
+constexpr double kShiftedKappa = 12.0 / 4.0;  // the spectrum of poisson2d + 4 I lies in (4, 12)
+
+// More work-groups than the device runs at once: 64 of 64 work-items per compute unit are more than any
+// device holds (a CPU runs one group per core at a time; an NVIDIA SM at most 32 groups, 2048
+// work-items), given rows for all of them (64 per group, one work-item per row). The probe before the
+// first launch halves them until they all run (at one per compute unit at the latest), so the solve runs
+// on the persistent kernel, and a second solve on the same context probes nothing.
+TEST(PersistentCgPath, ProbesDownToTheGroupsThatRunAtOnce) {
+  const Precision widest = test::widest_device_precision(*test::context());
+  const double compute_units = static_cast<double>(std::max<cl_uint>(test::context()->info().compute_units, 1));
+  const HostCsrMatrix shifted = shifted_poisson(64.0 * 64.0 * compute_units);
+  Blas blas = persistent_blas(widest, CgParams{1u << 30, 64, 64, 5, 1, kPatientSpins});
+  SolveOptions options;
+  options.cg_path = CgPath::Persistent;
+  options.relative_tolerance = 1e-10;
+  std::uint64_t launches[2];
+  for (int solve = 0; solve < 2; ++solve) {
+    System system(shifted, Format::Csr);
+    const auto before = test::context()->command_counts();
+    const SolveResult result = cg(blas, system.A, system.b, system.x, options);
+    launches[solve] = test::context()->command_counts().launches - before.launches;
+    test::expect_solved(result, system, widest, 1e-10, kShiftedKappa);
+    const auto& counters = blas.counters();
+    ASSERT_EQ(counters.count("cg_persistent"), 1u);
+    EXPECT_GT(counters.at("cg_persistent").flops, 0.0);  // iterations done by the persistent kernel
+    EXPECT_EQ(counters.count("cg_update_xr"), 0u);        // and none by the fused path
+    blas.reset_counters();
+  }
+  // The same solve twice; the first also launched the probes (at least the one of 64 per compute unit).
+  EXPECT_GE(launches[0], launches[1] + 1) << launches[0] << " " << launches[1];
+}
+
+// A grid barrier that times out (here: a spin limit of one poll, so the first group to arrive at a
+// barrier gives up almost at once): the launch is aborted, and the solve starts over on the fused path from the
+// initial guess, with a history that starts over too.
+TEST(PersistentCgPath, FallsBackToTheFusedPathWhenABarrierTimesOut) {
+  // Double, or quasi-double on a device without fp64: what is checked holds in either.
+  const Precision widest = test::widest_device_precision(*test::context());
+  const HostCsrMatrix shifted = shifted_poisson(64.0 * 64.0);
   System system(shifted, Format::Csr);
   const std::vector<double> x0 = test::random_vector(system.host.rows, 99);
   system.x = Vector(test::context(), x0, "x");
-  Blas blas = persistent_blas(widest, CgParams{1u << 30, 64, 64, 5, 1, std::size_t{1} << 20});
+  Blas blas = persistent_blas(widest, CgParams{1u << 30, 64, 1, 5, 1, 1});
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
   options.use_initial_guess = true;
   options.record_history = true;
   options.relative_tolerance = 1e-10;
   const SolveResult result = cg(blas, system.A, system.b, system.x, options);
-  test::expect_solved(result, system, widest, 1e-10, kappa);
+  test::expect_solved(result, system, widest, 1e-10, kShiftedKappa);
   const auto& counters = blas.counters();
   ASSERT_EQ(counters.count("cg_persistent"), 1u);
   EXPECT_EQ(counters.at("cg_persistent").flops, 0.0);  // the aborted launches count no iterations

@@ -89,8 +89,10 @@ MatrixOptions with_sell_layout(MatrixOptions options, const SpmvParams& params);
 // CG on a device: systems of at most `persistent_max_rows` rows in CSR run as one persistent kernel
 // per `persistent_iterations_per_launch` iterations (kernels/solver/cg_persistent.cl), larger ones as
 // three fused kernels per iteration (cg.cl). The persistent kernel needs all its work-groups resident
-// at once: `persistent_groups_per_compute_unit` more than the device holds makes every launch time
-// out and fall back, so 0 rows (never) is the default wherever it has not been measured.
+// at once: `persistent_groups_per_compute_unit` is an upper bound, probed once per context and shape
+// and halved until the groups all run (src/solver/cg_persistent.cpp); a device that does not even run
+// one per compute unit at once times out every launch and falls back, so 0 rows (never) is the default
+// wherever it has not been measured.
 struct CgParams {
   std::size_t persistent_max_rows = 0;
   std::size_t persistent_work_group_size = 256;

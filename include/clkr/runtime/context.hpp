@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,13 @@ class Context {
   // Starts peak_bytes over from the bytes live now (to measure the peak of one step).
   void reset_device_memory_peak();
 
+  // Whether the work-groups of a launch shape that needs them all running at once (the persistent CG
+  // kernel's, named by `shape`: kernel, build options, sizes) did so when probed on this Context: unknown
+  // (no value) until remember_co_residency. Kept for the Context's life, so each shape is probed once.
+  // Safe to call from any thread.
+  std::optional<bool> co_resident(const std::string& shape) const;
+  void remember_co_residency(const std::string& shape, bool resident);
+
   // ---- Faults on purpose, for tests of what a failing device does to a solve ----------------------------
   // Caps the device memory this Context's buffers may hold together at `bytes` (0 lifts the cap): an
   // allocation past it fails as the driver's own would, with CL_MEM_OBJECT_ALLOCATION_FAILURE and the
@@ -131,6 +139,8 @@ class Context {
   std::shared_ptr<detail::DeviceMemoryTracker> memory_;
   std::atomic<std::uint64_t> memory_cap_{0};            // limit_device_memory; 0: none
   std::atomic<std::uint64_t> commands_until_fault_{0};  // fail_commands_after; 0: disarmed
+  mutable std::mutex co_resident_mutex_;
+  std::map<std::string, bool> co_resident_;  // remember_co_residency
 };
 
 }  // namespace clkr
