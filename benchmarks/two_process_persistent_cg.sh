@@ -4,7 +4,7 @@
 # persistent kernels contend for the GPU's compute units. Each solve must converge with a true residual
 # below 1e-7; when a launch cannot have all its work-groups resident it is aborted and the solve starts
 # over on the fused path (the designed fallback, unit-tested by
-# PersistentCgPath.FallsBackToTheFusedPathWhenGroupsCannotAllRun): the script counts, per process, the
+# PersistentCgPath.FallsBackToTheFusedPathWhenABarrierTimesOut): the script counts, per process, the
 # solves that fell back (their JSON lists both the cg_persistent and the fused cg_update_xr kernels).
 #
 #   bash benchmarks/two_process_persistent_cg.sh [CLKR] [DEVICE] [ROUNDS]
