@@ -147,7 +147,8 @@ TEST(BenchCommand, ViennaclPeerSolvesTheSameSystem) {
   // terms; both libraries stop at rounding level.
   ASSERT_GT(clkr_residual, 0) << read_text(csv);
   EXPECT_LT(clkr_residual, 1e-10) << read_text(csv);
-  for (const auto& [format, residual] : peer) EXPECT_LT(residual, 1e-10) << "ViennaCL " << format << ": " << read_text(csv);
+  for (const auto& [format, residual] : peer)
+    EXPECT_LT(residual, 1e-10) << "ViennaCL " << format << ": " << read_text(csv);
 }
 
 TEST(BenchCommand, Blas1AndSpmvSmoke) {

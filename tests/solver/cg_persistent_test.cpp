@@ -232,7 +232,7 @@ TEST(PersistentCgPath, ProbesDownToTheGroupsThatRunAtOnce) {
     const auto& counters = blas.counters();
     ASSERT_EQ(counters.count("cg_persistent"), 1u);
     EXPECT_GT(counters.at("cg_persistent").flops, 0.0);  // iterations done by the persistent kernel
-    EXPECT_EQ(counters.count("cg_update_xr"), 0u);        // and none by the fused path
+    EXPECT_EQ(counters.count("cg_update_xr"), 0u);       // and none by the fused path
     blas.reset_counters();
   }
   // The same solve twice; the first also launched the probes (at least the one of 64 per compute unit).
