@@ -72,7 +72,8 @@ const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4, 1, 8.0, 4, RowBlocking::WorkG
 const SpmvParams kGpuSpmv = {256, 12.0, 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkGroup};
 
 // NVIDIA: persistent CG up to 1.5 M rows, four work-groups of 512 per compute unit (2,048 work-items,
-// an SM's most since Volta; the kernel probes and halves them where fewer fit). On an H200 (2026-11-29)
+// what an SM of a V100, A100, H100 or H200 holds; Turing's hold 1,024, consumer Ampere's and Ada's 1,536,
+// where the kernel's residency probe halves them). On an H200 (2026-11-29)
 // four against one group per compute unit: poisson3d:96 0.054 against 0.098 ms an iteration, poisson3d:64
 // 0.018 against 0.022, powerlaw:30000 0.034 against 0.068 (two groups: 0.016, 0.062, 0.043); the
 // SuiteSparse SPD set within 0.001 ms. With one group per compute unit it ran
