@@ -75,6 +75,7 @@ struct Blas::Impl {
   std::map<std::string, BuiltKernel> kernels;  // by kernel name, built on first use
   cl::Buffer partials;                         // dot_partial's output, reused (the queue is in order)
   std::size_t partial_capacity = 0;
+  cl::Buffer blocking_result_buffer;  // blocking_result()
   std::map<std::string, OpCounters> counters;
   // Device operations whose profiling events are not read yet: reading an event waits for it, so it
   // happens when counters are asked for (or too many pile up), not on every call.
@@ -287,6 +288,18 @@ struct Blas::Impl {
     return DeviceScalar(context, result, precision);
   }
 
+  // The result of a blocking dot or nrm2: read back before the call returns, so one kept buffer serves
+  // them all (a Blas is used by one thread at a time). A buffer allocated and released around a kernel
+  // cost 76-104 us on an H200 against 5-7 us for the kernel alone (docs/performance-amg.md); GMRES's
+  // orthogonalisation and BiCGStab make several such calls an iteration. Null on the host, which
+  // reduces there.
+  cl::Buffer blocking_result() {
+    if (location == Location::Host) return {};
+    if (blocking_result_buffer() == nullptr)
+      blocking_result_buffer = context->allocate(bytes_per_element(precision), "blocking dot result");
+    return blocking_result_buffer;
+  }
+
   void reserve_partials(std::size_t count) {
     if (count <= partial_capacity) return;
     partials = context->allocate(count * bytes_per_element(precision), "dot partial sums");
@@ -416,7 +429,8 @@ DeviceScalar Blas::dot_async(Vector& x, Vector& y, const cl::Buffer& result) {
 }
 
 double Blas::dot(Vector& x, Vector& y) {
-  return translate_cl_errors("Blas::dot", [&] { return impl_->dot("dot", x, y, kDotCost).value(); });
+  return translate_cl_errors("Blas::dot",
+                             [&] { return impl_->dot("dot", x, y, kDotCost, impl_->blocking_result()).value(); });
 }
 
 double Blas::nrm2(Vector& x) {
@@ -426,7 +440,7 @@ double Blas::nrm2(Vector& x) {
   // ~1e-19 with float arithmetic), the norm is taken again, scaled, from the values read back: a rare
   // path, one transfer of x.
   return translate_cl_errors("Blas::nrm2", [&] {
-    const double squares = impl_->dot("nrm2", x, x, kNrm2Cost).value();
+    const double squares = impl_->dot("nrm2", x, x, kNrm2Cost, impl_->blocking_result()).value();
     if (detail::sum_of_squares_is_safe(precision(), squares)) return std::sqrt(squares);
     return detail::scaled_nrm2(x.to_host());
   });
