@@ -44,6 +44,7 @@ class PersistentKernel {
         precision_(blas.precision()),
         n_(static_cast<std::size_t>(A.rows())),
         chunk_(static_cast<int>(blas.params().cg.persistent_iterations_per_launch)),
+        balanced_(csr_balanced_applies(blas.params().spmv, A)),
         partials_(blas.context(), 1, "cg.partials"),
         scalars_(blas.context(), 2 + static_cast<std::size_t>(chunk_), "cg.scalars") {
     Context& context = *blas.context();
@@ -52,15 +53,14 @@ class PersistentKernel {
     // device's maximum and what this kernel can run with (CL_KERNEL_WORK_GROUP_SIZE, known once built).
     local_ = floor_power_of_two(std::min(params.persistent_work_group_size, context.info().max_work_group_size));
     const SpmvParams& spmv_params = blas.params().spmv;
-    const bool balanced = csr_balanced_applies(spmv_params, A);  // row blocks of equal nonzeros, not LANES per row
-    const bool dia = A.format() == Format::Dia;                  // one work-item per row
+    const bool dia = A.format() == Format::Dia;  // one work-item per row
     std::size_t lanes = 1;
     std::string options;
     for (;;) {
-      lanes = balanced || dia ? 1 : std::min(lanes_for(A, params, local_), local_);
+      lanes = balanced_ || dia ? 1 : std::min(lanes_for(A, params, local_), local_);
       options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
                 " -DLANES=" + std::to_string(lanes) + " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) +
-                (balanced ? " -DBALANCED" : "") + (dia ? " -DDIA" : "") + offset_build_option(A);
+                (balanced_ ? " -DBALANCED" : "") + (dia ? " -DDIA" : "") + offset_build_option(A);
       kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent", options);
       const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
       if (fits >= local_ || local_ == 1) break;
@@ -71,12 +71,11 @@ class PersistentKernel {
     const std::size_t rows_per_block = local_ / lanes;
     compute_units_ = std::max<std::size_t>(context.info().compute_units, 1);
     std::size_t useful = (n_ + rows_per_block - 1) / rows_per_block;
-    if (balanced) {  // enough groups for the entries too, each block about entries_per_item per work-item
+    if (balanced_) {  // enough groups for the entries too, each block about entries_per_item per work-item
       const std::size_t per_block = local_ * spmv_params.csr_balanced_entries_per_item;
       useful = std::max(useful, static_cast<std::size_t>((A.nnz() + per_block - 1) / per_block));
     }
     groups_ = std::max<std::size_t>(1, std::min(compute_units_ * params.persistent_groups_per_compute_unit, useful));
-    balanced_ = balanced;
     build_options_ = options;
     partials_ = Vector(blas.context(), 2 * groups_, "cg.partials");
     state_ = context.allocate(kStateInts * sizeof(cl_int), "cg.persistent state");
@@ -168,7 +167,8 @@ class PersistentKernel {
   // groups all run at once, and the row blocks for it. One group per compute unit is taken as running
   // (a device that does not even hold that aborts the launches, and the solve falls back). A count is
   // probed once per context: a launch that only meets at one grid barrier, each group polling at most
-  // kProbePolls times (about 20 ms on an H200 when they do not all run).
+  // kProbePolls times (about 20 ms on an H200 when they do not all run). It leaves a status in the
+  // state, which reset() clears before the first launch.
   void settle_groups() {
     Context& context = *blas_.context();
     for (;;) {
@@ -226,13 +226,13 @@ class PersistentKernel {
   Precision precision_;
   std::size_t n_;
   int chunk_;
+  bool balanced_;  // -DBALANCED: the SpMV takes row blocks of about equal nonzeros, not LANES per row
   static constexpr int kProbePolls = 1 << 16;
   std::size_t local_ = 0, groups_ = 0, compute_units_ = 1;
-  bool balanced_ = false;      // -DBALANCED: the SpMV takes row blocks of about equal nonzeros
   std::string build_options_;  // the kernel's, naming its shape for the residency probe
   cl::Kernel kernel_;
   Matrix::RowBlockShape blocks_;    // -DBALANCED: the SpMV's row blocks
-  std::size_t products_bytes_ = 0;  // -DBALANCED: local memory for a block's products (0: not balanced)
+  std::size_t products_bytes_ = 0;  // -DBALANCED: local memory for a block's products
   Vector partials_, scalars_;
   cl::Buffer state_, staging_;
   std::size_t slot_bytes_ = 0;
