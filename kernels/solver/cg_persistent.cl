@@ -27,6 +27,7 @@
 // and p[row] are read through VEC_LOAD_SHARED as well. -DDIA: the matrix in DIA (spmv/dia.cl, one
 // work-item per row: LANES 1) instead of CSR; the rows are dealt out as for CSR.
 #include "solver/group_reduce.cl"
+#include "runtime/grid_barrier.cl"
 // Included here, outside the #if blocks: clkr expands each file once, where it is first included, and
 // both csr_balanced.cl and dia.cl need it.
 #include "spmv/spmv_common.cl"
@@ -56,41 +57,6 @@
 #define SPIN_LIMIT (1 << 24)
 #endif
 #define ROWS_PER_BLOCK (WG / LANES)
-
-// state[] (ints, shared with the host):
-#define STATE_ARRIVALS 0  // grid-barrier arrivals in this launch (the host zeroes it before each launch)
-#define STATE_DONE 1      // iterations the launch completed
-#define STATE_STATUS 2    // one of:
-#define STATUS_RUNNING 0
-#define STATUS_REACHED 1    // r'r <= stop_rr
-#define STATUS_BREAKDOWN 2  // p'q not positive and finite (x, r left as they were), or r'r not finite
-#define STATUS_ABORTED 3    // a grid barrier timed out: the work-groups were not all resident
-
-// Waits until all work-groups have arrived `target / groups` times in this launch. False when the
-// launch was aborted (this group timed out, or saw that another one had).
-inline bool grid_barrier(volatile __global int* state, const int target, const int spin_limit, __local int* verdict) {
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (get_local_id(0) == 0) {
-    mem_fence(CLK_GLOBAL_MEM_FENCE);  // the group's writes become visible before its arrival does
-    atomic_inc(&state[STATE_ARRIVALS]);
-    int ok = 1;
-    for (int polls = 0; state[STATE_ARRIVALS] < target; ++polls) {
-      if (state[STATE_STATUS] == STATUS_ABORTED) {
-        ok = 0;
-        break;
-      }
-      if (polls == spin_limit) {
-        atomic_xchg(&state[STATE_STATUS], STATUS_ABORTED);
-        ok = 0;
-        break;
-      }
-    }
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    *verdict = ok;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  return *verdict != 0;
-}
 
 // The j-th row this group owns (rows ascend with j).
 inline int owned_row(const int j, const int group, const int groups) {

@@ -39,6 +39,7 @@ struct DefaultEntry {
   CgParams cg;
   AmgSetupParams amg_setup = {};
   GalerkinParams galerkin = {};
+  AmgCycleParams amg_cycle = {};
 };
 
 // GPUs: grid-stride loops with enough groups to fill every compute unit several times over; 8
@@ -111,6 +112,10 @@ const AmgSetupParams kGpuAmgSetup = {64, 32, 32, 1024, 256};
 // CPUs: one work-item per row of the AMG update's Galerkin products (GalerkinParams says why).
 const GalerkinParams kCpuGalerkin = {128, 1};
 
+// NVIDIA: the AMG's coarse levels in one launch from 100,000 rows down, work-groups of 512, one per
+// compute unit (probed like the persistent CG's), lanes from the row length.
+const AmgCycleParams kNvidiaAmgCycle = {100000, 512, 1, 0};
+
 const DefaultEntry kDefaults[] = {
     {DeviceType::Gpu,
      "nvidia",
@@ -119,7 +124,9 @@ const DefaultEntry kDefaults[] = {
      {256, 8},
      kNvidiaSpmv,
      kNvidiaCg,
-     kGpuAmgSetup},
+     kGpuAmgSetup,
+     {},
+     kNvidiaAmgCycle},
     {DeviceType::Gpu, "", "gpu", {Blas1Variant::GridStride, 256, 8, 1, 4}, {256, 8}, kGpuSpmv, {}, kGpuAmgSetup},
     {DeviceType::Cpu,
      "",
@@ -287,6 +294,17 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.galerkin.work_group_size); }},
       {"galerkin.max_lanes", [](DeviceParams& p, const std::string& v) { p.galerkin.max_lanes = parse_size(v); },
        [](const DeviceParams& p) { return text(p.galerkin.max_lanes); }},
+      {"amg_cycle.coarse_max_rows",
+       [](DeviceParams& p, const std::string& v) { p.amg_cycle.coarse_max_rows = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_cycle.coarse_max_rows); }},
+      {"amg_cycle.work_group_size",
+       [](DeviceParams& p, const std::string& v) { p.amg_cycle.work_group_size = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_cycle.work_group_size); }},
+      {"amg_cycle.groups_per_compute_unit",
+       [](DeviceParams& p, const std::string& v) { p.amg_cycle.groups_per_compute_unit = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_cycle.groups_per_compute_unit); }},
+      {"amg_cycle.lanes", [](DeviceParams& p, const std::string& v) { p.amg_cycle.lanes = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_cycle.lanes); }},
   };
   return table;
 }
@@ -353,6 +371,7 @@ DeviceParams default_device_params(const DeviceInfo& info) {
     params.cg = entry.cg;
     params.amg_setup = entry.amg_setup;
     params.galerkin = entry.galerkin;
+    params.amg_cycle = entry.amg_cycle;
     return params;
   }
   throw Error("no default launch parameters for device type " + to_string(info.type));  // the table covers all
@@ -461,6 +480,14 @@ void validate_device_params(const DeviceParams& params) {
       throw Error(std::string("device parameter ") + name + " must be a power of two of at least 64, not " +
                   std::to_string(capacity));
   }
+  if (!power_of_two(params.amg_cycle.work_group_size))
+    throw Error("device parameter amg_cycle.work_group_size must be a power of two, not " +
+                std::to_string(params.amg_cycle.work_group_size));
+  positive(params.amg_cycle.groups_per_compute_unit, "amg_cycle.groups_per_compute_unit");
+  if (params.amg_cycle.lanes != 0 &&
+      (!power_of_two(params.amg_cycle.lanes) || params.amg_cycle.lanes > params.amg_cycle.work_group_size))
+    throw Error("device parameter amg_cycle.lanes must be 0 or a power of two up to the work-group size, not " +
+                std::to_string(params.amg_cycle.lanes));
   if (!power_of_two(params.galerkin.work_group_size))
     throw Error("device parameter galerkin.work_group_size must be a power of two, not " +
                 std::to_string(params.galerkin.work_group_size));

@@ -94,6 +94,35 @@ void residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_
   }
 }
 
+// ---- the sweeps, shared ---------------------------------------------------------------------------
+
+void Relaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) {
+  RelaxationKernels kernels(blas_);
+  auto v = [&](RelaxRole role) -> Vector& { return role == RelaxRole::B ? b : role == RelaxRole::X ? x : work(role); };
+  for (const RelaxStep& s : schedule(x_is_zero, sweeps)) {
+    switch (s.kind) {
+      case RelaxStep::Kind::ScaleByDiagonal:
+        kernels.scale_by_diagonal(s.c2, dinv_, v(s.in), x);
+        break;
+      case RelaxStep::Kind::AddScaledByDiagonal:
+        kernels.add_scaled_by_diagonal(s.c2, dinv_, v(s.in), x);
+        break;
+      case RelaxStep::Kind::Residual:
+        kernels.residual(A, b, x, work(RelaxRole::R));
+        break;
+      case RelaxStep::Kind::ChebyshevStart:
+        kernels.chebyshev_start(s.c2, dinv_, v(s.in), v(s.d), x);
+        break;
+      case RelaxStep::Kind::ChebyshevFirst:
+        kernels.chebyshev_first(s.c2, dinv_, v(s.in), v(s.d), x);
+        break;
+      case RelaxStep::Kind::ChebyshevSpmvStep:
+        kernels.chebyshev_spmv_step(A, s.c1, s.c2, dinv_, v(s.in), v(s.d), work(RelaxRole::R), v(s.d_next), x, s.last);
+        break;
+    }
+  }
+}
+
 // ---- refresh, shared -------------------------------------------------------------------------------
 
 void Relaxation::start_refresh(Matrix& A) {
@@ -130,18 +159,24 @@ void DampedJacobi::use_bounds(const SpectrumBounds& bounds) {
   weight_ = given_weight_ > 0 ? given_weight_ : 4.0 / (3.0 * bounds_.upper);
 }
 
+Vector& DampedJacobi::work(RelaxRole role) {
+  if (role != RelaxRole::R) throw Error("damped Jacobi has no correction vectors");
+  return r_;
+}
+
 // Per sweep, n = rows: from zero x = w dinv b (3n); otherwise r = b - A x (an SpMV that reads b, 1n
 // besides its own) and x += w dinv r (4n).
-void DampedJacobi::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) {
-  RelaxationKernels kernels(blas_);
+std::vector<RelaxStep> DampedJacobi::schedule(bool x_is_zero, int sweeps) const {
+  std::vector<RelaxStep> steps;
   for (int s = 0; s < sweeps; ++s) {
     if (x_is_zero && s == 0) {
-      kernels.scale_by_diagonal(weight_, dinv_, b, x);
+      steps.push_back({RelaxStep::Kind::ScaleByDiagonal, 0.0, weight_, RelaxRole::B});
       continue;
     }
-    residual(blas_, A, b, x, r_, false);
-    kernels.add_scaled_by_diagonal(weight_, dinv_, r_, x);
+    steps.push_back({RelaxStep::Kind::Residual});
+    steps.push_back({RelaxStep::Kind::AddScaledByDiagonal, 0.0, weight_, RelaxRole::R});
   }
+  return steps;
 }
 
 std::string DampedJacobi::description() const { return "jacobi (w = " + format_number(weight_) + ")"; }
@@ -183,22 +218,20 @@ void ChebyshevRelaxation::use_bounds(const SpectrumBounds& bounds) {
 // update pass reads again). The first kind's coefficients: c = 1 / theta, c1 = rho' rho, c2 = 2 rho' /
 // delta; the fourth kind's (Lottes' Alg. with his weights beta all 1): c = 4 / (3 upper), and at step
 // k + 1, c1 = (2k - 1) / (2k + 3), c2 = (8k + 4) / ((2k + 3) upper).
-void ChebyshevRelaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) {
-  RelaxationKernels kernels(blas_);
+std::vector<RelaxStep> ChebyshevRelaxation::schedule(bool x_is_zero, int sweeps) const {
   const bool fourth = kind_ == ChebyshevKind::Fourth;
   const double theta = 0.5 * (upper_ + lower_), delta = 0.5 * (upper_ - lower_);
   const double sigma = theta / delta;
   const double first_scale = fourth ? 4.0 / (3.0 * upper_) : 1.0 / theta;
+  std::vector<RelaxStep> steps;
   for (int s = 0; s < sweeps; ++s) {
-    Vector* d = &d_;
-    Vector* d_next = &d_next_;
-    Vector* r_in = &r_;
+    RelaxRole d = RelaxRole::D0, d_next = RelaxRole::D1, r_in = RelaxRole::R;
     if (x_is_zero && s == 0) {
-      kernels.chebyshev_start(first_scale, dinv_, b, *d, x);
-      r_in = &b;
+      steps.push_back({RelaxStep::Kind::ChebyshevStart, 0.0, first_scale, RelaxRole::B, d});
+      r_in = RelaxRole::B;
     } else {
-      kernels.residual(A, b, x, r_);
-      kernels.chebyshev_first(first_scale, dinv_, r_, *d, x);
+      steps.push_back({RelaxStep::Kind::Residual});
+      steps.push_back({RelaxStep::Kind::ChebyshevFirst, 0.0, first_scale, RelaxRole::R, d});
     }
     double rho = 1.0 / sigma;  // the first kind's recurrence; the fourth kind's coefficients need only k
     for (int k = 1; k < degree_; ++k) {
@@ -212,10 +245,24 @@ void ChebyshevRelaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero,
         c2 = 2.0 * rho_next / delta;
         rho = rho_next;
       }
-      kernels.chebyshev_spmv_step(A, c1, c2, dinv_, *r_in, *d, r_, *d_next, x, k + 1 == degree_);
+      steps.push_back({RelaxStep::Kind::ChebyshevSpmvStep, c1, c2, r_in, d, d_next, k + 1 == degree_});
       std::swap(d, d_next);
-      r_in = &r_;
+      r_in = RelaxRole::R;
     }
+  }
+  return steps;
+}
+
+Vector& ChebyshevRelaxation::work(RelaxRole role) {
+  switch (role) {
+    case RelaxRole::R:
+      return r_;
+    case RelaxRole::D0:
+      return d_;
+    case RelaxRole::D1:
+      return d_next_;
+    default:
+      throw Error("chebyshev: b and x are the sweep's, not the smoother's");
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "clkr/blas/blas.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
@@ -36,12 +37,36 @@ struct SpectrumBounds {
   double estimate = 0, lambda_min = 0, short_ritz = 0;
 };
 
+// The vectors a sweep works on, by role: its right-hand side b and solution x, and the smoother's own
+// residual and two corrections.
+enum class RelaxRole { B, X, R, D0, D1 };
+
+// One step of a sweep (one kernel of relaxation_kernels.hpp): what Relaxation::apply runs, and what the
+// AMG's one-launch coarse cycle (amg/coarse_cycle.cpp) turns into steps of its kernel. `in` is the
+// step's input vector, d and d_next the corrections it writes and reads.
+struct RelaxStep {
+  enum class Kind {
+    ScaleByDiagonal,      // X = c2 dinv .* in
+    AddScaledByDiagonal,  // X += c2 dinv .* in
+    Residual,             // R = B - A X
+    ChebyshevStart,       // d = c2 dinv .* in;  X = d
+    ChebyshevFirst,       // d = c2 dinv .* in;  X += d
+    ChebyshevSpmvStep     // R' = in - A d;  d_next = c1 d + c2 dinv .* R';  X += d_next;  R = R' (unless last)
+  };
+  Kind kind;
+  double c1 = 0, c2 = 0;
+  RelaxRole in = RelaxRole::B, d = RelaxRole::D0, d_next = RelaxRole::D1;
+  bool last = false;  // ChebyshevSpmvStep: the sweep's last, which writes neither R nor d_next
+};
+
 class Relaxation {
  public:
   virtual ~Relaxation() = default;
-  // `sweeps` times x <- x + S (b - A x). With x_is_zero, x's contents are ignored and taken as zero
-  // (the first residual is b itself: one SpMV saved).
-  virtual void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) = 0;
+  // `sweeps` times x <- x + S (b - A x): the steps of schedule() on the Blas. With x_is_zero, x's
+  // contents are ignored and taken as zero (the first residual is b itself: one SpMV saved).
+  void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps);
+  // The steps of `sweeps` sweeps, with the current bounds' coefficients.
+  virtual std::vector<RelaxStep> schedule(bool x_is_zero, int sweeps) const = 0;
   // A's values changed (dinv holds the new inverse diagonal, or will once the queue reaches it): new
   // spectrum bounds, with `gershgorin` Gershgorin's bound for the new values. In two steps so that the
   // AMG's levels share one wait: start_refresh enqueues the Lanczos steps (and returns without waiting),
@@ -57,6 +82,8 @@ class Relaxation {
   Relaxation(Blas& blas, Vector& dinv, SpectrumPolicy policy) : blas_(blas), dinv_(dinv), policy_(policy) {}
   // Takes new bounds (at setup and after a refresh).
   virtual void use_bounds(const SpectrumBounds& bounds) = 0;
+  // The smoother's own vector for a role (R, D0, D1).
+  virtual Vector& work(RelaxRole role) = 0;
 
   Blas& blas_;
   Vector& dinv_;
@@ -73,13 +100,14 @@ class Relaxation {
 class DampedJacobi : public Relaxation {
  public:
   DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy);
-  void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
+  std::vector<RelaxStep> schedule(bool x_is_zero, int sweeps) const override;
   double lambda_max() const override { return bounds_.upper; }
   std::string description() const override;
   double weight() const { return weight_; }
 
  private:
   void use_bounds(const SpectrumBounds& bounds) override;
+  Vector& work(RelaxRole role) override;
 
   double given_weight_, weight_ = 0;
   SpectrumBounds bounds_;
@@ -101,7 +129,7 @@ class ChebyshevRelaxation : public Relaxation {
  public:
   ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree, ChebyshevKind kind,
                       double lower_ratio, SpectrumPolicy policy);
-  void apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) override;
+  std::vector<RelaxStep> schedule(bool x_is_zero, int sweeps) const override;
   double lambda_max() const override { return upper_; }
   std::string description() const override;
   double lower() const { return lower_; }
@@ -109,6 +137,7 @@ class ChebyshevRelaxation : public Relaxation {
 
  private:
   void use_bounds(const SpectrumBounds& bounds) override;
+  Vector& work(RelaxRole role) override;
 
   int degree_;
   ChebyshevKind kind_;

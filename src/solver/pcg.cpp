@@ -8,6 +8,7 @@
 
 #include "../precond/diagonal_scan.hpp"
 #include "clkr/precond/jacobi.hpp"
+#include "clkr/runtime/error.hpp"
 #include "clkr/solver/cg.hpp"
 #include "solver_core.hpp"
 

@@ -146,6 +146,22 @@ struct AmgSetupParams {
   std::size_t sort_capacity = 2048;
 };
 
+// The AMG cycle's coarse levels in one launch (kernels/precond/coarse_cycle.cl, src/precond/amg/
+// coarse_cycle.cpp): from the first level below the finest with at most `coarse_max_rows` rows down to
+// the coarsest, every smoothing step, residual, restriction, prolongation and the coarsest solve run in
+// one kernel whose work-groups meet at grid barriers, where the cycle otherwise launches each of them
+// (a level smoothed by Chebyshev(3), one sweep each way: 10 launches). Its work-groups must all run at
+// once, as the persistent CG's: `groups_per_compute_unit` is an upper bound, probed once per context and
+// halved until they do (cg.persistent_spin_limit bounds every wait). `lanes`: work-items per row of its
+// SpMVs (a power of two up to the work-group; 0: from the levels' mean row length). 0 rows (never) is
+// the default wherever it has not been measured.
+struct AmgCycleParams {
+  std::size_t coarse_max_rows = 0;
+  std::size_t work_group_size = 256;
+  std::size_t groups_per_compute_unit = 1;
+  std::size_t lanes = 0;
+};
+
 struct DeviceParams {
   std::string source;  // where these came from: "default:gpu", "default:cpu", "tuned:<file>", ...
   Blas1Params blas1;
@@ -154,6 +170,7 @@ struct DeviceParams {
   CgParams cg;
   GalerkinParams galerkin;
   AmgSetupParams amg_setup;
+  AmgCycleParams amg_cycle;
 };
 
 // Defaults for a device by type and vendor, overridden by a tuned entry found under the cache

@@ -42,6 +42,7 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
   inverse_ = std::make_unique<Matrix>(context, h.coarsest_inverse().inverse, Format::Csr, matrix_options);
   phases.add("upload", start);
   make_smoothers(&h, phases);
+  make_coarse_cycle();
 }
 
 VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions& options, PhaseLog& phases)
@@ -65,6 +66,7 @@ VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions
   inverse_ = std::make_unique<Matrix>(A.context(), h.coarsest_inverse().inverse, Format::Csr);
   phases.add("upload", start);
   make_smoothers(nullptr, phases);
+  make_coarse_cycle();
 }
 
 void VCycle::make_vectors(std::size_t l) {
@@ -87,6 +89,23 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
 }
 
 VCycle::~VCycle() = default;
+
+void VCycle::make_coarse_cycle() {
+  std::size_t first = 1;
+  const std::size_t max_rows = blas_.params().amg_cycle.coarse_max_rows;
+  while (first + 1 < levels_.size() && static_cast<std::size_t>(levels_[first].A->rows()) > max_rows) ++first;
+  if (first + 1 >= levels_.size()) return;  // no smoothed level small enough
+  std::vector<CoarseLevelView> views;
+  for (std::size_t l = first; l < levels_.size(); ++l) {
+    Level& level = levels_[l];
+    if (l + 1 == levels_.size()) {
+      views.push_back({inverse_.get()});
+    } else {
+      views.push_back({level.A, level.P.get(), level.R.get(), level.inv_diag.get(), level.relaxation.get()});
+    }
+  }
+  coarse_ = CoarseCycle::make(blas_, first, std::move(views), options_);
+}
 
 std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, double gershgorin, std::size_t l) {
   const SpectrumPolicy policy{options_.eigen_iterations, 1.1, static_cast<std::uint64_t>(l) + 1,
@@ -114,6 +133,7 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, Phase
   inverse_->update_values(h.coarsest_inverse().inverse.values);
   phases.add("upload", start);
   refresh_smoothers(&h, phases);
+  if (coarse_) coarse_->refresh();
 }
 
 void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phases,
@@ -142,6 +162,7 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phas
   inverse_->update_values(dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1).inverse.values);
   phases.add("coarse inverse", start);
   refresh_smoothers(h, phases);
+  if (coarse_) coarse_->refresh();
 }
 
 // Every level's diagonal scan and Lanczos steps are enqueued first and collected after one wait, where
@@ -182,6 +203,7 @@ void VCycle::apply(Vector& r, Vector& z) { cycle(0, r, z, true); }
 // with A, one with R and one with P, and about 14 vectors of its size per sweep, times the visits of the
 // level (cycle_index^l on level l).
 void VCycle::cycle(std::size_t l, Vector& b, Vector& x, bool x_is_zero) {
+  if (coarse_ && l == coarse_->first_level() && coarse_->run(b, x, x_is_zero)) return;
   if (l + 1 == levels_.size()) {  // exact, whatever x held
     blas_.spmv(1.0, *inverse_, b, 0.0, x);
     return;

@@ -11,6 +11,7 @@
 #include "../relaxation.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/precond/amg.hpp"
+#include "coarse_cycle.hpp"
 #include "device_hierarchy.hpp"
 #include "hierarchy.hpp"
 
@@ -44,6 +45,8 @@ class VCycle {
 
   std::vector<AmgLevelInfo> level_info() const;
   std::string smoother_description() const;
+  // The first level whose cycle runs as one launch (coarse_cycle.hpp), or 0 when none does.
+  std::size_t coarse_cycle_level() const { return coarse_ ? coarse_->first_level() : 0; }
 
  private:
   struct Level {
@@ -69,11 +72,15 @@ class VCycle {
   // After new values: every smoother's inverse diagonal and spectrum bounds, all levels' device work
   // behind one wait (`hierarchy`: the host-built one, whose operators the scans read on the host).
   void refresh_smoothers(const HostHierarchy* hierarchy, PhaseLog& phases);
+  // The coarse levels' one-launch cycle, from the first level below the finest with at most
+  // amg_cycle.coarse_max_rows rows (none where CoarseCycle::make declines).
+  void make_coarse_cycle();
 
   Blas& blas_;
   AmgOptions options_;
   std::vector<Level> levels_;        // the last is the coarsest: solved by `inverse_`
   std::unique_ptr<Matrix> inverse_;  // the coarsest operator's dense inverse
+  std::unique_ptr<CoarseCycle> coarse_;
 };
 
 }  // namespace clkr::detail::amg
