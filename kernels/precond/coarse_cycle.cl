@@ -131,9 +131,21 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
         const int row = block * ROWS_PER_BLOCK + lid / LANES;
         real sum = R_ZERO;
         if (row < n) {
+          // Four chains: four gathers of x in flight at once (each a trip to the L2, VEC_LOAD_SHARED
+          // bypassing the L1), where one chain waits for every gather before the next.
           const int end = nnz_base + row_offsets[row_base + row + 1];
-          for (int k = nnz_base + row_offsets[row_base + row] + lane; k < end; k += LANES)
-            sum = R_MAD(VEC_LOAD(vals, k), LOAD(x, cols[k]), sum);
+          int k = nnz_base + row_offsets[row_base + row] + lane;
+          real s1 = R_ZERO, s2 = R_ZERO, s3 = R_ZERO;
+          for (; k + 3 * LANES < end; k += 4 * LANES) {
+            const int c0 = cols[k], c1 = cols[k + LANES], c2 = cols[k + 2 * LANES], c3 = cols[k + 3 * LANES];
+            const real x0 = LOAD(x, c0), x1 = LOAD(x, c1), x2 = LOAD(x, c2), x3 = LOAD(x, c3);
+            sum = R_MAD(VEC_LOAD(vals, k), x0, sum);
+            s1 = R_MAD(VEC_LOAD(vals, k + LANES), x1, s1);
+            s2 = R_MAD(VEC_LOAD(vals, k + 2 * LANES), x2, s2);
+            s3 = R_MAD(VEC_LOAD(vals, k + 3 * LANES), x3, s3);
+          }
+          for (; k < end; k += LANES) sum = R_MAD(VEC_LOAD(vals, k), LOAD(x, cols[k]), sum);
+          sum = R_ADD(R_ADD(sum, s1), R_ADD(s2, s3));
         }
 #if LANES > 1
         scratch[lid] = sum;

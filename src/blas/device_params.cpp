@@ -112,9 +112,9 @@ const AmgSetupParams kGpuAmgSetup = {64, 32, 32, 1024, 256};
 // CPUs: one work-item per row of the AMG update's Galerkin products (GalerkinParams says why).
 const GalerkinParams kCpuGalerkin = {128, 1};
 
-// NVIDIA: the AMG's coarse levels in one launch from 100,000 rows down, work-groups of 512, one per
-// compute unit (probed like the persistent CG's), lanes from the row length.
-const AmgCycleParams kNvidiaAmgCycle = {100000, 512, 1, 0};
+// NVIDIA: the AMG's coarse levels in one launch from 100,000 rows down, up to four work-groups of 512
+// per compute unit (probed, as the persistent CG's), lanes from the row length.
+const AmgCycleParams kNvidiaAmgCycle = {100000, 512, 4, 0};
 
 const DefaultEntry kDefaults[] = {
     {DeviceType::Gpu,

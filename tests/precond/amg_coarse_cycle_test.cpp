@@ -23,6 +23,14 @@ using test::reference_cycle;
 using test::relative_error;
 using test::Vec;
 
+// Launch parameters without the coarse cycle (the device's defaults may have it).
+BlasOptions launch_path_options() {
+  BlasOptions options;
+  options.params = device_params(test::amg_context()->info(), "off");
+  options.params->amg_cycle.coarse_max_rows = 0;
+  return options;
+}
+
 // Launch parameters with the coarse cycle from every level below the finest.
 BlasOptions coarse_cycle_options(std::size_t lanes, std::size_t groups_per_compute_unit, std::size_t spin_limit = 0) {
   BlasOptions options;
@@ -119,7 +127,7 @@ TEST(AmgCoarseCycleUpdate, AnUpdateReachesTheLaunch) {
   HostCsrMatrix host = test::jumping_coefficient3d(11, 1e3);
   Matrix A(context, host, Format::Csr);
   Blas solver(context, Location::Device, Precision::Double, coarse_cycle_options(4, 1));
-  Blas plain_solver(context, Location::Device, Precision::Double);
+  Blas plain_solver(context, Location::Device, Precision::Double, launch_path_options());
   const AmgOptions options = cycle_options(AmgSmoother::Chebyshev, 1, 1, 1);
   Amg M(solver, A, options), plain(plain_solver, A, options);
   const std::vector<double> r = test::random_values(host.rows, 3);
@@ -156,7 +164,7 @@ TEST(AmgCoarseCycleAbort, AnAbortedLaunchLeavesNanAndTheCycleFallsBack) {
   Blas solver(context, Location::Device, Precision::Double, coarse_cycle_options(1, 1, 1));
   const AmgOptions options = cycle_options(AmgSmoother::Chebyshev, 1, 1, 1);
   Amg M(solver, A, options);
-  Blas plain_solver(context, Location::Device, Precision::Double);
+  Blas plain_solver(context, Location::Device, Precision::Double, launch_path_options());
   Amg plain(plain_solver, A, options);
   const std::vector<double> r = test::random_values(host.rows, 5);
   Vector rv(context, r, "r"), z(context, host.rows, "z"), expected(context, host.rows, "expected");
