@@ -114,7 +114,7 @@ const GalerkinParams kCpuGalerkin = {128, 1};
 
 // NVIDIA: the AMG's coarse levels in one launch from 100,000 rows down, up to four work-groups of 512
 // per compute unit (probed, as the persistent CG's), lanes from the row length.
-const AmgCycleParams kNvidiaAmgCycle = {100000, 512, 4, 0};
+const AmgCycleParams kNvidiaAmgCycle = {10000, 512, 4, 0, 8192};
 
 const DefaultEntry kDefaults[] = {
     {DeviceType::Gpu,
@@ -305,6 +305,8 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.amg_cycle.groups_per_compute_unit); }},
       {"amg_cycle.lanes", [](DeviceParams& p, const std::string& v) { p.amg_cycle.lanes = parse_size(v); },
        [](const DeviceParams& p) { return text(p.amg_cycle.lanes); }},
+      {"amg_cycle.staged_x", [](DeviceParams& p, const std::string& v) { p.amg_cycle.staged_x = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.amg_cycle.staged_x); }},
   };
   return table;
 }
