@@ -26,12 +26,8 @@
 // nops < 0 is a residency probe: one grid barrier (each group polling at most -nops times), nothing
 // read or written but the state.
 //
-// An SpMV step whose x has at most LOCAL_X elements (the small levels') first copies x into local
-// memory, each group all of it: the gathers then wait for local memory, where through VEC_LOAD_SHARED
-// each waits for the L2 (the launch path's kernels gather through the L1, which is not coherent here).
-//
 // Build options besides the precision: -DWG (a power of two), -DLANES (a power of two dividing WG),
-// -DSPIN_LIMIT, -DLOCAL_X (0: no staging).
+// -DSPIN_LIMIT.
 #include "solver/group_reduce.cl"
 #include "runtime/grid_barrier.cl"
 
@@ -42,12 +38,9 @@
 #define SPIN_LIMIT (1 << 24)
 #endif
 #define ROWS_PER_BLOCK (WG / LANES)
-#ifndef LOCAL_X
-#define LOCAL_X 0
-#endif
 
 // A step: OP_INTS ints.
-#define OP_INTS 13
+#define OP_INTS 12
 #define OP_KIND 0
 #define OP_ROWS 1      // rows of the vectors it writes
 #define OP_ROW_BASE 2  // its matrix (SpMV steps)
@@ -60,7 +53,6 @@
 #define OP_R 9      // the residual a Chebyshev step keeps
 #define OP_COEF 10  // c1 = coef[i], c2 = coef[i + 1]
 #define OP_FLAGS 11
-#define OP_COLS 12  // columns of its matrix: the length of x (SpMV steps)
 #define FLAG_LAST 1        // a sweep's last Chebyshev step: r and d are not written
 #define FLAG_ACCUMULATE 2  // an SpMV step adds into y
 
@@ -98,9 +90,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
     CVEC_ARG(vals), CVEC_ARG(coef), VEC_ARG(arena), CVEC_ARG(b_in), VEC_ARG(x_out), const int first_rows,
     volatile __global int* state, const int arrivals_base) {
   __local real scratch[WG];
-#if LOCAL_X > 0
-  __local real xs[LOCAL_X];
-#endif
   __local int verdict;
   const int lid = (int)get_local_id(0);
   const int group = (int)get_group_id(0), groups = (int)get_num_groups(0);
@@ -138,16 +127,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
       }
     } else {  // an SpMV: LANES work-items a row, summed in local memory
       const int row_base = op[OP_ROW_BASE], nnz_base = op[OP_NNZ_BASE];
-#if LOCAL_X > 0
-      const bool staged = op[OP_COLS] <= LOCAL_X;
-      if (staged) {  // (the grid barrier before this step ends with a local one: xs is free)
-        for (int j = lid; j < op[OP_COLS]; j += WG) xs[j] = LOAD(x, j);
-        barrier(CLK_LOCAL_MEM_FENCE);
-      }
-#define X_AT(c) (staged ? xs[c] : LOAD(x, (c)))
-#else
-#define X_AT(c) LOAD(x, (c))
-#endif
       for (int block = group; block * ROWS_PER_BLOCK < n; block += groups) {
         const int row = block * ROWS_PER_BLOCK + lid / LANES;
         real sum = R_ZERO;
@@ -159,13 +138,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
           real s1 = R_ZERO, s2 = R_ZERO, s3 = R_ZERO;
           for (; k + 3 * LANES < end; k += 4 * LANES) {
             const int c0 = cols[k], c1 = cols[k + LANES], c2 = cols[k + 2 * LANES], c3 = cols[k + 3 * LANES];
-            const real x0 = X_AT(c0), x1 = X_AT(c1), x2 = X_AT(c2), x3 = X_AT(c3);
+            const real x0 = LOAD(x, c0), x1 = LOAD(x, c1), x2 = LOAD(x, c2), x3 = LOAD(x, c3);
             sum = R_MAD(VEC_LOAD(vals, k), x0, sum);
             s1 = R_MAD(VEC_LOAD(vals, k + LANES), x1, s1);
             s2 = R_MAD(VEC_LOAD(vals, k + 2 * LANES), x2, s2);
             s3 = R_MAD(VEC_LOAD(vals, k + 3 * LANES), x3, s3);
           }
-          for (; k < end; k += LANES) sum = R_MAD(VEC_LOAD(vals, k), X_AT(cols[k]), sum);
+          for (; k < end; k += LANES) sum = R_MAD(VEC_LOAD(vals, k), LOAD(x, cols[k]), sum);
           sum = R_ADD(R_ADD(sum, s1), R_ADD(s2, s3));
         }
 #if LANES > 1
@@ -185,7 +164,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
           STORE(y, row, (flags & FLAG_ACCUMULATE) ? R_ADD(LOAD(y, row), sum) : sum);
         } else {  // K_CHEB_STEP, as spmv_epilogue.cl's SPMV_CHEBYSHEV
           const real ri = R_SUB(LOAD(b, row), sum);
-          const real di = R_MAD(c1, X_AT(row), R_MUL(c2, R_MUL(LOAD(dinv, row), ri)));
+          const real di = R_MAD(c1, LOAD(x, row), R_MUL(c2, R_MUL(LOAD(dinv, row), ri)));
           if (!(flags & FLAG_LAST)) {
             STORE(r, row, ri);
             STORE(d, row, di);
@@ -193,7 +172,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
           STORE(y, row, R_ADD(LOAD(y, row), di));
         }
       }
-#undef X_AT
     }
     if (s + 1 < nops) {
       arrivals += groups;

@@ -112,9 +112,13 @@ const AmgSetupParams kGpuAmgSetup = {64, 32, 32, 1024, 256};
 // CPUs: one work-item per row of the AMG update's Galerkin products (GalerkinParams says why).
 const GalerkinParams kCpuGalerkin = {128, 1};
 
-// NVIDIA: the AMG's coarse levels in one launch from 100,000 rows down, up to four work-groups of 512
-// per compute unit (probed, as the persistent CG's), lanes from the row length.
-const AmgCycleParams kNvidiaAmgCycle = {10000, 512, 4, 0, 8192};
+// NVIDIA: the AMG's coarse levels in one launch from 10,000 rows down, up to four work-groups of 512 per
+// compute unit (probed, as the persistent CG's), lanes from the row length. On an H200 (2026-11-29,
+// poisson3d:128, aggressive coarsening, single-precision hierarchy) the launch for levels 2-3 (2,467 and
+// 120 rows) took 48-50 us where their 11 launches' kernels took 117 us (profiled), and the solve 12.20-
+// 12.64 ms against 12.80-13.44 without; from level 1 (44,490 rows) it took 150-230 us, slower than the launches
+// it replaced, whose gathers the L1 serves (docs/performance-amg.md, "The coarse levels in one launch").
+const AmgCycleParams kNvidiaAmgCycle = {10000, 512, 4, 0};
 
 const DefaultEntry kDefaults[] = {
     {DeviceType::Gpu,
@@ -305,8 +309,6 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.amg_cycle.groups_per_compute_unit); }},
       {"amg_cycle.lanes", [](DeviceParams& p, const std::string& v) { p.amg_cycle.lanes = parse_size(v); },
        [](const DeviceParams& p) { return text(p.amg_cycle.lanes); }},
-      {"amg_cycle.staged_x", [](DeviceParams& p, const std::string& v) { p.amg_cycle.staged_x = parse_size(v); },
-       [](const DeviceParams& p) { return text(p.amg_cycle.staged_x); }},
   };
   return table;
 }

@@ -32,15 +32,13 @@ BlasOptions launch_path_options() {
 }
 
 // Launch parameters with the coarse cycle from every level below the finest.
-BlasOptions coarse_cycle_options(std::size_t lanes, std::size_t groups_per_compute_unit, std::size_t spin_limit = 0,
-                                 std::size_t staged_x = 8192) {
+BlasOptions coarse_cycle_options(std::size_t lanes, std::size_t groups_per_compute_unit, std::size_t spin_limit = 0) {
   BlasOptions options;
   options.params = device_params(test::amg_context()->info(), "off");
   options.params->amg_cycle.coarse_max_rows = 1u << 30;
   options.params->amg_cycle.work_group_size = 64;
   options.params->amg_cycle.lanes = lanes;
   options.params->amg_cycle.groups_per_compute_unit = groups_per_compute_unit;
-  options.params->amg_cycle.staged_x = staged_x;
   if (spin_limit > 0) options.params->cg.persistent_spin_limit = spin_limit;
   return options;
 }
@@ -64,13 +62,12 @@ std::uint64_t calls(const Blas& blas, const std::string& op) {
   return it == blas.counters().end() ? 0 : it->second.calls;
 }
 
-// (smoother, pre sweeps, post sweeps, cycle index, precision, lanes, groups per compute unit, x staged in
-// local memory up to this many elements)
-using CoarseCase = std::tuple<AmgSmoother, int, int, int, Precision, std::size_t, std::size_t, std::size_t>;
+// (smoother, pre sweeps, post sweeps, cycle index, precision, lanes, groups per compute unit)
+using CoarseCase = std::tuple<AmgSmoother, int, int, int, Precision, std::size_t, std::size_t>;
 class AmgCoarseCycle : public ::testing::TestWithParam<CoarseCase> {};
 
 TEST_P(AmgCoarseCycle, MatchesTheHostReferenceCycle) {
-  const auto [smoother, pre, post, cycle_index, precision, lanes, groups, staged_x] = GetParam();
+  const auto [smoother, pre, post, cycle_index, precision, lanes, groups] = GetParam();
   const HostCsrMatrix host = test::jumping_coefficient3d(11, 1e3);
   const AmgOptions options = cycle_options(smoother, pre, post, cycle_index);
   auto context = test::amg_context();
@@ -78,7 +75,7 @@ TEST_P(AmgCoarseCycle, MatchesTheHostReferenceCycle) {
   Matrix A(context, host, Format::Csr);
   const bool fp64 = test::device_supports(*context, Precision::Double);
   Blas solver(context, Location::Device, fp64 ? Precision::Double : Precision::QuasiDouble,
-              coarse_cycle_options(lanes, groups, 0, staged_x));
+              coarse_cycle_options(lanes, groups));
   Amg M(solver, A, options, precision);
   ASSERT_GE(M.levels().size(), 4u) << M.description();
 
@@ -105,23 +102,19 @@ std::vector<CoarseCase> coarse_cases() {
   std::vector<CoarseCase> cases;
   for (AmgSmoother s : {AmgSmoother::Jacobi, AmgSmoother::Chebyshev, AmgSmoother::Chebyshev4})
     for (auto [pre, post] : {std::pair{1, 1}, std::pair{2, 1}, std::pair{0, 2}})
-      for (int cycle : {1, 2}) cases.emplace_back(s, pre, post, cycle, Precision::Double, 1, 1, 8192);
-  // Lanes and groups; x staged in local memory for every level (8192), for the two smaller ones only (60:
-  // the levels below the finest have 187, 37 and 7 rows), or never (0).
+      for (int cycle : {1, 2}) cases.emplace_back(s, pre, post, cycle, Precision::Double, 1, 1);
   for (Precision p : {Precision::Single, Precision::QuasiDouble, Precision::Double})
     for (std::size_t lanes : {1, 4})
       for (std::size_t groups : {1, 4})
-        for (std::size_t staged : {0, 60, 8192})
-          if (p != Precision::Double || lanes != 1 || groups != 1 || staged != 8192)  // that one is above
-            cases.emplace_back(AmgSmoother::Chebyshev, 1, 1, 1, p, lanes, groups, staged);
+        if (p != Precision::Double || lanes != 1 || groups != 1)  // that one is above
+          cases.emplace_back(AmgSmoother::Chebyshev, 1, 1, 1, p, lanes, groups);
   return cases;
 }
 
 std::string coarse_case_name(const ::testing::TestParamInfo<CoarseCase>& info) {
-  const auto& [smoother, pre, post, cycle_index, precision, lanes, groups, staged_x] = info.param;
+  const auto& [smoother, pre, post, cycle_index, precision, lanes, groups] = info.param;
   return to_string(smoother) + "_" + std::to_string(pre) + std::to_string(post) + (cycle_index == 2 ? "_W" : "_V") +
-         "_" + to_string(precision) + "_lanes" + std::to_string(lanes) + "_groups" + std::to_string(groups) +
-         "_staged" + std::to_string(staged_x);
+         "_" + to_string(precision) + "_lanes" + std::to_string(lanes) + "_groups" + std::to_string(groups);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AmgCoarseCycle, ::testing::ValuesIn(coarse_cases()), coarse_case_name);

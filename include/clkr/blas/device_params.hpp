@@ -153,15 +153,13 @@ struct AmgSetupParams {
 // (a level smoothed by Chebyshev(3), one sweep each way: 10 launches). Its work-groups must all run at
 // once, as the persistent CG's: `groups_per_compute_unit` is an upper bound, probed once per context and
 // halved until they do (cg.persistent_spin_limit bounds every wait). `lanes`: work-items per row of its
-// SpMVs (a power of two up to the work-group; 0: from the levels' mean row length). `staged_x`: an SpMV
-// whose input vector has at most this many elements first copies it into local memory (clamped to half
-// the device's local memory; 0: never). 0 rows (never) is the default wherever it has not been measured.
+// SpMVs (a power of two up to the work-group; 0: from the levels' mean row length). 0 rows (never) is
+// the default wherever it has not been measured.
 struct AmgCycleParams {
   std::size_t coarse_max_rows = 0;
   std::size_t work_group_size = 256;
   std::size_t groups_per_compute_unit = 1;
   std::size_t lanes = 0;
-  std::size_t staged_x = 8192;
 };
 
 struct DeviceParams {

@@ -14,8 +14,8 @@ namespace clkr::detail::amg {
 namespace {
 
 // coarse_cycle.cl's steps (kOpInts ints each: kind, rows, row base, entry base, x, y, b, dinv, d, r,
-// coefficient index, flags, columns), kinds, flags and vector references.
-constexpr int kOpInts = 13;
+// coefficient index, flags), kinds, flags and vector references.
+constexpr int kOpInts = 12;
 enum OpKind : cl_int { kCopy, kScale, kAddScaled, kChebStart, kChebFirst, kResidual, kChebStep, kSpmv };
 constexpr cl_int kFlagLast = 1, kFlagAccumulate = 2;
 constexpr cl_int kRefB = -1, kRefX = -2;
@@ -166,9 +166,9 @@ void CoarseCycle::copy_patterns() {
 
 // Work-items per row: the parameter, or about two entries each (up to 32) by the operators' mean row
 // length, the SpMVs that dominate (R's rows are longer, P's shorter): the rows are few and each gather
-// waits for the L2 or local memory, so short chains beat full work-items (on an H200, poisson3d:128's
-// levels 2-3, mean 48: 16 lanes 48 us a launch, 8 lanes 62, 4 lanes 80). Up to LOCAL_X elements of x
-// are staged in local memory: amg_cycle.staged_x, at most half the device's local memory.
+// waits for the L2, so short chains beat busy work-items (on an H200, poisson3d:128's levels 2-3, mean
+// 48: 16 lanes 48 us a launch, 8 lanes 62, 4 lanes 80; x staged in local memory first changed nothing,
+// 49 against 50 us: docs/performance-amg.md).
 void CoarseCycle::build_kernel() {
   Context& context = *blas_.context();
   const AmgCycleParams& params = blas_.params().amg_cycle;
@@ -179,8 +179,6 @@ void CoarseCycle::build_kernel() {
     nnz += slot.A.matrix->nnz();
   }
   const double mean = rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
-  const std::size_t local_x = std::min<std::size_t>(
-      params.staged_x, context.info().local_memory / 2 / (precision_ == Precision::Single ? 4 : 8));
   for (;;) {
     lanes_ = params.lanes;
     if (lanes_ == 0) {
@@ -189,7 +187,7 @@ void CoarseCycle::build_kernel() {
     }
     lanes_ = std::min(lanes_, local_);
     const std::string options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
-                                " -DLANES=" + std::to_string(lanes_) + " -DLOCAL_X=" + std::to_string(local_x) +
+                                " -DLANES=" + std::to_string(lanes_) +
                                 " -DSPIN_LIMIT=" + std::to_string(blas_.params().cg.persistent_spin_limit);
     kernel_ = context.kernel("precond/coarse_cycle.cl", "amg_coarse_cycle", options);
     const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
@@ -260,19 +258,9 @@ void CoarseCycle::write_steps() {
   const double e = static_cast<double>(element_bytes(precision_)) * (precision_ == Precision::QuasiDouble ? 2 : 1);
   auto emit = [&](cl_int kind, std::int32_t rows, const Slot::Csr* m, cl_int x, cl_int y, cl_int b, cl_int dinv,
                   cl_int d, cl_int r, double c1, double c2, cl_int flags) {
-    const cl_int op[kOpInts] = {kind,
-                                rows,
-                                m ? m->row_base : 0,
-                                m ? m->nnz_base : 0,
-                                x,
-                                y,
-                                b,
-                                dinv,
-                                d,
-                                r,
-                                static_cast<cl_int>(coef.size()),
-                                flags,
-                                m ? m->matrix->cols() : 0};
+    const cl_int op[kOpInts] = {
+        kind, rows, m ? m->row_base : 0, m ? m->nnz_base : 0, x, y, b, dinv, d, r, static_cast<cl_int>(coef.size()),
+        flags};
     ops.insert(ops.end(), op, op + kOpInts);
     coef.push_back(c1);
     coef.push_back(c2);
