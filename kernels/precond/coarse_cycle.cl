@@ -147,16 +147,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
           for (; k < end; k += LANES) sum = R_MAD(VEC_LOAD(vals, k), LOAD(x, cols[k]), sum);
           sum = R_ADD(R_ADD(sum, s1), R_ADD(s2, s3));
         }
-#if LANES > 1
-        scratch[lid] = sum;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int span = LANES / 2; span > 0; span /= 2) {
-          if (lane < span) scratch[lid] = R_ADD(scratch[lid], scratch[lid + span]);
-          barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        sum = scratch[lid];
-        barrier(CLK_LOCAL_MEM_FENCE);  // scratch is reused by the next block
-#endif
+        sum = row_lanes_sum(sum, scratch);
         if (lane != 0 || row >= n) continue;
         if (kind == K_RESIDUAL) {
           STORE(y, row, R_SUB(LOAD(b, row), sum));

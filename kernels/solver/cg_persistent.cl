@@ -117,16 +117,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
           sum = R_MAD(VEC_LOAD(val, k), VEC_LOAD_SHARED(p, cols[k]), sum);
       }
 #endif
-#if LANES > 1
-      scratch[lid] = sum;
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (int span = LANES / 2; span > 0; span /= 2) {
-        if (lane < span) scratch[lid] = R_ADD(scratch[lid], scratch[lid + span]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-      }
-      sum = scratch[lid];
-      barrier(CLK_LOCAL_MEM_FENCE);  // scratch is reused by the next block
-#endif
+      sum = row_lanes_sum(sum, scratch);
       if (lane == 0 && row < rows) {
         VEC_STORE(q, row, sum);
         pq_part = R_MAD(VEC_LOAD(p, row), sum, pq_part);

@@ -40,6 +40,25 @@ inline real group_sum(real v, __local real* scratch) {
   return total;
 }
 
+// The sum of `v` over the LANES work-items that share a row (consecutive local ids, LANES a power of
+// two, -DLANES; 1: v itself), returned to each of them; every work-item of the group must call it.
+#if defined(LANES) && LANES > 1
+inline real row_lanes_sum(real v, __local real* scratch) {
+  const int lid = (int)get_local_id(0), lane = lid % LANES;
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int span = LANES / 2; span > 0; span /= 2) {
+    if (lane < span) scratch[lid] = R_ADD(scratch[lid], scratch[lid + span]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const real total = scratch[lid - lane];
+  barrier(CLK_LOCAL_MEM_FENCE);  // scratch may be reused right after
+  return total;
+}
+#else
+#define row_lanes_sum(v, scratch) (v)
+#endif
+
 // The sum of partials[first, first + count), returned to every work-item of the group. Every group that
 // calls this on the same partials gets the same bits: the summation order depends only on count and WG.
 inline real sum_partials(const int first, const int count, CVEC_ARG(partials), __local real* scratch) {
