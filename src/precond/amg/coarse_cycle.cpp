@@ -8,7 +8,6 @@
 
 #include "../../blas/csr_balanced.hpp"
 #include "clkr/blas/kernel_args.hpp"
-#include "clkr/runtime/error.hpp"
 
 namespace clkr::detail::amg {
 namespace {
