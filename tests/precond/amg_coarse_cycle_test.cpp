@@ -94,6 +94,9 @@ TEST_P(AmgCoarseCycle, MatchesTheHostReferenceCycle) {
   // One launch for the coarse levels: a V-cycle's level-1 visit, a W-cycle's two. Level 0's smoother
   // steps still run as kernels of their own, the coarser levels' do not.
   EXPECT_EQ(calls(M.blas(), "amg_coarse_cycle"), static_cast<std::uint64_t>(cycle_index));
+  EXPECT_NE(M.description().find("levels 1-" + std::to_string(M.levels().size() - 1) + " in one launch"),
+            std::string::npos)
+      << M.description();
   const std::uint64_t level0_spmvs = 2;  // R and P of level 0
   EXPECT_EQ(calls(M.blas(), "spmv"), level0_spmvs);
 }
@@ -186,6 +189,7 @@ TEST(AmgCoarseCycleAbort, AnAbortedLaunchLeavesNanAndTheCycleFallsBack) {
   M.apply(rv, z);
   EXPECT_EQ(calls(M.blas(), "amg_coarse_cycle"), 0u);
   EXPECT_LT(relative_error(z.to_host(), want_l), 1e-12);
+  EXPECT_EQ(M.description().find("in one launch"), std::string::npos) << M.description();
 }
 
 }  // namespace

@@ -173,11 +173,15 @@ Amg::~Amg() = default;
 std::string Amg::description() const {
   const std::size_t n = impl_->levels.size();
   const int b = impl_->options.block_size;
+  const std::size_t one_launch = impl_->cycle->coarse_cycle_level();
   return "amg (smoothed aggregation, " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
          (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) +
          (impl_->options.cycle_index == 2 ? "W-cycle, " : std::string()) + impl_->cycle->smoother_description() +
-         " smoothing, operator complexity " + detail::format_number(impl_->operator_complexity) + ", " +
-         to_string(precision()) + ")";
+         " smoothing, " +
+         (one_launch > 0 ? "levels " + std::to_string(one_launch) + "-" + std::to_string(n - 1) + " in one launch, "
+                         : std::string()) +
+         "operator complexity " + detail::format_number(impl_->operator_complexity) + ", " + to_string(precision()) +
+         ")";
 }
 
 const AmgOptions& Amg::options() const { return impl_->options; }

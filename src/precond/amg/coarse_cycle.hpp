@@ -40,6 +40,8 @@ class CoarseCycle {
   ~CoarseCycle();
 
   std::size_t first_level() const { return first_level_; }
+  // Whether a launch was found aborted, so that the V-cycle launches the levels' steps again.
+  bool fell_back() const { return aborted_; }
   // x = the cycle of the first level applied to b: from x = 0 (`x_is_zero`; x is not read), or from x
   // (a W-cycle's later visit). Returns false, having done nothing, once a launch was found aborted
   // (its work-groups were not all resident; that launch left NaN in its x): the V-cycle then launches
@@ -48,10 +50,6 @@ class CoarseCycle {
   // After new values (the operators', the inverse diagonals', the smoothers' bounds): copies them and
   // rewrites the steps.
   void refresh();
-
-  // The kernel's launch shape, for reports and tests.
-  std::size_t work_groups() const { return groups_; }
-  std::size_t steps(bool x_is_zero) const { return x_is_zero ? zero_ops_ : warm_ops_; }
 
  private:
   struct Slot;

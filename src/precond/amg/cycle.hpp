@@ -45,8 +45,9 @@ class VCycle {
 
   std::vector<AmgLevelInfo> level_info() const;
   std::string smoother_description() const;
-  // The first level whose cycle runs as one launch (coarse_cycle.hpp), or 0 when none does.
-  std::size_t coarse_cycle_level() const { return coarse_ ? coarse_->first_level() : 0; }
+  // The first level whose cycle runs as one launch (coarse_cycle.hpp), or 0 when none does (or no
+  // longer does: a launch was aborted).
+  std::size_t coarse_cycle_level() const { return coarse_ && !coarse_->fell_back() ? coarse_->first_level() : 0; }
 
  private:
   struct Level {
