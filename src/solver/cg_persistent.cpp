@@ -11,6 +11,7 @@
 
 #include "../blas/csr_balanced.hpp"
 #include "../blas/spmv.hpp"
+#include "../runtime/co_resident_groups.hpp"
 #include "cg_fused.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
@@ -164,36 +165,37 @@ class PersistentKernel {
   }
 
   // From groups_ (compute units x the parameter, at most) down, halving, to the first count whose
-  // groups all run at once, and the row blocks for it. One group per compute unit is taken as running
-  // (a device that does not even hold that aborts the launches, and the solve falls back). A count is
-  // probed once per context: a launch that only meets at one grid barrier, each group polling at most
-  // kProbePolls times (about 20 ms on an H200 when they do not all run). It leaves a status in the
-  // state, which reset() clears before the first launch.
+  // groups all run at once (runtime/co_resident_groups.hpp: one group per compute unit is taken as
+  // running; a device that does not even hold that aborts the launches, and the solve falls back), and
+  // the row blocks for it. The probe is a launch that only meets at one grid barrier, each group polling
+  // at most kProbePolls times (about 20 ms on an H200 when they do not all run). It leaves a status in
+  // the state, which reset() clears before the first launch.
   void settle_groups() {
     Context& context = *blas_.context();
-    for (;;) {
-      if (balanced_) {
-        blocks_ = group_row_blocks(A_.nnz(), local_, blas_.params().spmv.csr_balanced_entries_per_item, groups_,
-                                   context.info(), bytes_per_element(precision_));
-        products_bytes_ = static_cast<std::size_t>(blocks_.max_cost) * bytes_per_element(precision_);
-      }
-      if (groups_ <= compute_units_) return;
-      const std::string shape = "cg_persistent " + build_options_ + " local " + std::to_string(local_) + " groups " +
-                                std::to_string(groups_) + " local bytes " + std::to_string(products_bytes_);
-      std::optional<bool> resident = context.co_resident(shape);
-      if (!resident) {
-        auto& queue = context.queue();
-        queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
-        set_args(partials_, partials_, partials_, partials_, -kProbePolls, 0.0);
-        queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups_ * local_), cl::NDRange(local_));
-        cl_int state[kStateInts];
-        queue.enqueueReadBuffer(state_, CL_TRUE, 0, sizeof state, state);
-        resident = state[2] == kReached;
-        context.remember_co_residency(shape, *resident);
-      }
-      if (*resident) return;
-      groups_ = std::max(compute_units_, groups_ / 2);
-    }
+    auto shape = [&](std::size_t groups) {
+      make_row_blocks(groups);
+      return "cg_persistent " + build_options_ + " local " + std::to_string(local_) + " groups " +
+             std::to_string(groups) + " local bytes " + std::to_string(products_bytes_);
+    };
+    auto probe = [&](std::size_t groups) {
+      auto& queue = context.queue();
+      queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
+      set_args(partials_, partials_, partials_, partials_, -kProbePolls, 0.0);
+      queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups * local_), cl::NDRange(local_));
+      cl_int state[kStateInts];
+      queue.enqueueReadBuffer(state_, CL_TRUE, 0, sizeof state, state);
+      return state[2] == kReached;
+    };
+    groups_ = settle_co_resident_groups(context, groups_, compute_units_, shape, probe);
+    make_row_blocks(groups_);
+  }
+
+  // -DBALANCED: the SpMV's row blocks for `groups` work-groups, and the local memory a block's products take.
+  void make_row_blocks(std::size_t groups) {
+    if (!balanced_) return;
+    blocks_ = group_row_blocks(A_.nnz(), local_, blas_.params().spmv.csr_balanced_entries_per_item, groups,
+                               blas_.context()->info(), bytes_per_element(precision_));
+    products_bytes_ = static_cast<std::size_t>(blocks_.max_cost) * bytes_per_element(precision_);
   }
 
   struct Outcome {

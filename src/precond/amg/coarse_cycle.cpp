@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <limits>
-#include <optional>
 #include <string>
 
 #include "../../blas/csr_balanced.hpp"
+#include "../../runtime/co_resident_groups.hpp"
 #include "clkr/blas/kernel_args.hpp"
 
 namespace clkr::detail::amg {
@@ -199,34 +199,28 @@ void CoarseCycle::build_kernel() {
   groups_ = std::max<std::size_t>(1, std::min(compute_units * params.groups_per_compute_unit, useful));
 }
 
-// As the persistent CG (src/solver/cg_persistent.cpp): from groups_ down, halving, to the first count
-// whose groups all run at once; one group per compute unit is taken as running. A count is probed
-// once per context.
+// As many groups as run at once (runtime/co_resident_groups.hpp), probed once per context and shape.
 void CoarseCycle::settle_groups() {
   Context& context = *blas_.context();
   const std::size_t compute_units = std::max<std::size_t>(context.info().compute_units, 1);
   auto& queue = context.queue();
-  while (groups_ > compute_units) {
-    const std::string shape = "amg_coarse_cycle " + precision_build_option(precision_) + " local " +
-                              std::to_string(local_) + " lanes " + std::to_string(lanes_) + " groups " +
-                              std::to_string(groups_);
-    std::optional<bool> resident = context.co_resident(shape);
-    if (!resident) {
-      queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
-      KernelArgs args(kernel_, precision_);
-      args.value(state_).value(cl_int{0}).value(cl_int{-kProbePolls}).value(state_).value(state_);
-      args.vector(values_).vector(values_).vector(arena_).vector(arena_).vector(arena_);
-      args.value(cl_int{0}).value(state_).value(cl_int{0});
-      queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups_ * local_), cl::NDRange(local_));
-      cl_int state[kStateInts];
-      queue.enqueueReadBuffer(state_, CL_TRUE, 0, sizeof state, state);
-      resident = state[2] == kStatusReached;
-      context.remember_co_residency(shape, *resident);
-      queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
-    }
-    if (*resident) return;
-    groups_ = std::max(compute_units, groups_ / 2);
-  }
+  auto shape = [&](std::size_t groups) {
+    return "amg_coarse_cycle " + precision_build_option(precision_) + " local " + std::to_string(local_) + " lanes " +
+           std::to_string(lanes_) + " groups " + std::to_string(groups);
+  };
+  auto probe = [&](std::size_t groups) {
+    queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
+    KernelArgs args(kernel_, precision_);
+    args.value(state_).value(cl_int{0}).value(cl_int{-kProbePolls}).value(state_).value(state_);
+    args.vector(values_).vector(values_).vector(arena_).vector(arena_).vector(arena_);
+    args.value(cl_int{0}).value(state_).value(cl_int{0});
+    queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups * local_), cl::NDRange(local_));
+    cl_int state[kStateInts];
+    queue.enqueueReadBuffer(state_, CL_TRUE, 0, sizeof state, state);
+    queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
+    return state[2] == kStatusReached;
+  };
+  groups_ = settle_co_resident_groups(context, groups_, compute_units, shape, probe);
 }
 
 void CoarseCycle::refresh() {
