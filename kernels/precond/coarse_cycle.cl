@@ -29,15 +29,11 @@
 // Build options besides the precision: -DWG (a power of two), -DLANES (a power of two dividing WG),
 // -DSPIN_LIMIT.
 #include "solver/group_reduce.cl"
-#include "runtime/grid_barrier.cl"
-
 #ifndef LANES
 #define LANES 1
 #endif
-#ifndef SPIN_LIMIT
-#define SPIN_LIMIT (1 << 24)
-#endif
 #define ROWS_PER_BLOCK (WG / LANES)
+#include "runtime/grid_barrier.cl"  // after ROWS_PER_BLOCK: owned_row deals rows by it
 
 // A step: OP_INTS ints.
 #define OP_INTS 12
@@ -79,11 +75,6 @@
     else                                      \
       VEC_STORE(arena, (ref) + (i), (v));     \
   } while (0)
-
-// The j-th row this group owns (rows ascend with j).
-inline int owned_row(const int j, const int group, const int groups) {
-  return (group + (j / ROWS_PER_BLOCK) * groups) * ROWS_PER_BLOCK + j % ROWS_PER_BLOCK;
-}
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
     __global const int* ops, const int op_start, const int nops, __global const int* row_offsets, __global const int* cols,

@@ -4,6 +4,13 @@
 // promise, so every wait is bounded: a group that polls `spin_limit` times marks the launch aborted and
 // every group leaves at its next barrier; the host probes how many groups run at once before it relies
 // on a count (a launch whose groups meet at one barrier and do nothing else).
+//
+// Such a kernel deals its rows to the work-groups in blocks of ROWS_PER_BLOCK (block k to group
+// k mod groups; the includer defines ROWS_PER_BLOCK first), so that a group writes the same rows of a
+// vector in every step: owned_row below. -DSPIN_LIMIT: polls before a wait gives up.
+#ifndef SPIN_LIMIT
+#define SPIN_LIMIT (1 << 24)
+#endif
 
 // state[] (ints, shared with the host):
 #define STATE_ARRIVALS 0  // grid-barrier arrivals in this launch (the host zeroes it before each launch)
@@ -40,3 +47,7 @@ inline bool grid_barrier(volatile __global int* state, const int target, const i
   return *verdict != 0;
 }
 
+// The j-th row this group owns (rows ascend with j).
+inline int owned_row(const int j, const int group, const int groups) {
+  return (group + (j / ROWS_PER_BLOCK) * groups) * ROWS_PER_BLOCK + j % ROWS_PER_BLOCK;
+}

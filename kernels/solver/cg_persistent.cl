@@ -27,7 +27,6 @@
 // and p[row] are read through VEC_LOAD_SHARED as well. -DDIA: the matrix in DIA (spmv/dia.cl, one
 // work-item per row: LANES 1) instead of CSR; the rows are dealt out as for CSR.
 #include "solver/group_reduce.cl"
-#include "runtime/grid_barrier.cl"
 // Included here, outside the #if blocks: clkr expands each file once, where it is first included, and
 // both csr_balanced.cl and dia.cl need it.
 #include "spmv/spmv_common.cl"
@@ -53,15 +52,8 @@
 #ifndef LANES
 #define LANES 1
 #endif
-#ifndef SPIN_LIMIT
-#define SPIN_LIMIT (1 << 24)
-#endif
 #define ROWS_PER_BLOCK (WG / LANES)
-
-// The j-th row this group owns (rows ascend with j).
-inline int owned_row(const int j, const int group, const int groups) {
-  return (group + (j / ROWS_PER_BLOCK) * groups) * ROWS_PER_BLOCK + j % ROWS_PER_BLOCK;
-}
+#include "runtime/grid_barrier.cl"  // after ROWS_PER_BLOCK: owned_row deals rows by it
 
 // Up to max_iterations CG iterations on a CSR matrix (DIA with -DDIA). Scalars `s` (reals): s[0] = rho
 // = r'r on entry and on exit, s[1] = the last p'q, s[2 + i] = r'r after the launch's iteration i.
