@@ -47,7 +47,10 @@ inline bool grid_barrier(volatile __global int* state, const int target, const i
   return *verdict != 0;
 }
 
-// The j-th row this group owns (rows ascend with j).
+// The j-th row this group owns (rows ascend with j). Only where the includer dealt rows: this file built
+// alone (`clkr devices` builds every file) has none.
+#if defined(ROWS_PER_BLOCK)
 inline int owned_row(const int j, const int group, const int groups) {
   return (group + (j / ROWS_PER_BLOCK) * groups) * ROWS_PER_BLOCK + j % ROWS_PER_BLOCK;
 }
+#endif
