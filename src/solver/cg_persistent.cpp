@@ -20,10 +20,6 @@
 namespace clkr::detail {
 namespace {
 
-// The kernel's state block and status codes (kernels/solver/cg_persistent.cl).
-constexpr int kStateInts = 4;  // arrivals, iterations done, status, (padding)
-enum Status : cl_int { kRunning = 0, kReached = 1, kBreakdown = 2, kAborted = 3 };
-
 // Work-items per row: the parameter, or about four entries per work-item up to 32 (and the group).
 std::size_t lanes_for(const Matrix& A, const CgParams& params, std::size_t work_group) {
   if (params.persistent_lanes != 0) return params.persistent_lanes;
@@ -79,8 +75,8 @@ class PersistentKernel {
     groups_ = std::max<std::size_t>(1, std::min(compute_units_ * params.persistent_groups_per_compute_unit, useful));
     build_options_ = options;
     partials_ = Vector(blas.context(), 2 * groups_, "cg.partials");
-    state_ = context.allocate(kStateInts * sizeof(cl_int), "cg.persistent state");
-    slot_bytes_ = kStateInts * sizeof(cl_int) + (2 + chunk_) * bytes_per_element(precision_);
+    state_ = context.allocate(kGridStateInts * sizeof(cl_int), "cg.persistent state");
+    slot_bytes_ = kGridStateInts * sizeof(cl_int) + (2 + chunk_) * bytes_per_element(precision_);
     staging_ = context.allocate(kSlots * slot_bytes_, "cg.persistent staging (pinned)",
                                 CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
     staging_host_ = static_cast<unsigned char*>(
@@ -108,7 +104,7 @@ class PersistentKernel {
   // rho = rr, and the status back to running (a fresh start, or a restart after a check).
   void reset(const DeviceScalar& rr) {
     store_scalar(*blas_.context(), rr, scalars_, 0);
-    blas_.context()->queue().enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
+    blas_.context()->queue().enqueueFillBuffer(state_, cl_int{0}, 0, kGridStateInts * sizeof(cl_int));
   }
 
   // Up to `iterations` (<= chunk()) iterations, stopping once r'r <= stop_rr; results into `slot`.
@@ -119,9 +115,9 @@ class PersistentKernel {
     queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups_ * local_), cl::NDRange(local_), nullptr,
                                &kernel_events_[slot]);
     unsigned char* into = staging_host_ + slot * slot_bytes_;
-    queue.enqueueReadBuffer(state_, CL_FALSE, 0, kStateInts * sizeof(cl_int), into);
+    queue.enqueueReadBuffer(state_, CL_FALSE, 0, kGridStateInts * sizeof(cl_int), into);
     const auto s = scalars_.device(precision_, Access::Read);
-    into += kStateInts * sizeof(cl_int);
+    into += kGridStateInts * sizeof(cl_int);
     const std::size_t count = 2 + static_cast<std::size_t>(chunk_);
     if (precision_ == Precision::QuasiDouble) {
       queue.enqueueReadBuffer(s.primary, CL_FALSE, 0, 4 * count, into);
@@ -168,7 +164,7 @@ class PersistentKernel {
   // groups all run at once (runtime/co_resident_groups.hpp: one group per compute unit is taken as
   // running; a device that does not even hold that aborts the launches, and the solve falls back), and
   // the row blocks for it. The probe is a launch that only meets at one grid barrier, each group polling
-  // at most kProbePolls times (about 20 ms on an H200 when they do not all run). It leaves a status in
+  // at most kGridProbePolls times (about 20 ms on an H200 when they do not all run). It leaves a status in
   // the state, which reset() clears before the first launch.
   void settle_groups() {
     Context& context = *blas_.context();
@@ -179,12 +175,12 @@ class PersistentKernel {
     };
     auto probe = [&](std::size_t groups) {
       auto& queue = context.queue();
-      queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
-      set_args(partials_, partials_, partials_, partials_, -kProbePolls, 0.0);
+      queue.enqueueFillBuffer(state_, cl_int{0}, 0, kGridStateInts * sizeof(cl_int));
+      set_args(partials_, partials_, partials_, partials_, -kGridProbePolls, 0.0);
       queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups * local_), cl::NDRange(local_));
-      cl_int state[kStateInts];
+      cl_int state[kGridStateInts];
       queue.enqueueReadBuffer(state_, CL_TRUE, 0, sizeof state, state);
-      return state[2] == kReached;
+      return state[kGridStatus] == kGridReached;
     };
     groups_ = settle_co_resident_groups(context, groups_, compute_units_, shape, probe);
     make_row_blocks(groups_);
@@ -199,7 +195,7 @@ class PersistentKernel {
   }
 
   struct Outcome {
-    cl_int status = kRunning;
+    cl_int status = kGridRunning;
     int done = 0;
     double pq = 0;
     std::vector<double> rr;  // r'r after each iteration done
@@ -208,11 +204,11 @@ class PersistentKernel {
   Outcome wait(int slot, bool counted) {
     read_events_[slot].wait();
     const unsigned char* from = staging_host_ + slot * slot_bytes_;
-    cl_int state[kStateInts];
+    cl_int state[kGridStateInts];
     std::memcpy(state, from, sizeof state);
     from += sizeof state;
     Outcome out;
-    out.status = state[2];
+    out.status = state[kGridStatus];
     out.done = std::clamp<int>(state[1], 0, chunk_);
     const int count = 2 + chunk_;
     out.pq = staged_real(from, precision_, count, 1);
@@ -229,7 +225,6 @@ class PersistentKernel {
   std::size_t n_;
   int chunk_;
   bool balanced_;  // -DBALANCED: the SpMV takes row blocks of about equal nonzeros, not LANES per row
-  static constexpr int kProbePolls = 1 << 16;
   std::size_t local_ = 0, groups_ = 0, compute_units_ = 1;
   std::string build_options_;  // the kernel's, naming its shape for the residency probe
   cl::Kernel kernel_;
@@ -309,7 +304,7 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
     if (in_flight.empty()) return true;  // max_iterations spent (run_checked says so)
     const PersistentKernel::Outcome outcome = kernel.wait(oldest().slot, true);
 
-    if (outcome.status == kAborted) {
+    if (outcome.status == kGridAborted) {
       drain();
       if (x_is_zero) {
         set_zero(blas, x);
@@ -319,7 +314,7 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
       monitor.forget_iterations();
       return false;
     }
-    bool reached = outcome.status == kReached;
+    bool reached = outcome.status == kGridReached;
     for (double value : outcome.rr) {
       ++examined;
       if (!monitor.check_finite(examined, "r'r", value)) {
@@ -329,7 +324,7 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
       monitor.record(examined, std::sqrt(value));
       reached = reached || monitor.reached(std::sqrt(value));
     }
-    if (outcome.status == kBreakdown) {
+    if (outcome.status == kGridBreakdown) {
       // p'q was not positive and finite (a non-finite r'r was caught above): x and r are unchanged.
       drain();
       if (positive_curvature(monitor, examined + 1, outcome.pq))
@@ -340,7 +335,7 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
     // A launch after one that stopped does nothing. When only the host saw the tolerance reached (the
     // kernel compares r'r with the threshold's square, rounded in its precision), the next launch
     // went on iterating: log what it did before checking.
-    bool stopped = outcome.status != kRunning;
+    bool stopped = outcome.status != kGridRunning;
     while (!in_flight.empty()) {
       const PersistentKernel::Outcome more = kernel.wait(oldest().slot, !stopped);
       if (stopped) continue;
@@ -348,7 +343,7 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
         if (!std::isfinite(value)) break;
         monitor.record(++examined, std::sqrt(value));
       }
-      stopped = more.status != kRunning;
+      stopped = more.status != kGridRunning;
     }
     // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r.
     compute_residual(blas, A, b, x, r, false);

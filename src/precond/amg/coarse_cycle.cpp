@@ -18,11 +18,6 @@ constexpr int kOpInts = 12;
 enum OpKind : cl_int { kCopy, kScale, kAddScaled, kChebStart, kChebFirst, kResidual, kChebStep, kSpmv };
 constexpr cl_int kFlagLast = 1, kFlagAccumulate = 2;
 constexpr cl_int kRefB = -1, kRefX = -2;
-// runtime/grid_barrier.cl's state block and statuses.
-constexpr int kStateInts = 4;
-constexpr cl_int kStatusReached = 1, kStatusAborted = 3;
-// Polls a group makes at the residency probe's barrier (about 20 ms on an H200 when they do not all run).
-constexpr int kProbePolls = 1 << 16;
 // Every this many launches the kernel's status is read back (asynchronously) to notice an aborted
 // launch; a read after every launch would put a transfer between the cycle and the solver's next kernel.
 constexpr std::uint64_t kStatusInterval = 8;
@@ -129,8 +124,8 @@ CoarseCycle::CoarseCycle(Blas& blas, std::size_t first_level, std::vector<Coarse
   cols_ = context.allocate(std::max<std::int64_t>(total_nnz_, 1) * sizeof(cl_int), "amg coarse cycle columns");
   values_ = buffers(total_nnz_, "amg coarse cycle values");
   arena_ = buffers(total_vector_, "amg coarse cycle vectors");
-  state_ = context.allocate(kStateInts * sizeof(cl_int), "amg coarse cycle state");
-  context.queue().enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
+  state_ = context.allocate(kGridStateInts * sizeof(cl_int), "amg coarse cycle state");
+  context.queue().enqueueFillBuffer(state_, cl_int{0}, 0, kGridStateInts * sizeof(cl_int));
   staging_ =
       context.allocate(sizeof(cl_int), "amg coarse cycle status (pinned)", CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR);
   status_host_ = static_cast<cl_int*>(
@@ -209,16 +204,16 @@ void CoarseCycle::settle_groups() {
            std::to_string(lanes_) + " groups " + std::to_string(groups);
   };
   auto probe = [&](std::size_t groups) {
-    queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
+    queue.enqueueFillBuffer(state_, cl_int{0}, 0, kGridStateInts * sizeof(cl_int));
     KernelArgs args(kernel_, precision_);
-    args.value(state_).value(cl_int{0}).value(cl_int{-kProbePolls}).value(state_).value(state_);
+    args.value(state_).value(cl_int{0}).value(cl_int{-kGridProbePolls}).value(state_).value(state_);
     args.vector(values_).vector(values_).vector(arena_).vector(arena_).vector(arena_);
     args.value(cl_int{0}).value(state_).value(cl_int{0});
     queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups * local_), cl::NDRange(local_));
-    cl_int state[kStateInts];
+    cl_int state[kGridStateInts];
     queue.enqueueReadBuffer(state_, CL_TRUE, 0, sizeof state, state);
-    queue.enqueueFillBuffer(state_, cl_int{0}, 0, kStateInts * sizeof(cl_int));
-    return state[2] == kStatusReached;
+    queue.enqueueFillBuffer(state_, cl_int{0}, 0, kGridStateInts * sizeof(cl_int));
+    return state[kGridStatus] == kGridReached;
   };
   groups_ = settle_co_resident_groups(context, groups_, compute_units, shape, probe);
 }
@@ -369,7 +364,7 @@ bool CoarseCycle::launch_was_aborted() {
   if (aborted_) return true;
   if (!status_read_()) return false;
   if (status_read_.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE) return false;
-  aborted_ = *status_host_ == kStatusAborted;
+  aborted_ = *status_host_ == kGridAborted;
   return aborted_;
 }
 
@@ -404,7 +399,8 @@ bool CoarseCycle::run(Vector& b, Vector& x, bool x_is_zero) {
                              &event);
   arrivals_ += barriers * static_cast<std::int64_t>(groups_);
   if (++launches_ % kStatusInterval == 0)
-    queue.enqueueReadBuffer(state_, CL_FALSE, 2 * sizeof(cl_int), sizeof(cl_int), status_host_, nullptr, &status_read_);
+    queue.enqueueReadBuffer(state_, CL_FALSE, kGridStatus * sizeof(cl_int), sizeof(cl_int), status_host_, nullptr,
+                            &status_read_);
   blas_.record("amg_coarse_cycle", x_is_zero ? zero_flops_ : warm_flops_, x_is_zero ? zero_bytes_ : warm_bytes_,
                {event});
   return true;
