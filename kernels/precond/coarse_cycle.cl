@@ -128,8 +128,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
           int k = nnz_base + row_offsets[row_base + row] + lane;
           real s1 = R_ZERO, s2 = R_ZERO, s3 = R_ZERO;
           for (; k + 3 * LANES < end; k += 4 * LANES) {
-            const int c0 = cols[k], c1 = cols[k + LANES], c2 = cols[k + 2 * LANES], c3 = cols[k + 3 * LANES];
-            const real x0 = LOAD(x, c0), x1 = LOAD(x, c1), x2 = LOAD(x, c2), x3 = LOAD(x, c3);
+            const int j0 = cols[k], j1 = cols[k + LANES], j2 = cols[k + 2 * LANES], j3 = cols[k + 3 * LANES];
+            const real x0 = LOAD(x, j0), x1 = LOAD(x, j1), x2 = LOAD(x, j2), x3 = LOAD(x, j3);
             sum = R_MAD(VEC_LOAD(vals, k), x0, sum);
             s1 = R_MAD(VEC_LOAD(vals, k + LANES), x1, s1);
             s2 = R_MAD(VEC_LOAD(vals, k + 2 * LANES), x2, s2);

@@ -24,18 +24,15 @@ constexpr std::uint64_t kStatusInterval = 8;
 
 std::size_t element_bytes(Precision p) { return p == Precision::Double ? 8 : 4; }
 
-// `count` elements of `from` into `to` from element `offset` on.
-void copy_elements(CountedQueue& queue, Precision p, const Matrix::Values& from, const Matrix::Values& to,
-                   std::int64_t offset, std::int64_t count) {
+// `count` elements of `from` (a matrix's values or a vector's device buffers) into `to` from element
+// `offset` on.
+template <class Buffers>
+void copy_elements(CountedQueue& queue, Precision p, const Buffers& from, const Matrix::Values& to, std::int64_t offset,
+                   std::int64_t count) {
   const std::size_t e = element_bytes(p);
   if (count == 0) return;
   queue.enqueueCopyBuffer(from.primary, to.primary, 0, offset * e, count * e);
   if (p == Precision::QuasiDouble) queue.enqueueCopyBuffer(from.tail, to.tail, 0, offset * e, count * e);
-}
-
-Matrix::Values device_values(Vector& v, Precision p, Access access) {
-  const Vector::DeviceBuffers b = v.device(p, access);
-  return {b.primary, b.tail};
 }
 
 }  // namespace
@@ -54,7 +51,6 @@ struct CoarseCycle::Slot {
 std::unique_ptr<CoarseCycle> CoarseCycle::make(Blas& blas, std::size_t first_level, std::vector<CoarseLevelView> levels,
                                                const AmgOptions& options) {
   if (blas.location() != Location::Device || levels.size() < 2) return nullptr;
-  if (static_cast<std::size_t>(levels.front().A->rows()) > blas.params().amg_cycle.coarse_max_rows) return nullptr;
   std::int64_t entries = 0, elements = 0;
   for (const CoarseLevelView& level : levels) {
     for (Matrix* m : {level.A, level.P, level.R}) {
@@ -232,7 +228,7 @@ void CoarseCycle::copy_values() {
         copy_elements(queue, precision_, csr->matrix->csr_values(precision_), values_, csr->nnz_base,
                       csr->matrix->nnz());
     if (levels_[l].inv_diag)
-      copy_elements(queue, precision_, device_values(*levels_[l].inv_diag, precision_, Access::Read), arena_, slot.dinv,
+      copy_elements(queue, precision_, levels_[l].inv_diag->device(precision_, Access::Read), arena_, slot.dinv,
                     slot.rows);
   }
 }
@@ -243,7 +239,7 @@ void CoarseCycle::write_steps() {
   std::vector<cl_int> ops;
   std::vector<double> coef;
   double bytes = 0, flops = 0;
-  const double e = static_cast<double>(element_bytes(precision_)) * (precision_ == Precision::QuasiDouble ? 2 : 1);
+  const auto e = static_cast<double>(bytes_per_element(precision_));
   auto emit = [&](cl_int kind, std::int32_t rows, const Slot::Csr* m, cl_int x, cl_int y, cl_int b, cl_int dinv,
                   cl_int d, cl_int r, double c1, double c2, cl_int flags) {
     const cl_int op[kOpInts] = {
@@ -337,27 +333,20 @@ void CoarseCycle::write_steps() {
   warm_bytes_ = bytes;
   warm_flops_ = flops;
 
+  // The steps' ints depend on the levels' patterns and the options only: uploaded once. The
+  // coefficients follow the smoothers' bounds: after every refresh, in the precision (and on the device
+  // now, not at the next application).
   Context& context = *blas_.context();
-  auto& queue = context.queue();
   if (!ops_()) {
     ops_ = context.allocate(ops.size() * sizeof(cl_int), "amg coarse cycle steps");
-    coef_.primary = context.allocate(coef.size() * element_bytes(precision_), "amg coarse cycle coefficients");
-    if (precision_ == Precision::QuasiDouble)
-      coef_.tail = context.allocate(coef.size() * 4, "amg coarse cycle coefficients (tails)");
+    context.queue().enqueueWriteBuffer(ops_, CL_TRUE, 0, ops.size() * sizeof(cl_int), ops.data());
   }
-  queue.enqueueWriteBuffer(ops_, CL_TRUE, 0, ops.size() * sizeof(cl_int), ops.data());
-  if (precision_ == Precision::Double) {
-    queue.enqueueWriteBuffer(coef_.primary, CL_TRUE, 0, coef.size() * sizeof(double), coef.data());
-    return;
+  if (coef_) {
+    coef_->assign(coef);
+  } else {
+    coef_.emplace(blas_.context(), coef, "amg coarse cycle coefficients");
   }
-  std::vector<float> head(coef.size()), tail(coef.size());
-  for (std::size_t i = 0; i < coef.size(); ++i) {
-    head[i] = static_cast<float>(coef[i]);
-    tail[i] = static_cast<float>(coef[i] - static_cast<double>(head[i]));
-  }
-  queue.enqueueWriteBuffer(coef_.primary, CL_TRUE, 0, head.size() * sizeof(float), head.data());
-  if (precision_ == Precision::QuasiDouble)
-    queue.enqueueWriteBuffer(coef_.tail, CL_TRUE, 0, tail.size() * sizeof(float), tail.data());
+  coef_->device(precision_, Access::Read);
 }
 
 bool CoarseCycle::launch_was_aborted() {
@@ -378,8 +367,6 @@ bool CoarseCycle::run(Vector& b, Vector& x, bool x_is_zero) {
     queue.enqueueFillBuffer(state_, cl_int{0}, 0, sizeof(cl_int));
     arrivals_ = 0;
   }
-  const Matrix::Values b_in = device_values(b, precision_, Access::Read);
-  const Matrix::Values x_out = device_values(x, precision_, x_is_zero ? Access::Write : Access::ReadWrite);
   KernelArgs args(kernel_, precision_);
   args.value(ops_)
       .value(static_cast<cl_int>(x_is_zero ? 0 : zero_ops_))
@@ -387,10 +374,10 @@ bool CoarseCycle::run(Vector& b, Vector& x, bool x_is_zero) {
       .value(row_offsets_)
       .value(cols_)
       .vector(values_)
-      .vector(coef_)
+      .vector(coef_->device(precision_, Access::Read))
       .vector(arena_)
-      .vector(b_in)
-      .vector(x_out)
+      .vector(b.device(precision_, Access::Read))
+      .vector(x.device(precision_, x_is_zero ? Access::Write : Access::ReadWrite))
       .value(static_cast<cl_int>(slots_.front().rows))
       .value(state_)
       .value(static_cast<cl_int>(arrivals_));

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "../relaxation.hpp"
@@ -31,10 +32,10 @@ struct CoarseLevelView {
 
 class CoarseCycle {
  public:
-  // The coarse cycle of `levels` (the first is the cycle's level `first_level`, the last the coarsest,
-  // whose A is its dense inverse), or null where it does not apply: a host Blas, amg_cycle.coarse_max_rows
-  // below the first level's rows, fewer than two levels, a matrix not in CSR with 32-bit offsets, or
-  // more than 2^31 - 1 entries or vector elements in all.
+  // The coarse cycle of `levels` (the first is the cycle's level `first_level`, which the caller chose by
+  // amg_cycle.coarse_max_rows; the last the coarsest, whose A is its dense inverse), or null where it
+  // does not apply: a host Blas, fewer than two levels, a matrix not in CSR with 32-bit offsets, or more
+  // than 2^31 - 1 entries or vector elements in all.
   static std::unique_ptr<CoarseCycle> make(Blas& blas, std::size_t first_level, std::vector<CoarseLevelView> levels,
                                            const AmgOptions& options);
   ~CoarseCycle();
@@ -71,7 +72,8 @@ class CoarseCycle {
   std::size_t local_ = 0, lanes_ = 1, groups_ = 0;
   cl::Kernel kernel_;
   cl::Buffer ops_, row_offsets_, cols_, state_, staging_;
-  Matrix::Values values_, arena_, coef_;  // (primary, tail) buffers in the precision
+  Matrix::Values values_, arena_;  // (primary, tail) buffers in the precision
+  std::optional<Vector> coef_;     // two coefficients a step
   std::size_t zero_ops_ = 0, warm_ops_ = 0;
   double zero_bytes_ = 0, warm_bytes_ = 0, zero_flops_ = 0, warm_flops_ = 0;
   std::int64_t arrivals_ = 0;  // the barrier counter's value after the launches so far
