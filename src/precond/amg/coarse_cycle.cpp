@@ -103,9 +103,6 @@ CoarseCycle::CoarseCycle(Blas& blas, std::size_t first_level, std::vector<Coarse
       slot.dinv = vector(slot.rows);
     }
   }
-  total_rows_ = row_base;
-  total_nnz_ = nnz_base;
-  total_vector_ = vector_base;
 
   Context& context = *blas_.context();
   const std::size_t e = element_bytes(precision_);
@@ -116,10 +113,10 @@ CoarseCycle::CoarseCycle(Blas& blas, std::size_t first_level, std::vector<Coarse
     if (precision_ == Precision::QuasiDouble) v.tail = context.allocate(bytes, what + " (tails)");
     return v;
   };
-  row_offsets_ = context.allocate(total_rows_ * sizeof(cl_int), "amg coarse cycle row offsets");
-  cols_ = context.allocate(std::max<std::int64_t>(total_nnz_, 1) * sizeof(cl_int), "amg coarse cycle columns");
-  values_ = buffers(total_nnz_, "amg coarse cycle values");
-  arena_ = buffers(total_vector_, "amg coarse cycle vectors");
+  row_offsets_ = context.allocate(row_base * sizeof(cl_int), "amg coarse cycle row offsets");
+  cols_ = context.allocate(std::max<std::int64_t>(nnz_base, 1) * sizeof(cl_int), "amg coarse cycle columns");
+  values_ = buffers(nnz_base, "amg coarse cycle values");
+  arena_ = buffers(vector_base, "amg coarse cycle vectors");
   state_ = context.allocate(kGridStateInts * sizeof(cl_int), "amg coarse cycle state");
   context.queue().enqueueFillBuffer(state_, cl_int{0}, 0, kGridStateInts * sizeof(cl_int));
   staging_ =

@@ -68,7 +68,6 @@ class CoarseCycle {
   AmgOptions options_;
   Precision precision_;
   std::vector<Slot> slots_;  // per level: where its matrices and vectors sit in the arenas
-  std::int64_t total_rows_ = 0, total_nnz_ = 0, total_vector_ = 0;
   std::size_t local_ = 0, lanes_ = 1, groups_ = 0;
   cl::Kernel kernel_;
   cl::Buffer ops_, row_offsets_, cols_, state_, staging_;
