@@ -28,7 +28,9 @@
 // work-item per row: LANES 1) instead of CSR; the rows are dealt out as for CSR.
 #include "solver/group_reduce.cl"
 // Included here, outside the #if blocks: clkr expands each file once, where it is first included, and
-// both csr_balanced.cl and dia.cl need it.
+// both csr_balanced.cl and dia.cl need it. Its CSR row sums read p, which other groups write, through
+// the L2.
+#define ROW_X_LOAD VEC_LOAD_SHARED
 #include "spmv/spmv_common.cl"
 #if defined(BALANCED)
 #define BALANCED_X_LOAD VEC_LOAD_SHARED
@@ -103,11 +105,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
 #if defined(DIA)
       if (row < rows) sum = acc_value(dia_row_sum(row, cols, diagonals, pitch, offsets, VEC_PASS(val), VEC_PASS(p)));
 #else
-      if (row < rows) {
-        const offset_t end = row_offsets[row + 1];
-        for (offset_t k = row_offsets[row] + lane; k < end; k += LANES)
-          sum = R_MAD(VEC_LOAD(val, k), VEC_LOAD_SHARED(p, cols[k]), sum);
-      }
+      if (row < rows)
+        sum = acc_value(strided_row_sum(ACC_ZERO, row_offsets[row] + lane, row_offsets[row + 1], LANES, cols,
+                                        VEC_PASS(val), VEC_PASS(p)));
 #endif
       sum = row_lanes_sum(sum, scratch);
       if (lane == 0 && row < rows) {

@@ -15,9 +15,7 @@
 inline acc_t csr_row_sum(const offset_t begin, const offset_t end, __global const int* cols, CVEC_ARG(val),
                          CVEC_ARG(x)) {
 #if ROW_CHAINS == 1
-  acc_t acc = ACC_ZERO;
-  for (offset_t k = begin; k < end; ++k) acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
-  return acc;
+  return strided_row_sum(ACC_ZERO, begin, end, 1, cols, VEC_PASS(val), VEC_PASS(x));
 #else
   acc_t a0 = ACC_ZERO, a1 = ACC_ZERO, a2 = ACC_ZERO, a3 = ACC_ZERO;
   offset_t k = begin;
@@ -27,7 +25,7 @@ inline acc_t csr_row_sum(const offset_t begin, const offset_t end, __global cons
     a2 = acc_add(a2, VEC_LOAD(val, k + 2), VEC_LOAD(x, cols[k + 2]));
     a3 = acc_add(a3, VEC_LOAD(val, k + 3), VEC_LOAD(x, cols[k + 3]));
   }
-  for (; k < end; ++k) a0 = acc_add(a0, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
+  a0 = strided_row_sum(a0, k, end, 1, cols, VEC_PASS(val), VEC_PASS(x));  // the last 0-3 entries
   return acc_merge(acc_merge(a0, a1), acc_merge(a2, a3));
 #endif
 }
@@ -60,11 +58,8 @@ __kernel void spmv_csr_vector(const int rows, const int lanes, __global const of
   const int row = row_in_grid < (size_t)rows ? (int)row_in_grid : -1;  // -1: past the end, no row
 
   acc_t acc = ACC_ZERO;
-  if (row >= 0) {
-    const offset_t end = row_offsets[row + 1];
-    for (offset_t k = row_offsets[row] + lane; k < end; k += lanes)
-      acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, cols[k]));
-  }
+  if (row >= 0)
+    acc = strided_row_sum(acc, row_offsets[row] + lane, row_offsets[row + 1], lanes, cols, VEC_PASS(val), VEC_PASS(x));
   partial[lid] = acc;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int span = lanes / 2; span > 0; span /= 2) {

@@ -23,22 +23,18 @@
 // an Inf or NaN in x reaches every row whose diagonals cross its column, not only the rows with an
 // entry there as in CSR.
 //
-// The diagonals go in groups of DIA_GROUP, each group's loads issued before its additions. A GPU issues
-// a warp's instructions in order, so a loop that adds each term as soon as it has loaded it waits on
-// every load and keeps only two in flight per work-item: in single precision (4-byte loads) too few for
-// the memory system's latency (the AMG's single-precision smoother steps moved 3.1 TB/s of the H200's
-// ~4). The terms are still added one by one in ascending diagonal order: the same sum, bit for bit.
-#ifndef DIA_GROUP
-#define DIA_GROUP 8
-#endif
+// The diagonals go in groups of ROW_GROUP (spmv_common.cl says why), each group's loads issued before
+// its additions: entry by entry, in single precision (4-byte loads), the AMG's smoother steps moved
+// 3.1 TB/s of the H200's ~4. The terms are still added one by one in ascending diagonal order: the same
+// sum, bit for bit.
 inline acc_t dia_row_sum(const int row, const int cols, const int diagonals, const int pitch,
                          __global const int* offsets, CVEC_ARG(val), CVEC_ARG(x)) {
   acc_t acc = ACC_ZERO;
-  for (int d0 = 0; d0 < diagonals; d0 += DIA_GROUP) {
-    real a[DIA_GROUP], v[DIA_GROUP];
-    bool inside[DIA_GROUP];
+  for (int d0 = 0; d0 < diagonals; d0 += ROW_GROUP) {
+    real a[ROW_GROUP], v[ROW_GROUP];
+    bool inside[ROW_GROUP];
 #pragma unroll
-    for (int j = 0; j < DIA_GROUP; ++j) {
+    for (int j = 0; j < ROW_GROUP; ++j) {
       const int d = d0 + j;
       const int c = d < diagonals ? row + offsets[d] : -1;
       inside[j] = c >= 0 && c < cols;
@@ -50,7 +46,7 @@ inline acc_t dia_row_sum(const int row, const int cols, const int diagonals, con
       }
     }
 #pragma unroll
-    for (int j = 0; j < DIA_GROUP; ++j)
+    for (int j = 0; j < ROW_GROUP; ++j)
       if (inside[j]) acc = acc_add(acc, a[j], v[j]);
   }
   return acc;

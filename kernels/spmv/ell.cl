@@ -6,14 +6,7 @@
 
 inline acc_t ell_row_sum(const int row, const int width, const int pitch, __global const int* cols,
                          CVEC_ARG(val), CVEC_ARG(x)) {
-  acc_t acc = ACC_ZERO;
-  int k = row;
-  for (int j = 0; j < width; ++j, k += pitch) {
-    const int c = cols[k];
-    if (c < 0) break;  // padding only follows a row's entries
-    acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, c));
-  }
-  return acc;
+  return strided_row_sum(ACC_ZERO, row, row + (offset_t)width * pitch, pitch, cols, VEC_PASS(val), VEC_PASS(x));
 }
 
 __kernel void spmv_ell(const int rows, const int rows_per_item, const int width, const int pitch,

@@ -10,14 +10,8 @@
 inline acc_t sell_row_sum(const int r, const int height, __global const int* slice_offsets, __global const int* cols,
                           CVEC_ARG(val), CVEC_ARG(x)) {
   const int slice = r / height;
-  const int end = slice_offsets[slice + 1];
-  acc_t acc = ACC_ZERO;
-  for (int k = slice_offsets[slice] + r % height; k < end; k += height) {
-    const int c = cols[k];
-    if (c < 0) break;
-    acc = acc_add(acc, VEC_LOAD(val, k), VEC_LOAD(x, c));
-  }
-  return acc;
+  return strided_row_sum(ACC_ZERO, slice_offsets[slice] + r % height, slice_offsets[slice + 1], height, cols,
+                         VEC_PASS(val), VEC_PASS(x));
 }
 
 __kernel void spmv_sell(const int rows, const int rows_per_item, const int height, __global const int* slice_offsets,

@@ -65,6 +65,52 @@ typedef real acc_t;
 #define acc_value(acc) (acc)
 #endif
 
+// ---- a row's entries one stride apart, their loads in groups ----------------------------------------
+// acc plus the terms of entries k, k + stride, ... below end (CSR: stride 1, or the lanes of a row;
+// ELL and SELL: the pitch or the slice height), added one by one in that order; an entry whose column
+// is negative (ELL's and SELL's padding, which only follows a row's entries) adds nothing.
+//
+// The entries go in groups of ROW_GROUP: a group's columns and values are loaded first, then its
+// elements of x, then the additions. A GPU issues a warp's instructions in order, so a loop that adds
+// each term as soon as it has loaded it waits twice per entry (the column, then x[column]) with
+// nothing else in flight; in groups it waits twice per group. Same terms in the same order: the same
+// sum, bit for bit, as the entry-by-entry loop. -DROW_GROUP is SpmvParams::row_load_group: 8 on GPUs,
+// 1 on CPUs, whose cores overlap the loads themselves. x is read through ROW_X_LOAD (the persistent CG, whose
+// other work-groups write x during the launch, reads it through the L2: VEC_LOAD_SHARED).
+#ifndef ROW_GROUP
+#define ROW_GROUP 8
+#endif
+#ifndef ROW_X_LOAD
+#define ROW_X_LOAD VEC_LOAD
+#endif
+inline acc_t strided_row_sum(acc_t acc, offset_t k, const offset_t end, const int stride, __global const int* cols,
+                             CVEC_ARG(val), CVEC_ARG(x)) {
+  for (; k < end; k += (offset_t)ROW_GROUP * stride) {
+    int c[ROW_GROUP];
+    real a[ROW_GROUP], v[ROW_GROUP];
+#pragma unroll
+    for (int j = 0; j < ROW_GROUP; ++j) {
+      const offset_t kj = k + (offset_t)j * stride;
+      c[j] = -1;
+      a[j] = R_ZERO;
+      if (kj < end) {
+        c[j] = cols[kj];
+        a[j] = VEC_LOAD(val, kj);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < ROW_GROUP; ++j) {
+      v[j] = R_ZERO;
+      if (c[j] >= 0) v[j] = ROW_X_LOAD(x, c[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < ROW_GROUP; ++j)
+      if (c[j] >= 0) acc = acc_add(acc, a[j], v[j]);
+    if (c[ROW_GROUP - 1] < 0) break;  // past the row's end, or into its padding: nothing more to add
+  }
+  return acc;
+}
+
 // ---- storing the result -----------------------------------------------------------------------------
 
 #if defined(ALPHA_ONE)

@@ -57,8 +57,10 @@ struct DefaultEntry {
 // qdouble) against CSR's 742/801/6548; a row at a time it was slower than CSR (641-739/704-1018/6055-6134
 // us); tiles of 32, 512 and 2048 were 5-70% slower than 128 (docs/performance-formats.md, "DIA"). --format auto
 // takes DIA up to a fill of 1.2, as on GPUs: a stored slot cost 1-5x less than a CSR nonzero there.
+// Row kernels entry by entry (row_load_group 1): in groups of 8 PoCL's CSR SpMV of poisson3d:48 took
+// 1.27-1.35 ms against 0.46-0.47 (double, 2026-11-30), SELL's of s2rmq4m1 0.34-0.40 against 0.15-0.16.
 const SpmvParams kCpuSpmv = {
-    256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkItem, 8, 1024, 1.2, 128};
+    256, std::numeric_limits<double>::infinity(), 32, 0, 4, 4, 8.0, 4, RowBlocking::WorkItem, 8, 1024, 1.2, 128, 1};
 
 // NVIDIA (clkr tune on an H200, docs/tuning.md): row kernels in work-groups of 64 are 4% faster than
 // 256; the CSR-vector kernel with 4 lanes per row beats the scalar kernel from 16 entries per row on,
@@ -279,6 +281,8 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.spmv.dia_auto_max_fill); }},
       {"spmv.dia_tile_rows", [](DeviceParams& p, const std::string& v) { p.spmv.dia_tile_rows = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.dia_tile_rows); }},
+      {"spmv.row_load_group", [](DeviceParams& p, const std::string& v) { p.spmv.row_load_group = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.row_load_group); }},
       {"amg_setup.work_group_size",
        [](DeviceParams& p, const std::string& v) { p.amg_setup.work_group_size = parse_size(v); },
        [](const DeviceParams& p) { return text(p.amg_setup.work_group_size); }},
@@ -317,6 +321,11 @@ const std::vector<Field>& fields() {
 
 std::size_t row_sum_chains(const SpmvParams& params, Precision p) {
   return p == Precision::Single ? params.row_sum_chains_single : params.row_sum_chains;
+}
+
+std::string row_sum_build_options(const SpmvParams& params, Precision p) {
+  return " -DROW_CHAINS=" + std::to_string(row_sum_chains(params, p)) +
+         " -DROW_GROUP=" + std::to_string(params.row_load_group);
 }
 
 bool csr_balanced(const SpmvParams& params, double mean_row_length, std::int64_t longest_row) {
@@ -455,6 +464,9 @@ void validate_device_params(const DeviceParams& params) {
     throw Error("device parameter spmv.dia_auto_max_fill must be a number >= 0 (0: never DIA), not " +
                 text(params.spmv.dia_auto_max_fill));
   positive(params.spmv.vector_lanes, "spmv.vector_lanes");
+  if (params.spmv.row_load_group < 1 || params.spmv.row_load_group > 32)
+    throw Error("device parameter spmv.row_load_group must lie in [1, 32] (private arrays of that many), not " +
+                std::to_string(params.spmv.row_load_group));
   for (const auto& [chains, name] : {std::pair{params.spmv.row_sum_chains, "spmv.row_sum_chains"},
                                      std::pair{params.spmv.row_sum_chains_single, "spmv.row_sum_chains_single"}}) {
     if (chains != 1 && chains != 4)

@@ -96,8 +96,8 @@ RowLaunch row_launch(const Context& context, const SpmvParams& params, std::int3
 bool is_power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
 // The -D options of one SpMV program: the precision, the (alpha, beta, Kahan) variant, the row sums.
-std::string build_options(Precision p, bool kahan, double alpha, double beta, std::size_t chains) {
-  std::string options = precision_build_option(p) + " -DROW_CHAINS=" + std::to_string(chains);
+std::string build_options(const SpmvParams& params, Precision p, bool kahan, double alpha, double beta) {
+  std::string options = precision_build_option(p) + row_sum_build_options(params, p);
   if (alpha == 1) options += " -DALPHA_ONE";
   if (beta == 0) options += " -DBETA_ZERO";
   if (kahan) options += " -DKAHAN";
@@ -342,8 +342,8 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
     return marker;
   }
 
-  const std::string options = build_options(p, kahan, alpha, beta, row_sum_chains(params, p)) + offset_build_option(A) +
-                              epilogue_option(epilogue);
+  const std::string options =
+      build_options(params, p, kahan, alpha, beta) + offset_build_option(A) + epilogue_option(epilogue);
   const Vector::DeviceBuffers xb = x.device(p, Access::Read);
   const Vector::DeviceBuffers yb = y.device(p, output_access(epilogue, y, beta));
   const AppendArgs append_epilogue = epilogue_args(epilogue, p, y, yb);

@@ -126,6 +126,58 @@ TEST_P(SpmvPrecision, RowSumChains) {
   }
 }
 
+// The row kernels with their loads in groups (SpmvParams::row_load_group) of 1 (entry by entry, the
+// CPU default), an awkward 3 and 8 (the GPU default): CSR scalar with one and four sums per row, CSR
+// vector, ELL, SELL and DIA a row at a time, on every shape (empty rows, a 3000-entry row, ELL's and
+// SELL's padding, rows shorter than a group). Each group size must match the reference and give the
+// same bits as entry by entry: the terms are added in the same order.
+TEST_P(SpmvPrecision, RowLoadGroups) {
+  const Precision p = GetParam();
+  if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
+  struct Kernel {
+    std::string name;
+    Format format;
+    std::size_t chains;
+    double vector_from;  // csr_vector_min_mean_row_length: 0 forces the vector kernel
+  };
+  const double never = std::numeric_limits<double>::infinity();
+  const Kernel kernels[] = {{"csr one sum", Format::Csr, 1, never}, {"csr four sums", Format::Csr, 4, never},
+                            {"csr vector", Format::Csr, 1, 0},      {"ell", Format::Ell, 1, never},
+                            {"sell", Format::Sell, 1, never},       {"dia", Format::Dia, 1, never}};
+  const std::vector<double> xv = random_vector(3100, 13);
+  for (const Kernel& kernel : kernels) {
+    for (const Shape& shape : shapes()) {
+      const HostCsrMatrix H = random_matrix(shape, 23);
+      Matrix A(test_context(), H, kernel.format, test_matrix_options());
+      std::vector<double> entry_by_entry;
+      for (std::size_t group : {1, 3, 8}) {
+        SpmvParams params;
+        params.work_group_size = 32;
+        params.vector_lanes = 4;
+        params.csr_vector_min_mean_row_length = kernel.vector_from;
+        params.row_sum_chains = params.row_sum_chains_single = kernel.chains;
+        params.dia_tile_rows = 0;
+        params.row_load_group = group;
+        const std::string what = kernel.name + " " + shape.name + " row_load_group=" + std::to_string(group);
+        const auto run = [&](double alpha, Matrix& M, Vector& x, double beta, Vector& y) {
+          detail::spmv_device(*test_context(), params, p, false, alpha, M, x, beta, y);
+        };
+        check_spmv(A, H, p, {1.5, 0}, what, run);
+        Vector x(test_context(), std::vector<double>(xv.begin(), xv.begin() + H.cols), "x");
+        Vector y(test_context(), static_cast<std::size_t>(H.rows), "y");
+        run(1, A, x, 0, y);
+        const std::vector<double> got = read_device(y, p);
+        if (group == 1) {
+          entry_by_entry = got;
+        } else {
+          for (std::size_t i = 0; i < got.size(); ++i)
+            ASSERT_EQ(got[i], entry_by_entry[i]) << what << ": row " << i << " differs from entry by entry";
+        }
+      }
+    }
+  }
+}
+
 // HYB with every row in the overflow (ELL width 0), a split, and no overflow at all.
 TEST_P(SpmvPrecision, HybSplits) {
   const Precision p = GetParam();
