@@ -5,7 +5,7 @@
 //   1. scan_chunk_sums: sums[g] = the sum of chunk g (in long: a total past 2^31 is seen, not wrapped);
 //   2. scan_chunk_offsets: one work-group turns sums[0..groups) into their exclusive prefix sums and
 //      writes the total to sums[groups];
-//   3. scan_chunks: each chunk scanned in tiles of WG elements from its offset.
+//   3. scan_chunks: each chunk scanned in tiles of WG x SCAN_ITEMS elements from its offset.
 // Integer sums: the result does not depend on the launch shape. WG is a power of two.
 #include "common.cl"
 #include "precond/setup_shape.cl"
@@ -57,6 +57,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void scan_chunk_offsets
   if (get_local_id(0) == 0) sums[groups] = carry;
 }
 
+// A tile is WG x SCAN_ITEMS elements, SCAN_ITEMS consecutive ones per work-item summed in registers, so
+// the group scan (2 log2(WG) barriers) runs once per SCAN_ITEMS elements a work-item: with one element
+// each, the barriers, not the memory, bounded the scan (1 ms for 2^24 elements on an H200).
+#ifndef SCAN_ITEMS
+#define SCAN_ITEMS 16
+#endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void scan_chunks(const int n, const int chunk,
                                                                            const int groups,
                                                                            __global int* values,
@@ -65,12 +71,20 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void scan_chunks(const 
   const int begin = (int)min((long)get_group_id(0) * chunk, (long)n);
   const int end = (int)min((long)begin + chunk, (long)n);
   long carry = sums[get_group_id(0)];
-  for (int base = begin; base < end; base += WG) {
-    const int i = base + (int)get_local_id(0);
-    const long v = i < end ? values[i] : 0;
+  for (int base = begin; base < end; base += WG * SCAN_ITEMS) {
+    const int first = base + (int)get_local_id(0) * SCAN_ITEMS;
+    int v[SCAN_ITEMS];
+    long sum = 0;
+    for (int j = 0; j < SCAN_ITEMS; ++j) {
+      v[j] = first + j < end ? values[first + j] : 0;
+      sum += v[j];
+    }
     long total;
-    const long before = group_exclusive_scan(v, scratch, &total);
-    if (i < end) values[i] = (int)(carry + before);
+    long running = carry + group_exclusive_scan(sum, scratch, &total);
+    for (int j = 0; j < SCAN_ITEMS; ++j) {
+      if (first + j < end) values[first + j] = (int)running;
+      running += v[j];
+    }
     carry += total;
   }
   if (get_group_id(0) == get_num_groups(0) - 1 && get_local_id(0) == 0) values[n] = (int)sums[groups];

@@ -21,7 +21,9 @@ TEST(DeviceScan, MatchesTheHostPrefixSum) {
   for (const test::SetupShape& shape : test::setup_shapes()) {
     const auto kernels = test::setup_kernels(shape);
     const std::int32_t wg = static_cast<std::int32_t>(kernels.params().work_group_size);
-    for (std::int32_t n : {0, 1, 3, wg - 1, wg, wg + 1, 1023, 1025, 4 * wg * wg + 3, 200001}) {
+    // Around a work-group, a work-group's tile of 16 elements each, and the 16 * wg chunks' cap.
+    for (std::int32_t n :
+         {0, 1, 3, wg - 1, wg, wg + 1, 16 * wg - 1, 16 * wg + 1, 1023, 1025, 16 * wg * wg + 3, 200001}) {
       if (n < 0) continue;
       std::vector<cl_int> counts(static_cast<std::size_t>(n) + 1, -1);  // the last slot is the output's
       for (std::int32_t i = 0; i < n; ++i) counts[i] = static_cast<cl_int>(rng() % 9);

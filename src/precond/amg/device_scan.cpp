@@ -18,9 +18,10 @@ struct ScanTotal {
 
 ScanTotal enqueue_scan(const SetupKernels& kernels, const cl::Buffer& values, std::int32_t n) {
   const std::size_t wg = kernels.params().work_group_size;
-  // Chunks of whole tiles; at most as many as one work-group's tiles cover in a few passes.
+  // Chunks of whole tiles of wg; at most as many as one work-group scans in 16 passes (scan_chunk_offsets),
+  // enough to fill a GPU: 1,024 of 64 work-items on 2^24 rows, each walking 16 tiles of 1,024 elements.
   const std::int64_t tiles = std::max<std::int64_t>(1, (static_cast<std::int64_t>(n) + wg - 1) / wg);
-  const std::int64_t groups = std::min<std::int64_t>(tiles, static_cast<std::int64_t>(wg) * 4);
+  const std::int64_t groups = std::min<std::int64_t>(tiles, static_cast<std::int64_t>(wg) * 16);
   const std::int64_t chunk = (tiles + groups - 1) / groups * static_cast<std::int64_t>(wg);
   cl::Buffer sums = kernels.array<cl_long>(static_cast<std::size_t>(groups) + 1, "scan chunk sums");
   const auto group_count = static_cast<cl_int>(groups);
