@@ -40,32 +40,16 @@ __kernel void mis_init(const int rows, __global const int* s_offsets, __global i
   if (i < rows) state[i] = s_offsets[i + 1] > s_offsets[i] ? STATE_UNDECIDED : STATE_OUT;
 }
 
-// The neighbours of a node in groups of NEIGHBOUR_GROUP, each group's indices loaded, then what is read
-// at them, then the maxima: a GPU issues in order, so neighbour by neighbour a work-item waited on two
-// dependent loads per neighbour (the spreads were the aggregation's largest kernels, 15 ms of
-// jumping3d:256's setup on an H200). The maximum does not depend on the order. CPUs run this setup
-// only when asked to (AmgOptions::setup_on).
-#define NEIGHBOUR_GROUP 8
-#define FOR_EACH_NEIGHBOUR_GROUP(begin, end, neighbours, j, BODY)               \
-  for (int k_ = (begin); k_ < (end); k_ += NEIGHBOUR_GROUP) {                   \
-    int j[NEIGHBOUR_GROUP];                                                     \
-    for (int u_ = 0; u_ < NEIGHBOUR_GROUP; ++u_)                                \
-      j[u_] = k_ + u_ < (end) ? (neighbours)[k_ + u_] : -1;                     \
-    BODY                                                                        \
-  }
-
 // best[i] = the largest tuple of i and its neighbours.
 __kernel void mis_spread_state(const int rows, __global const int* s_offsets, __global const int* s_neighbours,
                                __global const int* state, __global ulong* best) {
   const int i = (int)get_global_id(0);
   if (i >= rows) return;
   ulong m = node_tuple(state[i], i);
-  FOR_EACH_NEIGHBOUR_GROUP(s_offsets[i], s_offsets[i + 1], s_neighbours, j, {
-    int st[NEIGHBOUR_GROUP];
-    for (int u = 0; u < NEIGHBOUR_GROUP; ++u) st[u] = j[u] >= 0 ? state[j[u]] : 0;
-    for (int u = 0; u < NEIGHBOUR_GROUP; ++u)
-      if (j[u] >= 0) m = max(m, node_tuple(st[u], j[u]));
-  })
+  for (int k = s_offsets[i]; k < s_offsets[i + 1]; ++k) {
+    const int j = s_neighbours[k];
+    m = max(m, node_tuple(state[j], j));
+  }
   best[i] = m;
 }
 
@@ -75,11 +59,7 @@ __kernel void mis_spread(const int rows, __global const int* s_offsets, __global
   const int i = (int)get_global_id(0);
   if (i >= rows) return;
   ulong m = in[i];
-  FOR_EACH_NEIGHBOUR_GROUP(s_offsets[i], s_offsets[i + 1], s_neighbours, j, {
-    ulong v[NEIGHBOUR_GROUP];
-    for (int u = 0; u < NEIGHBOUR_GROUP; ++u) v[u] = j[u] >= 0 ? in[j[u]] : 0;  // 0: no tuple is smaller
-    for (int u = 0; u < NEIGHBOUR_GROUP; ++u) m = max(m, v[u]);
-  })
+  for (int k = s_offsets[i]; k < s_offsets[i + 1]; ++k) m = max(m, in[s_neighbours[k]]);
   out[i] = m;
 }
 
