@@ -6,7 +6,7 @@
 
 inline acc_t ell_row_sum(const int row, const int width, const int pitch, __global const int* cols,
                          CVEC_ARG(val), CVEC_ARG(x)) {
-  return strided_row_sum(ACC_ZERO, row, row + (offset_t)width * pitch, pitch, cols, VEC_PASS(val), VEC_PASS(x));
+  return strided_row_sum(ACC_ZERO, row, row + (long)width * pitch, pitch, cols, VEC_PASS(val), VEC_PASS(x));
 }
 
 __kernel void spmv_ell(const int rows, const int rows_per_item, const int width, const int pitch,

@@ -83,14 +83,16 @@ typedef real acc_t;
 #ifndef ROW_X_LOAD
 #define ROW_X_LOAD VEC_LOAD
 #endif
-inline acc_t strided_row_sum(acc_t acc, offset_t k, const offset_t end, const int stride, __global const int* cols,
+// Positions in long whatever offset_t is: a group's last position may lie past 2^31 - 1 (ELL's slots
+// one pitch apart) although every entry's does not.
+inline acc_t strided_row_sum(acc_t acc, long k, const long end, const int stride, __global const int* cols,
                              CVEC_ARG(val), CVEC_ARG(x)) {
-  for (; k < end; k += (offset_t)ROW_GROUP * stride) {
+  for (; k < end; k += (long)ROW_GROUP * stride) {
     int c[ROW_GROUP];
     real a[ROW_GROUP], v[ROW_GROUP];
 #pragma unroll
     for (int j = 0; j < ROW_GROUP; ++j) {
-      const offset_t kj = k + (offset_t)j * stride;
+      const long kj = k + (long)j * stride;
       c[j] = -1;
       a[j] = R_ZERO;
       if (kj < end) {
