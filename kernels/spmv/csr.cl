@@ -59,7 +59,8 @@ __kernel void spmv_csr_vector(const int rows, const int lanes, __global const of
 
   acc_t acc = ACC_ZERO;
   if (row >= 0)
-    acc = strided_row_sum(acc, row_offsets[row] + lane, row_offsets[row + 1], lanes, cols, VEC_PASS(val), VEC_PASS(x));
+    acc = strided_row_sum(acc, row_offsets[row] + lane, row_offsets[row + 1], lanes, cols, VEC_PASS(val),
+                          VEC_PASS(x));
   partial[lid] = acc;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int span = lanes / 2; span > 0; span /= 2) {

@@ -323,11 +323,6 @@ std::size_t row_sum_chains(const SpmvParams& params, Precision p) {
   return p == Precision::Single ? params.row_sum_chains_single : params.row_sum_chains;
 }
 
-std::string row_sum_build_options(const SpmvParams& params, Precision p) {
-  return " -DROW_CHAINS=" + std::to_string(row_sum_chains(params, p)) +
-         " -DROW_GROUP=" + std::to_string(params.row_load_group);
-}
-
 bool csr_balanced(const SpmvParams& params, double mean_row_length, std::int64_t longest_row) {
   return mean_row_length > 0 && static_cast<double>(longest_row) >= params.csr_balanced_min_row_ratio * mean_row_length;
 }

@@ -312,6 +312,11 @@ std::string dia_tile_option(const SpmvParams& params) {
   return params.dia_tile_rows > 0 ? " -DDIA_TILE=" + std::to_string(params.dia_tile_rows) : std::string();
 }
 
+std::string row_sum_build_options(const SpmvParams& params, Precision p) {
+  return " -DROW_CHAINS=" + std::to_string(row_sum_chains(params, p)) +
+         " -DROW_GROUP=" + std::to_string(params.row_load_group);
+}
+
 // Kahan compensation applies to single precision only (quasi-double and double ignore the flag). HYB
 // refuses it: its row sums are split in two passes whose float combination would lose the
 // compensation, so the result would not be what was asked for.

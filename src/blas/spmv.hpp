@@ -55,6 +55,9 @@ void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& epi
 // The -D option of the DIA kernels' tiles (SpmvParams::dia_tile_rows; none for 0: a row at a time).
 std::string dia_tile_option(const SpmvParams& params);
 
+// The row kernels' -D options for precision p: -DROW_CHAINS and -DROW_GROUP.
+std::string row_sum_build_options(const SpmvParams& params, Precision p);
+
 // The host reference: plain loops (OpenMP), in the arithmetic of precision p.
 void spmv_host(Precision p, bool kahan, double alpha, Matrix& A, Vector& x, double beta, Vector& y);
 

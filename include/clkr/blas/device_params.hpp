@@ -86,9 +86,6 @@ struct SpmvParams {
 // The row_sum_chains entry for precision p.
 std::size_t row_sum_chains(const SpmvParams& params, Precision p);
 
-// The row kernels' build options for precision p: -DROW_CHAINS and -DROW_GROUP.
-std::string row_sum_build_options(const SpmvParams& params, Precision p);
-
 // Whether CSR runs the load-balanced kernels for a matrix with this mean and longest row length.
 bool csr_balanced(const SpmvParams& params, double mean_row_length, std::int64_t longest_row);
 
