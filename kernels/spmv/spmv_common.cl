@@ -75,8 +75,8 @@ typedef real acc_t;
 // each term as soon as it has loaded it waits twice per entry (the column, then x[column]) with
 // nothing else in flight; in groups it waits twice per group. Same terms in the same order: the same
 // sum, bit for bit, as the entry-by-entry loop. -DROW_GROUP is SpmvParams::row_load_group: 8 on GPUs,
-// 1 on CPUs, whose cores overlap the loads themselves. x is read through ROW_X_LOAD (the persistent CG, whose
-// other work-groups write x during the launch, reads it through the L2: VEC_LOAD_SHARED).
+// 1 on CPUs, whose cores overlap the loads themselves. x is read through ROW_X_LOAD (the persistent CG,
+// whose other work-groups write x during the launch, reads it through the L2: VEC_LOAD_SHARED).
 #ifndef ROW_GROUP
 #define ROW_GROUP 8
 #endif
