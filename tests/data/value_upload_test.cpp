@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../../src/data/convert.hpp"
+#include "clkr/runtime/error.hpp"
 #include "data_test_support.hpp"
 
 namespace clkr {
