@@ -138,6 +138,29 @@ typedef float real;
 #define VEC_PASS(x) x
 #endif
 
+// ---- matrix values: in the precision, or in half precision (-DHALF_VALUES) ----------------------------
+// A kernel takes a matrix's value array as MVAL_ARG(v), reads value k with MVAL_LOAD(v, k) and forwards
+// the array with MVAL_PASS(v): without -DHALF_VALUES these are CVEC_ARG, VEC_LOAD and VEC_PASS. With it
+// (single precision only: Matrix values in ValueStorage::Half, for a Blas with BlasOptions::matrix_values
+// Half) the array holds IEEE binary16 numbers h_k = half(float(a_k) * 2^e), 2^e chosen by the host so
+// that every nonzero value lies in half's normal range (src/data/half_values.cpp), and the float
+// v_unscale = 2^-e follows it. A load widens h_k to float and multiplies by 2^-e, both exact: the kernel
+// computes with a_k rounded to 11 significant bits, reading 2 bytes a value instead of 4. Declaring a
+// half pointer and loading through vload_half needs no cl_khr_fp16. The solvers' fused kernels, which
+// never read half values, declare their value arrays as CVEC_ARG: the same parameter without the option.
+#if defined(HALF_VALUES)
+#if !defined(CLKR_SINGLE)
+#error "-DHALF_VALUES is for single precision only"
+#endif
+#define MVAL_ARG(v) __global const half *v, const float v##_unscale
+#define MVAL_LOAD(v, k) (vload_half((k), (v)) * v##_unscale)
+#define MVAL_PASS(v) v, v##_unscale
+#else
+#define MVAL_ARG(v) CVEC_ARG(v)
+#define MVAL_LOAD(v, k) VEC_LOAD(v, k)
+#define MVAL_PASS(v) VEC_PASS(v)
+#endif
+
 // ---- row offsets: 32 or 64 bits ---------------------------------------------------------------------
 // A CSR matrix's row offsets (and so the positions of its entries) are 64-bit past 2^31 - 1 entries
 // (-DWIDE_OFFSETS, set by the host from Matrix::CsrPart::wide_offsets), else 32-bit: the common case

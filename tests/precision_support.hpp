@@ -10,7 +10,9 @@
 //   the tolerance stays 0: the check is as strict as before there.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -94,6 +96,33 @@ inline void expect_same_csr(const HostCsrMatrix& got, const HostCsrMatrix& want,
                             : readback_equal(*context, got.values[k], want.values[k]);
     ASSERT_TRUE(same) << what << ": value " << k << " is " << got.values[k] << ", expected " << want.values[k];
   }
+}
+
+// ---- binary16, as ValueStorage::Half stores matrix values ---------------------------------------------
+
+// v rounded to the nearest IEEE binary16 number, ties to even, as the kernels' vstore_half_rte does
+// (subnormal below 2^-14; |v| must stay below 65520, which rounds to infinity).
+inline double round_to_half(float v) {
+  if (v == 0) return v;
+  int binade = 0;
+  std::frexp(static_cast<double>(v), &binade);                             // |v| in [2^(binade - 1), 2^binade)
+  const double quantum = std::ldexp(1.0, std::max(binade - 1, -14) - 10);  // 11 bits, or the subnormal step
+  return std::nearbyint(static_cast<double>(v) / quantum) * quantum;       // ties to even (FE_TONEAREST)
+}
+
+// The value of binary16 bits h (finite ones).
+inline double half_value(std::uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  const double magnitude = exponent == 0 ? std::ldexp(static_cast<double>(mantissa), -24)
+                                         : std::ldexp(static_cast<double>(1024 + mantissa), exponent - 25);
+  return (h & 0x8000) ? -magnitude : magnitude;
+}
+
+// A's values as a kernel reading its binary16 copy computes with: float(a) / unscale rounded to
+// binary16, times unscale (Matrix::Values::unscale, a power of two).
+inline HostCsrMatrix half_rounded(HostCsrMatrix A, float unscale) {
+  for (double& v : A.values) v = round_to_half(static_cast<float>(v) / unscale) * unscale;
+  return A;
 }
 
 }  // namespace clkr::test

@@ -35,7 +35,7 @@ inline int floor_power_of_two(const int v) {
 // the row whose sum work-item `lid` holds in *sum, or -1 (most work-items of a block). Every work-item
 // of the group must call it with the same block: it contains barriers.
 inline int balanced_block_sums(const int row0, const int row1, __global const offset_t* row_offsets,
-                               __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), __local acc_t* products,
+                               __global const int* cols, MVAL_ARG(val), CVEC_ARG(x), __local acc_t* products,
                                __local acc_t* partial, acc_t* sum) {
   const int lid = (int)get_local_id(0), wg = (int)get_local_size(0);
   const int rows = row1 - row0;
@@ -48,7 +48,7 @@ inline int balanced_block_sums(const int row0, const int row1, __global const of
   const bool stream = rows > 1;
   const offset_t stream_end = stream ? end : k0;
   for (offset_t k = k0 + lid; k < stream_end; k += wg)
-    products[k - k0] = acc_add(ACC_ZERO, VEC_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
+    products[k - k0] = acc_add(ACC_ZERO, MVAL_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
   barrier(CLK_LOCAL_MEM_FENCE);
   // Then `lanes` work-items per row sum its products; one row alone is summed by the whole group
   // straight from global memory.
@@ -56,7 +56,8 @@ inline int balanced_block_sums(const int row0, const int row1, __global const of
   const int row = lid / lanes, lane = lid % lanes;
   acc_t acc = ACC_ZERO;
   const offset_t direct_end = stream ? k0 : end;
-  for (offset_t k = k0 + lid; k < direct_end; k += wg) acc = acc_add(acc, VEC_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
+  for (offset_t k = k0 + lid; k < direct_end; k += wg)
+    acc = acc_add(acc, MVAL_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
   const int mine = row0 + min(row, rows - 1);  // a row of the block whichever the work-item (rows >= 1)
   // Within the block: its entries fit local memory, so int positions.
   const int stop = stream && row < rows ? (int)(row_offsets[mine + 1] - k0) : 0;
@@ -75,25 +76,26 @@ inline int balanced_block_sums(const int row0, const int row1, __global const of
 }
 
 __kernel void spmv_csr_balanced(const int blocks, __global const int* first_rows, __global const offset_t* row_offsets,
-                                __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
-                                REAL_ARG(beta), VEC_ARG(y), __local acc_t* products, __local acc_t* partial SPMV_EPILOGUE_ARGS) {
+                                __global const int* cols, MVAL_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
+                                REAL_ARG(beta), VEC_ARG(y), __local acc_t* products,
+                                __local acc_t* partial SPMV_EPILOGUE_ARGS) {
   for (int b = (int)get_group_id(0); b < blocks; b += (int)get_num_groups(0)) {
     acc_t s;
-    const int row = balanced_block_sums(first_rows[b], first_rows[b + 1], row_offsets, cols, VEC_PASS(val),
+    const int row = balanced_block_sums(first_rows[b], first_rows[b + 1], row_offsets, cols, MVAL_PASS(val),
                                         VEC_PASS(x), products, partial, &s);
     if (row >= 0) SPMV_STORE(y, row, alpha, beta, acc_value(s));
   }
 }
 
 __kernel void spmv_csr_balanced_rows(const int blocks, __global const int* first_rows,
-                                     __global const offset_t* row_offsets, __global const int* cols, CVEC_ARG(val),
+                                     __global const offset_t* row_offsets, __global const int* cols, MVAL_ARG(val),
                                      CVEC_ARG(x), REAL_ARG(alpha), REAL_ARG(beta), VEC_ARG(y) SPMV_EPILOGUE_ARGS) {
   for (int b = (int)get_global_id(0); b < blocks; b += (int)get_global_size(0)) {
     const int last = first_rows[b + 1];
     offset_t begin = row_offsets[first_rows[b]];
     for (int row = first_rows[b]; row < last; ++row) {
       const offset_t end = row_offsets[row + 1];
-      SPMV_STORE(y, row, alpha, beta, acc_value(csr_row_sum(begin, end, cols, VEC_PASS(val), VEC_PASS(x))));
+      SPMV_STORE(y, row, alpha, beta, acc_value(csr_row_sum(begin, end, cols, MVAL_PASS(val), VEC_PASS(x))));
       begin = end;
     }
   }

@@ -33,11 +33,11 @@
 // acc[j] = sum over the row's entries of a_ic * x[c*BK + j], in the order of the entries (one chain per
 // vector: the BK independent sums already keep a CPU's adder busy, which csr.cl's ROW_CHAINS does for
 // a single vector). Block indices are size_t: n*BK may pass INT_MAX before n does.
-inline void csr_row_sums_multi(const offset_t begin, const offset_t end, __global const int* cols, CVEC_ARG(val),
+inline void csr_row_sums_multi(const offset_t begin, const offset_t end, __global const int* cols, MVAL_ARG(val),
                                CVEC_ARG(x), real* acc) {
   UNROLL for (int j = 0; j < BK; ++j) acc[j] = R_ZERO;
   for (offset_t k = begin; k < end; ++k) {
-    const real a = VEC_LOAD(val, k);
+    const real a = MVAL_LOAD(val, k);
     const size_t base = (size_t)cols[k] * BK;
     UNROLL for (int j = 0; j < BK; ++j) acc[j] = R_MAD(a, VEC_LOAD(x, base + j), acc[j]);
   }
@@ -46,11 +46,11 @@ inline void csr_row_sums_multi(const offset_t begin, const offset_t end, __globa
 // Y = A X for the BK interleaved vectors of X (Y written without being read).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void spmm_csr(const int rows, const int chunk,
                                                                         __global const offset_t* row_offsets,
-                                                                        __global const int* cols, CVEC_ARG(val),
+                                                                        __global const int* cols, MVAL_ARG(val),
                                                                         CVEC_ARG(x), VEC_ARG(y)) {
   FOR_EACH_ROW(row, rows, chunk) {
     real s[BK];
-    csr_row_sums_multi(row_offsets[row], row_offsets[row + 1], cols, VEC_PASS(val), VEC_PASS(x), s);
+    csr_row_sums_multi(row_offsets[row], row_offsets[row + 1], cols, MVAL_PASS(val), VEC_PASS(x), s);
     const size_t base = (size_t)row * BK;
     UNROLL for (int j = 0; j < BK; ++j) VEC_STORE(y, base + j, s[j]);
   }

@@ -28,7 +28,7 @@
 // 3.1 TB/s of the H200's ~4. The terms are still added one by one in ascending diagonal order: the same
 // sum, bit for bit.
 inline acc_t dia_row_sum(const int row, const int cols, const int diagonals, const int pitch,
-                         __global const int* offsets, CVEC_ARG(val), CVEC_ARG(x)) {
+                         __global const int* offsets, MVAL_ARG(val), CVEC_ARG(x)) {
   acc_t acc = ACC_ZERO;
   for (int d0 = 0; d0 < diagonals; d0 += ROW_GROUP) {
     real a[ROW_GROUP], v[ROW_GROUP];
@@ -41,7 +41,7 @@ inline acc_t dia_row_sum(const int row, const int cols, const int diagonals, con
       a[j] = R_ZERO;
       v[j] = R_ZERO;
       if (inside[j]) {
-        a[j] = VEC_LOAD(val, d * pitch + row);
+        a[j] = MVAL_LOAD(val, d * pitch + row);
         v[j] = DIA_X_LOAD(x, c);
       }
     }
@@ -56,13 +56,13 @@ inline acc_t dia_row_sum(const int row, const int cols, const int diagonals, con
 // The sums of rows first .. first + count - 1 (count <= DIA_TILE) into acc[0 .. count - 1]: each
 // diagonal over the tile's rows whose column lies in the matrix.
 inline void dia_tile_sums(const int first, const int count, const int cols, const int diagonals, const int pitch,
-                          __global const int* offsets, CVEC_ARG(val), CVEC_ARG(x), acc_t* acc) {
+                          __global const int* offsets, MVAL_ARG(val), CVEC_ARG(x), acc_t* acc) {
   for (int r = 0; r < count; ++r) acc[r] = ACC_ZERO;
   for (int d = 0; d < diagonals; ++d) {
     const int offset = offsets[d];
     const int begin = max(0, -offset - first), end = min(count, cols - offset - first);
     const int k = d * pitch + first, c = first + offset;
-    for (int r = begin; r < end; ++r) acc[r] = acc_add(acc[r], VEC_LOAD(val, k + r), DIA_X_LOAD(x, c + r));
+    for (int r = begin; r < end; ++r) acc[r] = acc_add(acc[r], MVAL_LOAD(val, k + r), DIA_X_LOAD(x, c + r));
   }
 }
 
@@ -72,7 +72,7 @@ inline void dia_tile_sums(const int first, const int count, const int cols, cons
     acc_t tile_[DIA_TILE];                                                                                 \
     for (int first_ = (begin); first_ < (end); first_ += DIA_TILE) {                                       \
       const int count_ = min(DIA_TILE, (end) - first_);                                                    \
-      dia_tile_sums(first_, count_, cols, diagonals, pitch, offsets, VEC_PASS(val), VEC_PASS(x), tile_);  \
+      dia_tile_sums(first_, count_, cols, diagonals, pitch, offsets, MVAL_PASS(val), VEC_PASS(x), tile_);  \
       for (int r_ = 0; r_ < count_; ++r_) {                                                                \
         const int row = first_ + r_;                                                                       \
         const acc_t sum = tile_[r_];                                                                       \
@@ -83,13 +83,13 @@ inline void dia_tile_sums(const int first, const int count, const int cols, cons
 #else
 #define FOR_EACH_DIA_ROW_SUM(begin, end, cols, diagonals, pitch, offsets, val, x, row, sum, BODY)          \
   for (int row = (begin); row < (end); ++row) {                                                          \
-    const acc_t sum = dia_row_sum(row, cols, diagonals, pitch, offsets, VEC_PASS(val), VEC_PASS(x));     \
+    const acc_t sum = dia_row_sum(row, cols, diagonals, pitch, offsets, MVAL_PASS(val), VEC_PASS(x));     \
     BODY                                                                                                 \
   }
 #endif
 
 __kernel void spmv_dia(const int rows, const int rows_per_item, const int cols, const int diagonals, const int pitch,
-                       __global const int* offsets, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha), REAL_ARG(beta),
+                       __global const int* offsets, MVAL_ARG(val), CVEC_ARG(x), REAL_ARG(alpha), REAL_ARG(beta),
                        VEC_ARG(y) SPMV_EPILOGUE_ARGS) {
   const int2 range = row_range(rows, rows_per_item);
   FOR_EACH_DIA_ROW_SUM(range.x, range.y, cols, diagonals, pitch, offsets, val, x, row, s,

@@ -5,7 +5,7 @@
 
 // y[row] += alpha * (overflow row sum), only for rows that have an overflow.
 __kernel void spmv_hyb_overflow(const int rows, const int rows_per_item, __global const int* row_offsets,
-                                __global const int* cols, CVEC_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
+                                __global const int* cols, MVAL_ARG(val), CVEC_ARG(x), REAL_ARG(alpha),
                                 VEC_ARG(y)) {
   const int2 range = row_range(rows, rows_per_item);
   if (range.x == range.y) return;
@@ -13,7 +13,7 @@ __kernel void spmv_hyb_overflow(const int rows, const int rows_per_item, __globa
   for (int row = range.x; row < range.y; ++row) {
     const int end4 = row_offsets[row + 1] / 4;
     if (end4 > begin4) {
-      const acc_t s = csr4_row_sum(begin4, end4, cols, VEC_PASS(val), VEC_PASS(x));
+      const acc_t s = csr4_row_sum(begin4, end4, cols, MVAL_PASS(val), VEC_PASS(x));
       SPMV_ACCUMULATE(y, row, alpha, acc_value(s));
     }
     begin4 = end4;

@@ -8,18 +8,18 @@
 // Sorted row r's sum: slice r / C, lane r % C; its entries one slice height apart up to the first
 // padding (column -1), which only follows a row's entries.
 inline acc_t sell_row_sum(const int r, const int height, __global const int* slice_offsets, __global const int* cols,
-                          CVEC_ARG(val), CVEC_ARG(x)) {
+                          MVAL_ARG(val), CVEC_ARG(x)) {
   const int slice = r / height;
   return strided_row_sum(ACC_ZERO, slice_offsets[slice] + r % height, slice_offsets[slice + 1], height, cols,
-                         VEC_PASS(val), VEC_PASS(x));
+                         MVAL_PASS(val), VEC_PASS(x));
 }
 
 __kernel void spmv_sell(const int rows, const int rows_per_item, const int height, __global const int* slice_offsets,
-                        __global const int* row_order, __global const int* cols, CVEC_ARG(val), CVEC_ARG(x),
+                        __global const int* row_order, __global const int* cols, MVAL_ARG(val), CVEC_ARG(x),
                         REAL_ARG(alpha), REAL_ARG(beta), VEC_ARG(y) SPMV_EPILOGUE_ARGS) {
   const int2 range = row_range(rows, rows_per_item);
   for (int r = range.x; r < range.y; ++r) {
-    const acc_t s = sell_row_sum(r, height, slice_offsets, cols, VEC_PASS(val), VEC_PASS(x));
+    const acc_t s = sell_row_sum(r, height, slice_offsets, cols, MVAL_PASS(val), VEC_PASS(x));
     SPMV_STORE(y, row_order[r], alpha, beta, acc_value(s));
   }
 }

@@ -5,6 +5,7 @@
 //   -DALPHA_ONE   alpha == 1: the row sum is stored without a multiplication
 //   -DBETA_ZERO   beta == 0: y is written without being read (NaN or garbage in y cannot propagate)
 //   -DKAHAN       single precision only: compensated row sums (see acc_t below)
+//   -DHALF_VALUES single precision only: the matrix values in binary16 (common.cl's MVAL_*)
 #include "common.cl"
 
 #if defined(KAHAN) && !defined(CLKR_SINGLE)
@@ -31,6 +32,12 @@ typedef float4 real4;
 #define REAL4_S1(v) ((v).s1)
 #define REAL4_S2(v) ((v).s2)
 #define REAL4_S3(v) ((v).s3)
+#endif
+// Four consecutive matrix values (common.cl's MVAL_*): from binary16 with -DHALF_VALUES.
+#if defined(HALF_VALUES)
+#define MVAL_LOAD4(v, k4) (vload_half4((k4), (v)) * v##_unscale)
+#else
+#define MVAL_LOAD4(v, k4) VEC_LOAD4(v, k4)
 #endif
 
 // ---- the row-sum accumulator ------------------------------------------------------------------------
@@ -86,14 +93,14 @@ typedef real acc_t;
 // Positions in long whatever offset_t is: a group's last position may lie past 2^31 - 1 (ELL's slots
 // one pitch apart) although every entry's does not.
 inline acc_t strided_row_sum(acc_t acc, long k, const long end, const int stride, __global const int* cols,
-                             CVEC_ARG(val), CVEC_ARG(x)) {
+                             MVAL_ARG(val), CVEC_ARG(x)) {
 #if ROW_GROUP == 1
   // Entry by entry, written as the plain loop: PoCL compiled the one-slot groups below into code 1.2-2.4x
   // slower than this (ELL and SELL on poisson3d:48 and s2rmq4m1).
   for (; k < end; k += stride) {
     const int c = cols[k];
     if (c < 0) break;
-    acc = acc_add(acc, VEC_LOAD(val, k), ROW_X_LOAD(x, c));
+    acc = acc_add(acc, MVAL_LOAD(val, k), ROW_X_LOAD(x, c));
   }
 #else
   for (; k < end; k += (long)ROW_GROUP * stride) {
@@ -106,7 +113,7 @@ inline acc_t strided_row_sum(acc_t acc, long k, const long end, const int stride
       a[j] = R_ZERO;
       if (kj < end) {
         c[j] = cols[kj];
-        a[j] = VEC_LOAD(val, kj);
+        a[j] = MVAL_LOAD(val, kj);
       }
     }
 #pragma unroll

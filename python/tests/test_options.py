@@ -52,6 +52,10 @@ def test_preconditioner_settings_take_effect(ctx):
     solver = clkr.Solver(A, precond="amg", amg={"coarse_size": 50}, settings={"precond.precision": "single"},
                          device=ctx)
     assert "single" in solver.description
+    x, info = clkr.solve(A, b, precond="amg", tol=1e-10, device=ctx, settings={"precond.precision": "half"})
+    assert info.converged and relative_residual(A, b, x) <= 1e-9
+    half = clkr.Solver(A, precond="amg", settings={"precond.precision": "half"}, device=ctx)
+    assert "half values" in half.description
     assert any(key.startswith("amg.coarse_size:") for key in clkr.setting_keys())
 
 

@@ -31,7 +31,8 @@ std::vector<OptionSpec> bench_solve_specs() {
       {"--methods", "LIST",
        "clkr's methods: cg (no preconditioner), jacobi, chebyshev, amg, amg-single (a single-precision\n"
        "hierarchy), amg-update (setup = Preconditioner::update after new values on the same pattern),\n"
-       "amg-update-single (the same with a single-precision hierarchy);\n"
+       "amg-update-single (the same with a single-precision hierarchy); amg-half,\n"
+       "amg-update-half (single precision on binary16 values);\n"
        "prefix host: for the host backend (default cg,jacobi,amg,amg-single,host:amg)"},
       {"--peers", "LIST", "eigen-ic, eigen-cg, hypre (CPU), or none (default eigen-ic,eigen-cg,hypre)"},
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8), b = ones"},
@@ -53,6 +54,7 @@ struct Method {
   Location location = Location::Device;
   PrecondKind kind = PrecondKind::None;
   std::optional<Precision> precond_precision;
+  ValueStorage matrix_values = ValueStorage::Working;  // amg-half: binary16 values in the hierarchy
   bool update = false;  // time Preconditioner::update (after Matrix::update_values) instead of a setup
 };
 
@@ -65,24 +67,25 @@ Method parse_method(const std::string& text) {
     name = name.substr(5);
   }
   if (name == "cg") return m;
-  if (name == "amg-single") {
-    m.kind = PrecondKind::Amg;
-    m.precond_precision = Precision::Single;
-    return m;
-  }
-  if (name == "amg-update" || name == "amg-update-single") {
-    m.kind = PrecondKind::Amg;
-    m.update = true;
-    if (name == "amg-update-single") m.precond_precision = Precision::Single;
-    return m;
+  // amg-single, amg-half: the hierarchy in single precision, its values in single or in binary16;
+  // amg-update, amg-update-single, amg-update-half: the same, timing an update instead of a setup.
+  if (name.rfind("amg-", 0) == 0) {
+    const bool update = name.rfind("amg-update", 0) == 0;
+    const std::string variant = name.substr(update ? 10 : 3);
+    if (variant.empty() || variant == "-single" || variant == "-half") {
+      m.kind = PrecondKind::Amg;
+      m.update = update;
+      if (!variant.empty()) m.precond_precision = Precision::Single;
+      if (variant == "-half") m.matrix_values = ValueStorage::Half;
+      return m;
+    }
   }
   try {
     m.kind = parse_precond(name);
   } catch (const Error&) {
-    throw UsageError(
-        "--methods: unknown method '" + text +
-        "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-update, amg-update-single, each optionally "
-        "host:)");
+    throw UsageError("--methods: unknown method '" + text +
+                     "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-half, amg-update, amg-update-single, "
+                     "amg-update-half, each optionally host:)");
   }
   if (m.kind == PrecondKind::None) m.name = m.location == Location::Host ? "host:cg" : "cg";
   return m;
@@ -339,6 +342,7 @@ int bench_solve_command(const Args& args) {
         PrecondOptions options = base;
         options.kind = m.kind;
         options.precision = m.precond_precision;
+        options.matrix_values = m.matrix_values;
         // amg-update: one setup first, then every run gives A new values (a few percent larger each
         // time, as a time step would) and times the preconditioner's update.
         std::unique_ptr<Preconditioner> kept;

@@ -31,8 +31,9 @@ const std::vector<OptionSpec>& precond_option_specs() {
        "none | jacobi | chebyshev | amg (default none; --solver pcg means jacobi):\n"
        "docs/preconditioners.md says which to use when"},
       {"--precond-precision", "P",
-       "single | qdouble | double: the precision the preconditioner computes in\n"
-       "(default the solver's; single inside a double solve halves its bytes)"},
+       "single | qdouble | double | half: the precision the preconditioner computes in\n"
+       "(default the solver's; single inside a double solve halves its bytes; half:\n"
+       "single on matrix values stored in binary16, a quarter of double's bytes)"},
       {"--amg-smoother", "S", "chebyshev | chebyshev4 (fourth kind) | jacobi (default chebyshev)"},
       {"--amg-sweeps", "N", "smoothing sweeps before and after the coarse correction (default 1)"},
       {"--amg-cycle", "C",
@@ -85,10 +86,10 @@ PrecondOptions parse_precond_options(const ParsedArgs& opts, bool solver_is_pcg)
   if (opts.has("--precond-precision")) {
     if (o.kind == PrecondKind::None) throw UsageError("--precond-precision needs a --precond");
     try {
-      o.precision = parse_precision(opts.text("--precond-precision"));
+      set_precond_precision(o, opts.text("--precond-precision"));
     } catch (const Error&) {
       throw UsageError("--precond-precision: unknown precision '" + opts.text("--precond-precision") +
-                       "' (expected one of: single, qdouble, double)");
+                       "' (expected one of: single, qdouble, double, half)");
     }
   }
   parse_tuning_options(opts, o);
@@ -191,14 +192,15 @@ void print_precond(std::ostream& out, const Preconditioner& M) {
   out << "\n";
   out << "commands    " << commands_text(amg->setup_commands()) << " in the setup\n";
   char line[160];
-  std::snprintf(line, sizeof line, "levels      %5s %12s %14s %12s %10s  %s\n", "level", "rows", "nnz", "P nnz",
-                "lambda_max", "format");
+  std::snprintf(line, sizeof line, "levels      %5s %12s %14s %12s %10s  %-14s %s\n", "level", "rows", "nnz", "P nnz",
+                "lambda_max", "format", "values");
   out << line;
   for (std::size_t l = 0; l < amg->levels().size(); ++l) {
     const AmgLevelInfo& level = amg->levels()[l];
-    std::snprintf(line, sizeof line, "            %5zu %12lld %14lld %12lld %10.4g  %s\n", l,
+    std::snprintf(line, sizeof line, "            %5zu %12lld %14lld %12lld %10.4g  %-14s %s\n", l,
                   static_cast<long long>(level.rows), static_cast<long long>(level.nnz),
-                  static_cast<long long>(level.prolongator_nnz), level.lambda_max, level.format.c_str());
+                  static_cast<long long>(level.prolongator_nnz), level.lambda_max, level.format.c_str(),
+                  level.values.c_str());
     out << line;
   }
   out << "complexity  operator " << number_text(amg->operator_complexity()) << ", grid "
@@ -210,6 +212,7 @@ void write_precond_json(JsonWriter& json, const Preconditioner& M) {
   json.member("kind", to_string(M.kind()))
       .member("description", M.description())
       .member("precision", to_string(M.precision()))
+      .member("matrix_values", to_string(M.matrix_values()))
       .member("setup_seconds", M.setup_seconds())
       .member("applications", static_cast<std::uint64_t>(M.applications()));
   json.key("setup_phases").begin_object();
@@ -227,6 +230,7 @@ void write_precond_json(JsonWriter& json, const Preconditioner& M) {
           .member("prolongator_nnz", level.prolongator_nnz)
           .member("lambda_max", level.lambda_max)
           .member("format", level.format)
+          .member("values", level.values)
           .end_object();
     }
     json.end_array();

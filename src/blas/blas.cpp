@@ -88,6 +88,9 @@ struct Blas::Impl {
     if (location == Location::Device && precision == Precision::Double && !info.fp64)
       throw Error("Blas: double precision on the device needs fp64, which " + info.summary() +
                   " lacks; use Precision::QuasiDouble, or Location::Host");
+    if (options.matrix_values == ValueStorage::Half && precision != Precision::Single)
+      throw Error("Blas: half-precision matrix values (BlasOptions::matrix_values) are read in single precision, not " +
+                  to_string(precision));
     params = options.params ? *options.params : device_params(info, context->program_cache().directory());
     validate_device_params(params);
     // dot_partial's work-group (blas1's when chunked, the reduction's when grid-stride) and
@@ -458,15 +461,16 @@ void Blas::spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
                   std::to_string(y.size()) + " (needs " + std::to_string(A.rows()) + ")");
     if (&x == &y)
       throw Error("Blas::spmv: x and y are the same vector '" + x.name() + "'; y = A*x cannot be computed in place");
-    const detail::OpCost cost = detail::spmv_cost(A, d.precision, beta);
     if (d.location == Location::Host) {
+      const detail::OpCost cost = detail::spmv_cost(A, d.precision, beta);
       d.run_host("spmv", cost.flops, cost.bytes,
                  [&] { detail::spmv_host(d.precision, d.options.kahan_spmv, alpha, A, x, beta, y); });
       return;
     }
+    const detail::OpCost cost = detail::spmv_cost(A, d.precision, beta, A.value_storage(d.options.matrix_values));
     cl::Event first;
-    cl::Event last =
-        detail::spmv_device(*d.context, d.params.spmv, d.precision, d.options.kahan_spmv, alpha, A, x, beta, y, &first);
+    cl::Event last = detail::spmv_device(*d.context, d.params.spmv, d.precision, d.options.kahan_spmv, alpha, A, x,
+                                         beta, y, &first, nullptr, d.options.matrix_values);
     std::vector<cl::Event> events;
     if (first() != nullptr) events.push_back(first);
     if (last() != nullptr) events.push_back(last);

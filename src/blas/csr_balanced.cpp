@@ -5,6 +5,7 @@
 
 #include "../runtime/integer_math.hpp"
 #include "clkr/blas/kernel_args.hpp"
+#include "spmv.hpp"
 
 namespace clkr::detail {
 namespace {
@@ -50,13 +51,13 @@ std::size_t floor_power_of_two(std::size_t v) {
 cl::Event spmv_csr_balanced(Context& context, const SpmvParams& params, Precision p, bool kahan,
                             const std::string& options, double alpha, Matrix& A, const Vector::DeviceBuffers& x,
                             double beta, const Vector::DeviceBuffers& y,
-                            const std::function<void(KernelArgs&)>& epilogue_args) {
+                            const std::function<void(KernelArgs&)>& epilogue_args, ValueStorage storage) {
   const DeviceInfo& info = context.info();
   const bool per_item = params.csr_balanced_blocks == RowBlocking::WorkItem;
-  cl::Kernel kernel =
-      context.kernel("spmv/csr_balanced.cl", per_item ? "spmv_csr_balanced_rows" : "spmv_csr_balanced", options);
+  const Matrix::Values values = A.csr_values(p, storage);
+  cl::Kernel kernel = context.kernel("spmv/csr_balanced.cl", per_item ? "spmv_csr_balanced_rows" : "spmv_csr_balanced",
+                                     options + value_option(values));
   const Matrix::CsrPart& part = A.csr_part();
-  const Matrix::Values values = A.csr_values(p);
   std::size_t local = 1;
   Matrix::RowBlockShape shape;
   if (per_item) {
@@ -72,7 +73,7 @@ cl::Event spmv_csr_balanced(Context& context, const SpmvParams& params, Precisio
   const Matrix::RowBlocks& blocks = A.csr_row_blocks(shape);
   KernelArgs args(kernel, p);
   args.value(static_cast<cl_int>(blocks.count)).value(blocks.first_rows).value(part.row_offsets);
-  args.value(part.col_indices).vector(values).vector(x).real(alpha).real(beta).vector(y);
+  args.value(part.col_indices).matrix_values(values).vector(x).real(alpha).real(beta).vector(y);
   if (!per_item) {
     const std::size_t acc = accumulator_bytes(p, kahan);
     args.local(static_cast<std::size_t>(shape.max_cost) * acc).local(local * acc);

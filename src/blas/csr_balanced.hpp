@@ -33,10 +33,12 @@ std::size_t floor_power_of_two(std::size_t v);
 
 // y = alpha*A*x + beta*y with spmv_csr_balanced (work-group blocks) or spmv_csr_balanced_rows
 // (work-item blocks), as params.csr_balanced_blocks says; `options` are the SpMV program's build options (with -DKAHAN
-// when `kahan`, and a fused epilogue's option, whose operands `epilogue_args` appends).
+// when `kahan`, and a fused epilogue's option, whose operands `epilogue_args` appends); A's values in
+// `storage` (spmv_device's).
 cl::Event spmv_csr_balanced(Context& context, const SpmvParams& params, Precision p, bool kahan,
                             const std::string& options, double alpha, Matrix& A, const Vector::DeviceBuffers& x,
                             double beta, const Vector::DeviceBuffers& y,
-                            const std::function<void(KernelArgs&)>& epilogue_args = {});
+                            const std::function<void(KernelArgs&)>& epilogue_args = {},
+                            ValueStorage storage = ValueStorage::Working);
 
 }  // namespace clkr::detail

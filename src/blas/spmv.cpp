@@ -279,13 +279,14 @@ void host_double(double alpha, const HostCsrMatrix& A, Vector& x, double beta, V
 //         SELL's row order and slice offsets, DIA's diagonal offsets
 //       + cols elements of x (each read once: the ideal cache)
 //       + rows elements of y written, and read again when beta != 0.
-OpCost spmv_cost(const Matrix& A, Precision p, double beta) {
+OpCost spmv_cost(const Matrix& A, Precision p, double beta, ValueStorage storage) {
   const double element = static_cast<double>(bytes_per_element(p));
+  const double value_bytes = storage == ValueStorage::Half ? 2.0 : element;
   const double rows = A.rows(), cols = A.cols();
   const StoredEntries stored = stored_entries(A);
   OpCost cost;
   cost.flops = 2.0 * static_cast<double>(A.nnz()) + (beta != 0 ? 2.0 * rows : 0.0);
-  cost.bytes = element * stored.entries + 4.0 * (stored.column_indices + stored.other_ints) + element * cols +
+  cost.bytes = value_bytes * stored.entries + 4.0 * (stored.column_indices + stored.other_ints) + element * cols +
                element * rows * (beta != 0 ? 2.0 : 1.0);
   return cost;
 }
@@ -295,8 +296,8 @@ bool spmv_epilogue_supported(const Matrix& A) { return A.format() != Format::Hyb
 // The SpMV's cost with y written once (beta = 0), plus per row: Residual reads b (1 element); a
 // Chebyshev step reads r_in, dinv and xs and writes xs (4; x[row] is the SpMV's own x, counted once),
 // and y (already counted) and d_out unless it is the last step, which writes neither.
-OpCost spmv_epilogue_cost(const Matrix& A, Precision p, const SpmvEpilogue& epilogue) {
-  OpCost cost = spmv_cost(A, p, 0.0);
+OpCost spmv_epilogue_cost(const Matrix& A, Precision p, const SpmvEpilogue& epilogue, ValueStorage storage) {
+  OpCost cost = spmv_cost(A, p, 0.0, storage);
   const double rows = A.rows(), element = static_cast<double>(bytes_per_element(p));
   if (epilogue.kind == SpmvEpilogue::Kind::Residual) {
     cost.flops += rows;
@@ -306,6 +307,10 @@ OpCost spmv_epilogue_cost(const Matrix& A, Precision p, const SpmvEpilogue& epil
     cost.bytes += element * rows * (epilogue.last ? 4.0 - 1.0 : 4.0 + 1.0);
   }
   return cost;
+}
+
+std::string value_option(const Matrix::Values& values) {
+  return values.storage == ValueStorage::Half ? " -DHALF_VALUES" : "";
 }
 
 std::string dia_tile_option(const SpmvParams& params) {
@@ -321,7 +326,8 @@ std::string row_sum_build_options(const SpmvParams& params, Precision p) {
 // refuses it: its row sums are split in two passes whose float combination would lose the
 // compensation, so the result would not be what was asked for.
 cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, bool kahan, double alpha, Matrix& A,
-                      Vector& x, double beta, Vector& y, cl::Event* first, const SpmvEpilogue* epilogue) {
+                      Vector& x, double beta, Vector& y, cl::Event* first, const SpmvEpilogue* epilogue,
+                      ValueStorage storage) {
   check_operands(A, x, y);
   if (epilogue != nullptr) {
     if (!spmv_epilogue_supported(A))
@@ -338,6 +344,8 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
         "spmv: Kahan-compensated single-precision SpMV supports CSR, CSR4, ELL, SELL and DIA, not HYB (its two "
         "passes would round each row sum in between); convert the matrix or turn Kahan off");
   if (params.work_group_size == 0) throw Error("spmv: SpmvParams::work_group_size must be at least 1");
+  if (storage == ValueStorage::Half && p != Precision::Single)
+    throw Error("spmv: half-precision matrix values are read in single precision, not " + to_string(p));
 
   const std::int32_t rows = A.rows();
   if (rows == 0) {
@@ -357,18 +365,18 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
   switch (A.format()) {
     case Format::Csr: {
       if (csr_balanced_applies(params, A)) {  // very unequal rows: the load-balanced kernels
-        last = spmv_csr_balanced(context, params, p, kahan, options, alpha, A, xb, beta, yb, append_epilogue);
+        last = spmv_csr_balanced(context, params, p, kahan, options, alpha, A, xb, beta, yb, append_epilogue, storage);
         break;
       }
       const Matrix::CsrPart& part = A.csr_part();
-      const Matrix::Values values = A.csr_values(p);
+      const Matrix::Values values = A.csr_values(p, storage);
       if (A.stats().mean_row_length >= params.csr_vector_min_mean_row_length) {
         const std::size_t lanes = params.vector_lanes;
         if (!is_power_of_two(lanes) || lanes > params.work_group_size)
           throw Error("spmv: SpmvParams::vector_lanes (" + std::to_string(lanes) +
                       ") must be a power of two no larger than work_group_size (" +
                       std::to_string(params.work_group_size) + ")");
-        cl::Kernel kernel = context.kernel("spmv/csr.cl", "spmv_csr_vector", options);
+        cl::Kernel kernel = context.kernel("spmv/csr.cl", "spmv_csr_vector", options + value_option(values));
         const std::size_t max_group = kernel_max_work_group(kernel, context);
         if (max_group < lanes)
           throw Error("spmv: SpmvParams::vector_lanes (" + std::to_string(lanes) + ") exceeds the " +
@@ -380,14 +388,14 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
         const std::size_t accumulator = (p == Precision::Single && !kahan) ? sizeof(cl_float) : 2 * sizeof(cl_float);
         KernelArgs args(kernel, p);
         args.value(static_cast<cl_int>(rows)).value(static_cast<cl_int>(lanes));
-        args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
+        args.value(part.row_offsets).value(part.col_indices).matrix_values(values).vector(xb);
         args.real(alpha).real(beta).vector(yb).local(group * accumulator);
         append_epilogue(args);
         last = enqueue(context, kernel, groups * group, group);
       } else {
-        cl::Kernel kernel = context.kernel("spmv/csr.cl", "spmv_csr_scalar", options);
+        cl::Kernel kernel = context.kernel("spmv/csr.cl", "spmv_csr_scalar", options + value_option(values));
         last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
-          args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
+          args.value(part.row_offsets).value(part.col_indices).matrix_values(values).vector(xb);
           args.real(alpha).real(beta).vector(yb);
           append_epilogue(args);
         });
@@ -397,10 +405,10 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
     case Format::Csr4: {
       const Matrix::CsrPart& part = A.csr_part();
       if (part.stored > kIntMax) throw Error("spmv: CSR4 storage exceeds the int32 index range");
-      const Matrix::Values values = A.csr_values(p);
-      cl::Kernel kernel = context.kernel("spmv/csr4.cl", "spmv_csr4", options);
+      const Matrix::Values values = A.csr_values(p, storage);
+      cl::Kernel kernel = context.kernel("spmv/csr4.cl", "spmv_csr4", options + value_option(values));
       last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
-        args.value(part.row_offsets).value(part.col_indices).vector(values).vector(xb);
+        args.value(part.row_offsets).value(part.col_indices).matrix_values(values).vector(xb);
         args.real(alpha).real(beta).vector(yb);
         append_epilogue(args);
       });
@@ -415,11 +423,11 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       if (static_cast<std::int64_t>(ell.width) * ell.pitch + rows > kIntMax)
         throw Error("spmv: ELL storage (width " + std::to_string(ell.width) + " x pitch " + std::to_string(ell.pitch) +
                     ") exceeds the int32 index range");
-      const Matrix::Values ell_values = A.ell_values(p);
-      cl::Kernel kernel = context.kernel(file, "spmv_ell", options);
+      const Matrix::Values ell_values = A.ell_values(p, storage);
+      cl::Kernel kernel = context.kernel(file, "spmv_ell", options + value_option(ell_values));
       last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
         args.value(static_cast<cl_int>(ell.width)).value(static_cast<cl_int>(ell.pitch));
-        args.value(ell.col_indices).vector(ell_values).vector(xb).real(alpha).real(beta).vector(yb);
+        args.value(ell.col_indices).matrix_values(ell_values).vector(xb).real(alpha).real(beta).vector(yb);
         append_epilogue(args);
       });
       if (!hyb) break;
@@ -427,33 +435,34 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       if (overflow.stored == 0) break;  // no row longer than the ELL width: one pass is all
       if (first) *first = last;
       if (overflow.stored > kIntMax) throw Error("spmv: HYB overflow storage exceeds the int32 index range");
-      const Matrix::Values overflow_values = A.csr_values(p);
-      cl::Kernel add = context.kernel(file, "spmv_hyb_overflow", options);
+      const Matrix::Values overflow_values = A.csr_values(p, storage);
+      cl::Kernel add = context.kernel(file, "spmv_hyb_overflow", options + value_option(overflow_values));
       last = enqueue_rows(context, params, p, add, rows, [&](KernelArgs& args) {
-        args.value(overflow.row_offsets).value(overflow.col_indices).vector(overflow_values).vector(xb);
+        args.value(overflow.row_offsets).value(overflow.col_indices).matrix_values(overflow_values).vector(xb);
         args.real(alpha).vector(yb);
       });
       break;
     }
     case Format::Sell: {
       const Matrix::SellPart& sell = A.sell_part();
-      const Matrix::Values values = A.sell_values(p);
-      cl::Kernel kernel = context.kernel("spmv/sell.cl", "spmv_sell", options);
+      const Matrix::Values values = A.sell_values(p, storage);
+      cl::Kernel kernel = context.kernel("spmv/sell.cl", "spmv_sell", options + value_option(values));
       last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
         args.value(static_cast<cl_int>(sell.slice_height)).value(sell.slice_offsets).value(sell.rows);
-        args.value(sell.col_indices).vector(values).vector(xb).real(alpha).real(beta).vector(yb);
+        args.value(sell.col_indices).matrix_values(values).vector(xb).real(alpha).real(beta).vector(yb);
         append_epilogue(args);
       });
       break;
     }
     case Format::Dia: {
       const Matrix::DiaPart& dia = A.dia_part();
-      const Matrix::Values values = A.dia_values(p);
-      cl::Kernel kernel = context.kernel("spmv/dia.cl", "spmv_dia", options + dia_tile_option(params));
+      const Matrix::Values values = A.dia_values(p, storage);
+      cl::Kernel kernel =
+          context.kernel("spmv/dia.cl", "spmv_dia", options + dia_tile_option(params) + value_option(values));
       last = enqueue_rows(context, params, p, kernel, rows, [&](KernelArgs& args) {
         args.value(static_cast<cl_int>(A.cols())).value(static_cast<cl_int>(dia.diagonals));
         args.value(static_cast<cl_int>(dia.pitch)).value(dia.offsets);
-        args.vector(values).vector(xb).real(alpha).real(beta).vector(yb);
+        args.matrix_values(values).vector(xb).real(alpha).real(beta).vector(yb);
         append_epilogue(args);
       });
       break;

@@ -12,9 +12,10 @@ struct OpCost {
   double bytes = 0;
 };
 
-// Bytes SpMV must move: values and indices as stored (padding included), row offsets, x read once per
-// stored entry in the ideal cached case counted once (cols elements), y written (and read if beta != 0).
-OpCost spmv_cost(const Matrix& A, Precision p, double beta);
+// Bytes SpMV must move: values and indices as stored (padding included; 2 bytes a value in
+// ValueStorage::Half, the storage A.value_storage() gives), row offsets, x read once per stored entry
+// in the ideal cached case counted once (cols elements), y written (and read if beta != 0).
+OpCost spmv_cost(const Matrix& A, Precision p, double beta, ValueStorage storage = ValueStorage::Working);
 
 // A fused epilogue (kernels/spmv/spmv_epilogue.cl): what the SpMV kernel does with each row's sum
 // s = (A x)[i] in place of y = alpha s + beta y (alpha and beta are then ignored). The AMG's smoothers
@@ -39,14 +40,19 @@ struct SpmvEpilogue {
 bool spmv_epilogue_supported(const Matrix& A);
 
 // The work of an SpMV with this epilogue (the SpMV's own bytes and flops plus the epilogue's vectors).
-OpCost spmv_epilogue_cost(const Matrix& A, Precision p, const SpmvEpilogue& epilogue);
+OpCost spmv_epilogue_cost(const Matrix& A, Precision p, const SpmvEpilogue& epilogue,
+                          ValueStorage storage = ValueStorage::Working);
 
 // y = alpha*A*x + beta*y on the device, or the epilogue's operation when one is given; returns the event
 // of the last kernel (for profiling; a format with two kernels, HYB, also reports the first through
-// `first`).
+// `first`). `storage` Half (single precision only) reads A's binary16 values where they fit
+// (Matrix::csr_values says when), its single values elsewhere.
 cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, bool kahan, double alpha, Matrix& A,
                       Vector& x, double beta, Vector& y, cl::Event* first = nullptr,
-                      const SpmvEpilogue* epilogue = nullptr);
+                      const SpmvEpilogue* epilogue = nullptr, ValueStorage storage = ValueStorage::Working);
+
+// The -D option of a kernel reading `values` (" -DHALF_VALUES" for binary16 ones, else nothing).
+std::string value_option(const Matrix::Values& values);
 
 // The epilogue's operation on the host, in double, from A's host CSR (the host backend's fused smoother
 // steps and the reference of the device kernels' tests).

@@ -2,6 +2,7 @@
 #include "device_format.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "../runtime/host_threads.hpp"
@@ -177,12 +178,35 @@ std::vector<std::int64_t> read_offsets(Context& context, const Matrix::CsrPart& 
   return offsets;
 }
 
+Matrix::Values part_half_values(Context& context, PartValues& v, float floor) {
+  if (!v.half_current) {
+    // From the doubles with fp64, else from the uploaded quasi-double head (the single copy).
+    const bool from_double = static_cast<bool>(v.dbl());
+    const cl::Buffer& source = from_double ? v.dbl : v.head;
+    const ValueRange range = device_value_range(context, source, from_double, v.count);
+    v.half_scale = half_scale(range.largest, std::isnan(floor) ? range.smallest_nonzero : floor);
+    if (v.half_scale.fits) {
+      if (!v.half()) v.half = context.allocate(v.count * 2, v.what + " (half)");
+      device_half_values(context, source, from_double, v.half, v.count, v.half_scale.exponent);
+    } else {
+      v.half = cl::Buffer();  // the single values serve instead
+    }
+    v.half_current = true;
+  }
+  if (!v.half_scale.fits) return part_values(context, v, Precision::Single);
+  Matrix::Values values{v.half, cl::Buffer()};
+  values.storage = ValueStorage::Half;
+  values.unscale = std::ldexp(1.0f, -v.half_scale.exponent);
+  return values;
+}
+
 void derive_precisions(Context& context, PartValues& v) {
-  if (v.tail()) {
+  if (v.dbl() && v.tail()) {
     device_split(context, v.dbl, v.head, v.tail, v.count);
-  } else if (v.head()) {
+  } else if (v.dbl() && v.head()) {
     device_narrow(context, v.dbl, v.head, v.count);
   }
+  v.half_current = false;
 }
 
 }  // namespace clkr::detail

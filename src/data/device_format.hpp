@@ -13,6 +13,7 @@
 
 #include "clkr/data/matrix.hpp"
 #include "convert.hpp"
+#include "half_values.hpp"
 #include "matrix_formats.hpp"
 #include "value_upload.hpp"
 
@@ -24,6 +25,11 @@ struct PartValues {
   std::size_t count = 0;
   std::string what;  // for allocation messages
   cl::Buffer dbl, head, tail;
+  // The binary16 copy (ValueStorage::Half) and its scale: made on the first ask, and again on the first
+  // ask after new values (half_current false), when the new range may call for another scale.
+  cl::Buffer half;
+  HalfScale half_scale;
+  bool half_current = false;
 };
 
 struct DeviceFormat {
@@ -66,7 +72,13 @@ std::vector<std::int64_t> read_offsets(Context& context, const Matrix::CsrPart& 
 // caller refuses it).
 Matrix::Values part_values(Context& context, PartValues& v, Precision p);
 
-// The single and quasi-double copies made from a part's doubles, made again after they changed.
+// The binary16 copy of a part (single precision's ValueStorage::Half), made (again) when not current,
+// scaled by half_scale from the values' range and `floor` (half_values.hpp; NaN: the smallest nonzero
+// |value|); where they do not fit, the single values instead (Values::storage says which).
+Matrix::Values part_half_values(Context& context, PartValues& v, float floor);
+
+// After new values: the single and quasi-double copies made again from a part's doubles (on devices
+// with fp64; without, the caller wrote them), the binary16 copy marked for remaking on its next use.
 void derive_precisions(Context& context, PartValues& v);
 
 }  // namespace clkr::detail

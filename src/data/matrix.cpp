@@ -5,7 +5,8 @@
 // Values: on a device with fp64 the double values are uploaded and the single (= quasi-double head)
 // and quasi-double copies are converted from them on the device when first asked for. A device
 // without fp64 cannot hold the doubles: the quasi-double values are split on the host and uploaded
-// (single is their head), and the host CSR is kept, since it is then the only exact copy.
+// (single is their head), and the host CSR is kept, since it is then the only exact copy. The binary16
+// copy of ValueStorage::Half (half_values.hpp) is made from the doubles, or without fp64 from the head.
 //
 // Format conversion goes through the host: the current format is read back (or the kept host CSR is
 // used), the new layout is built by the same builders as the constructor (matrix_formats.cpp), and
@@ -19,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 
 #include "../runtime/host_threads.hpp"
 #include "../runtime/large_vectors.hpp"
@@ -181,14 +183,33 @@ struct Matrix::Impl {
       detail::derive_precisions(*context, d.ell_values);
     } else {
       d.value_upload->upload(values, {d.ell_values.head, d.ell_values.tail}, {d.csr_values.head, d.csr_values.tail});
+      detail::derive_precisions(*context, d.csr_values);  // the binary16 copies, remade on their next use
+      detail::derive_precisions(*context, d.ell_values);
     }
   }
 
-  Matrix::Values values(PartValues& v, Precision p) {
+  Matrix::Values values(PartValues& v, Precision p, ValueStorage storage) {
     if (p == Precision::Double && !fp64())
       throw Error("device " + context->info().name + " has no fp64: the " + matrix_name() +
                   " has no double values there (use single or quasi-double)");
-    return detail::part_values(*context, v, p);
+    if (storage == ValueStorage::Working) return detail::part_values(*context, v, p);
+    if (p != Precision::Single)
+      throw Error("the " + matrix_name() + ": half-precision values are read by single-precision kernels, not " +
+                  to_string(p) + " ones");
+    return detail::part_half_values(*context, v, half_floor());
+  }
+
+  // What must stay a normal binary16 number (Matrix::csr_values says why): the smallest |diagonal entry|
+  // of a square matrix with a full diagonal, else NaN (the smallest nonzero value, found on the device).
+  float half_floor() {
+    if (rows != cols || rows == 0) return std::numeric_limits<float>::quiet_NaN();
+    const std::vector<double>& d = current_diagonal();
+    double smallest = std::numeric_limits<double>::infinity();
+    for (double e : d) {
+      if (e == 0) return std::numeric_limits<float>::quiet_NaN();
+      smallest = std::min(smallest, std::fabs(e));
+    }
+    return static_cast<float>(smallest);
   }
 };
 
@@ -426,22 +447,32 @@ const Matrix::DiaPart& Matrix::dia_part() const {
   return m.current().dia;
 }
 
-Matrix::Values Matrix::dia_values(Precision p) {
+Matrix::Values Matrix::dia_values(Precision p, ValueStorage storage) {
   Impl& m = checked(impl_);
   dia_part();
-  return translate_cl_errors("Matrix::dia_values", [&] { return m.values(m.current().ell_values, p); });
+  return translate_cl_errors("Matrix::dia_values", [&] { return m.values(m.current().ell_values, p, storage); });
 }
 
-Matrix::Values Matrix::sell_values(Precision p) {
+Matrix::Values Matrix::sell_values(Precision p, ValueStorage storage) {
   Impl& m = checked(impl_);
   sell_part();
-  return translate_cl_errors("Matrix::sell_values", [&] { return m.values(m.current().ell_values, p); });
+  return translate_cl_errors("Matrix::sell_values", [&] { return m.values(m.current().ell_values, p, storage); });
 }
 
-Matrix::Values Matrix::csr_values(Precision p) {
+Matrix::Values Matrix::csr_values(Precision p, ValueStorage storage) {
   Impl& m = checked(impl_);
   csr_part();
-  return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p); });
+  return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p, storage); });
+}
+
+ValueStorage Matrix::value_storage(ValueStorage wanted) {
+  if (wanted == ValueStorage::Working) return wanted;
+  Impl& m = checked(impl_);
+  // The part SpMV reads most: CSR's for CSR and CSR4, the column-major one for the others (HYB's ELL).
+  const bool csr = m.format == Format::Csr || m.format == Format::Csr4;
+  return translate_cl_errors("Matrix::value_storage", [&] {
+    return m.values(csr ? m.current().csr_values : m.current().ell_values, Precision::Single, wanted).storage;
+  });
 }
 
 std::string offset_build_option(const Matrix& A) {
@@ -467,10 +498,10 @@ const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
   });
 }
 
-Matrix::Values Matrix::ell_values(Precision p) {
+Matrix::Values Matrix::ell_values(Precision p, ValueStorage storage) {
   Impl& m = checked(impl_);
   ell_part();
-  return translate_cl_errors("Matrix::ell_values", [&] { return m.values(m.current().ell_values, p); });
+  return translate_cl_errors("Matrix::ell_values", [&] { return m.values(m.current().ell_values, p, storage); });
 }
 
 }  // namespace clkr

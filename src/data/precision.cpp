@@ -30,6 +30,16 @@ std::string to_string(Location l) {
   throw Error("invalid Location value " + std::to_string(static_cast<int>(l)));
 }
 
+std::string to_string(ValueStorage s) {
+  switch (s) {
+    case ValueStorage::Working:
+      return "working";
+    case ValueStorage::Half:
+      return "half";
+  }
+  throw Error("invalid ValueStorage value " + std::to_string(static_cast<int>(s)));
+}
+
 Precision parse_precision(const std::string& text) {
   std::string t = text;
   std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -20,8 +20,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-Chebyshev::Chebyshev(const Blas& solver, Matrix& A, ChebyshevOptions options, std::optional<Precision> precision)
-    : Preconditioner(solver, A, precision, "chebyshev"),
+Chebyshev::Chebyshev(const Blas& solver, Matrix& A, ChebyshevOptions options, std::optional<Precision> precision,
+                     ValueStorage matrix_values)
+    : Preconditioner(solver, A, precision, "chebyshev", matrix_values),
       options_(options),
       A_(&A),
       inv_diag_(A.context(), static_cast<std::size_t>(A.rows()), "chebyshev.inv_diag") {
@@ -59,7 +60,7 @@ double Chebyshev::set_diagonal(Matrix& A) {
 
 std::string Chebyshev::description() const {
   return "chebyshev (degree " + std::to_string(options_.degree) + " on [" + detail::format_number(lower()) + ", " +
-         detail::format_number(upper()) + "], " + to_string(precision()) + ")";
+         detail::format_number(upper()) + "], " + precision_description() + ")";
 }
 
 double Chebyshev::lower() const { return relaxation_->lower(); }

@@ -2,6 +2,8 @@
 // through, update() timing, and make_preconditioner.
 #include "clkr/precond/preconditioner.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <string>
 
@@ -20,9 +22,10 @@ const std::pair<PrecondKind, const char*> kPrecondNames[] = {
     {PrecondKind::Amg, "amg"},
 };
 
-BlasOptions options_like(const Blas& solver) {
+BlasOptions options_like(const Blas& solver, ValueStorage matrix_values) {
   BlasOptions options;
   options.params = solver.params();
+  if (solver.location() == Location::Device) options.matrix_values = matrix_values;
   return options;
 }
 
@@ -35,8 +38,9 @@ PrecondKind parse_precond(const std::string& text) {
 }
 
 Preconditioner::Preconditioner(const Blas& solver, const Matrix& A, std::optional<Precision> precision,
-                               const char* name)
-    : blas_(solver.context(), solver.location(), precision.value_or(solver.precision()), options_like(solver)),
+                               const char* name, ValueStorage matrix_values)
+    : blas_(solver.context(), solver.location(), precision.value_or(solver.precision()),
+            options_like(solver, matrix_values)),
       rows_(A.rows()),
       nnz_(A.nnz()),
       name_(name) {
@@ -48,6 +52,10 @@ Preconditioner::Preconditioner(const Blas& solver, const Matrix& A, std::optiona
 }
 
 Preconditioner::~Preconditioner() = default;
+
+std::string Preconditioner::precision_description() const {
+  return to_string(precision()) + (matrix_values() == ValueStorage::Half ? ", half values" : "");
+}
 
 void Preconditioner::apply(Vector& r, Vector& z) {
   const std::string who = std::string(name_) + " preconditioner: ";
@@ -75,6 +83,23 @@ void Preconditioner::update(Matrix& A) {
   update_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+void set_precond_precision(PrecondOptions& options, const std::string& text) {
+  std::string name = text;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (name == "half") {
+    options.precision = Precision::Single;
+    options.matrix_values = ValueStorage::Half;
+    return;
+  }
+  try {
+    options.precision = parse_precision(text);
+  } catch (const Error&) {
+    throw Error("unknown preconditioner precision '" + text +
+                "' (expected single, qdouble, double, or half: single arithmetic on binary16 matrix values)");
+  }
+  options.matrix_values = ValueStorage::Working;
+}
+
 std::unique_ptr<Preconditioner> make_preconditioner(const Blas& solver, Matrix& A, const PrecondOptions& options) {
   // A failing OpenCL call in a setup is a clkr::Error naming the setup, as in a solve.
   return translate_cl_errors(
@@ -85,9 +110,9 @@ std::unique_ptr<Preconditioner> make_preconditioner(const Blas& solver, Matrix& 
           case PrecondKind::Jacobi:
             return std::make_unique<Jacobi>(solver, A, options.precision);
           case PrecondKind::Chebyshev:
-            return std::make_unique<Chebyshev>(solver, A, options.chebyshev, options.precision);
+            return std::make_unique<Chebyshev>(solver, A, options.chebyshev, options.precision, options.matrix_values);
           case PrecondKind::Amg:
-            return std::make_unique<Amg>(solver, A, options.amg, options.precision);
+            return std::make_unique<Amg>(solver, A, options.amg, options.precision, options.matrix_values);
         }
         throw Error("make_preconditioner: unknown PrecondKind " + std::to_string(static_cast<int>(options.kind)));
       });

@@ -31,8 +31,8 @@ double element_bytes(const Blas& blas, double elements, std::size_t n) {
 // Runs one SpMV with a fused epilogue where it runs (spmv_device, or spmv_epilogue_host on the host
 // backend, timed there) and counts it under `op`.
 void fused_spmv(Blas& blas, const char* op, Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) {
-  const OpCost cost = spmv_epilogue_cost(A, blas.precision(), e);
   if (blas.location() == Location::Host) {
+    const OpCost cost = spmv_epilogue_cost(A, blas.precision(), e);
     const auto start = std::chrono::steady_clock::now();
     spmv_epilogue_host(A, x, y, e);
     blas.record_host(op, cost.flops, cost.bytes,
@@ -40,8 +40,10 @@ void fused_spmv(Blas& blas, const char* op, Matrix& A, Vector& x, Vector& y, con
     return;
   }
   translate_cl_errors(op, [&] {
+    const ValueStorage storage = blas.options().matrix_values;
+    const OpCost cost = spmv_epilogue_cost(A, blas.precision(), e, A.value_storage(storage));
     const cl::Event event = spmv_device(*blas.context(), blas.params().spmv, blas.precision(),
-                                        blas.options().kahan_spmv, -1.0, A, x, 1.0, y, nullptr, &e);
+                                        blas.options().kahan_spmv, -1.0, A, x, 1.0, y, nullptr, &e, storage);
     blas.record(op, cost.flops, cost.bytes, {event});
   });
 }

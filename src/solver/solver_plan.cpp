@@ -133,11 +133,13 @@ const std::vector<SettingSpec>& setting_specs() {
        number("chebyshev.upper_safety", CLKR_FIELD(p.precond.chebyshev.upper_safety))},
       {"chebyshev.lower_ratio", "the interval's bottom over its top; 0: the smallest Ritz value (0)", Needs::Chebyshev,
        number("chebyshev.lower_ratio", CLKR_FIELD(p.precond.chebyshev.lower_ratio))},
-      {"precond.precision", "single, qdouble or double: the preconditioner's own precision (the solver's)",
+      {"precond.precision",
+       "single, qdouble, double, or half (single on binary16 matrix values): the preconditioner's own precision "
+       "(the solver's)",
        Needs::Preconditioner,
        [](SolverPlan& p, const std::string& v) {
          try {
-           p.precond.precision = parse_precision(v);
+           set_precond_precision(p.precond, v);
          } catch (const Error& e) {
            throw Error(std::string("precond.precision: ") + e.what());
          }

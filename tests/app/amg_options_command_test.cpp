@@ -37,12 +37,26 @@ TEST(AmgOptionsCommand, BlockSizeAutoAndUpdateEigenAreAccepted) {
   }
 }
 
+// --precond-precision half: single arithmetic on binary16 values, in the report's description, the
+// JSON's matrix_values and each level's values.
+TEST(AmgOptionsCommand, HalfPrecisionValues) {
+  const Result text = run_clkr({"solve", "poisson3d:16", "--precond", "amg", "--precond-precision", "half"});
+  ASSERT_EQ(text.code, 0) << describe(text);
+  EXPECT_NE(text.out.find("single, half values"), std::string::npos) << text.out;
+  const Result json = run_clkr({"solve", "poisson3d:16", "--precond", "amg", "--precond-precision", "half", "--json"});
+  ASSERT_EQ(json.code, 0) << describe(json);
+  EXPECT_NE(json.out.find("\"matrix_values\":\"half\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"values\":\"half\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"precision\":\"single\""), std::string::npos) << json.out;
+}
+
 TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--precond", "amg", "--amg-update-eigen", "1"}, "--amg-update-eigen 1"},
       {{"--precond", "amg", "--amg-aggressive", "-1"}, "--amg-aggressive"},
       {{"--precond", "amg", "--amg-block-size", "many"}, "--amg-block-size"},
       {{"--precond", "jacobi", "--amg-aggressive", "1"}, "applies to --precond amg only"},
+      {{"--precond", "amg", "--precond-precision", "quarter"}, "half"},
   };
   for (const auto& [extra, message] : cases) {
     std::vector<std::string> args = {"solve", "poisson2d:24"};
@@ -58,15 +72,17 @@ TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
 
 namespace {
 
-// `clkr bench solve` times the update step with a double and a single-precision hierarchy: every row
+// `clkr bench solve` times the update step with a double, a single-precision and a binary16-valued
+// hierarchy: every row
 // converges, the update rows' notes hold the update's phases, and an unknown method exits 2.
 TEST(AmgOptionsCommand, BenchSolveTimesUpdatesInBothPrecisions) {
   const fs::path csv = scratch_dir() / "bench_solve_update.csv";
-  const Result r = run_clkr({"bench", "solve", "poisson3d:12", "--methods", "amg,amg-update,amg-update-single",
-                             "--peers", "none", "--reps", "1", "--csv", csv.string()});
+  const Result r = run_clkr({"bench", "solve", "poisson3d:12", "--methods",
+                             "amg,amg-update,amg-update-single,amg-half,amg-update-half", "--peers", "none", "--reps",
+                             "1", "--csv", csv.string()});
   ASSERT_EQ(r.code, 0) << describe(r);
   const std::string text = read_text(csv);
-  for (const char* method : {",amg,", ",amg-update,", ",amg-update-single,"})
+  for (const char* method : {",amg,", ",amg-update,", ",amg-update-single,", ",amg-half,", ",amg-update-half,"})
     EXPECT_NE(text.find(method), std::string::npos) << method << " missing from\n" << text;
   EXPECT_EQ(text.find("error"), std::string::npos) << text;
   EXPECT_NE(text.find("update: "), std::string::npos) << text;

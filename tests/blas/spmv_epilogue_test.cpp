@@ -1,6 +1,7 @@
 // The SpMV kernels' fused epilogues (kernels/spmv/spmv_epilogue.cl, spmv.hpp's SpmvEpilogue: the
 // residual y = b - A x and the Chebyshev step r = r_in - A d, d' = c1 d + c2 dinv r, xs += d') in every
-// kernel that takes one and every precision, and their host version, against a long double reference
+// kernel that takes one and every precision (single also on binary16 values, ValueStorage::Half, the
+// AMG smoothers' option), and their host version, against a long double reference
 // on the awkward shapes of spmv_test_support.hpp (empty rows, a 3000-entry row, sizes around powers of
 // two) with poisoned outputs; operands that alias (b or r_in being y); the last step, which must leave
 // r and d' alone; and the operands the kernels must refuse.
@@ -173,10 +174,12 @@ detail::SpmvEpilogue chebyshev_step(const Operands& o, Vector& dinv, Vector& r_i
   return e;
 }
 
-using KernelPrecision = std::tuple<std::size_t, Precision>;  // an index into epilogue_kernels()
+// An index into epilogue_kernels(), the precision, and how the kernel reads A's values.
+using KernelPrecision = std::tuple<std::size_t, Precision, ValueStorage>;
 
 std::string kernel_precision_name(const testing::TestParamInfo<KernelPrecision>& info) {
-  return epilogue_kernels()[std::get<0>(info.param)].name + "_" + to_string(std::get<1>(info.param));
+  return epilogue_kernels()[std::get<0>(info.param)].name + "_" + to_string(std::get<1>(info.param)) +
+         (std::get<2>(info.param) == ValueStorage::Half ? "_half_values" : "");
 }
 
 class SpmvEpilogueDevice : public testing::TestWithParam<KernelPrecision> {
@@ -184,13 +187,15 @@ class SpmvEpilogueDevice : public testing::TestWithParam<KernelPrecision> {
   void SetUp() override {
     kernel_ = epilogue_kernels()[std::get<0>(GetParam())];
     p_ = std::get<1>(GetParam());
+    storage_ = std::get<2>(GetParam());
     if (!can_run(p_)) GTEST_SKIP() << "device has no fp64";
   }
   cl::Event run(Matrix& A, Vector& x, Vector& y, const detail::SpmvEpilogue& e) {
-    return detail::spmv_device(*test_context(), kernel_.params, p_, false, -1.0, A, x, 1.0, y, nullptr, &e);
+    return detail::spmv_device(*test_context(), kernel_.params, p_, false, -1.0, A, x, 1.0, y, nullptr, &e, storage_);
   }
   EpilogueKernel kernel_;
   Precision p_ = Precision::Single;
+  ValueStorage storage_ = ValueStorage::Working;
 };
 
 TEST_P(SpmvEpilogueDevice, ResidualMatchesTheReference) {
@@ -199,7 +204,7 @@ TEST_P(SpmvEpilogueDevice, ResidualMatchesTheReference) {
     const HostCsrMatrix H = random_matrix(shape, 200 + static_cast<std::uint32_t>(s));
     Matrix A(test_context(), H, kernel_.format, test_matrix_options());
     const Operands o = random_operands(H, 40 + static_cast<std::uint32_t>(s));
-    const Expected expected = residual_reference(H, o, p_);
+    const Expected expected = residual_reference(as_computed(A, H, storage_), o, p_);
     const std::string what = kernel_.name + " " + shape.name + " " + to_string(p_);
     Vector x = device_vector(o.x, "x"), b = device_vector(o.b, "b");
     Vector y = poisoned(o.b.size(), p_, "y");  // written, never read
@@ -228,7 +233,7 @@ TEST_P(SpmvEpilogueDevice, ChebyshevStepMatchesTheReference) {
     const HostCsrMatrix H = random_matrix(shape, 300 + static_cast<std::uint32_t>(s));
     Matrix A(test_context(), H, kernel_.format, test_matrix_options());
     const Operands o = random_operands(H, 70 + static_cast<std::uint32_t>(s));
-    const ChebyshevExpected expected = chebyshev_reference(H, o, p_);
+    const ChebyshevExpected expected = chebyshev_reference(as_computed(A, H, storage_), o, p_);
     const std::size_t n = o.b.size();
     for (const bool r_in_is_y : {false, true}) {
       const std::string what =
@@ -257,7 +262,7 @@ TEST_P(SpmvEpilogueDevice, TheLastChebyshevStepWritesOnlyXs) {
     const HostCsrMatrix H = random_matrix(square, 17);
     Matrix A(test_context(), H, kernel_.format, test_matrix_options());
     const Operands o = random_operands(H, 23);
-    const ChebyshevExpected expected = chebyshev_reference(H, o, p_);
+    const ChebyshevExpected expected = chebyshev_reference(as_computed(A, H, storage_), o, p_);
     const std::size_t n = o.b.size();
     const std::string what = kernel_.name + " " + name + " " + to_string(p_) + " last";
     Vector x = device_vector(o.x, "d"), dinv = device_vector(o.dinv, "dinv"), xs = device_vector(o.xs, "xs");
@@ -272,8 +277,12 @@ TEST_P(SpmvEpilogueDevice, TheLastChebyshevStepWritesOnlyXs) {
 
 INSTANTIATE_TEST_SUITE_P(EveryKernel, SpmvEpilogueDevice,
                          testing::Combine(testing::Range<std::size_t>(0, epilogue_kernels().size()),
-                                          testing::Values(Precision::Single, Precision::QuasiDouble,
-                                                          Precision::Double)),
+                                          testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double),
+                                          testing::Values(ValueStorage::Working)),
+                         kernel_precision_name);
+INSTANTIATE_TEST_SUITE_P(EveryKernelHalfValues, SpmvEpilogueDevice,
+                         testing::Combine(testing::Range<std::size_t>(0, epilogue_kernels().size()),
+                                          testing::Values(Precision::Single), testing::Values(ValueStorage::Half)),
                          kernel_precision_name);
 
 // The host version computes in double from the operands' double values.

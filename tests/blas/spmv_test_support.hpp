@@ -229,12 +229,36 @@ inline MatrixOptions test_matrix_options() {
   return options;
 }
 
+// H's values as kernels reading A's values in `storage` (single precision) compute with: H itself for
+// Working, or Half values that did not fit binary16's range; else each rounded to binary16 at the scale
+// of the part that holds it (HYB: a row's first ell_part().width entries in the ELL part, the rest in
+// the CSR overflow part).
+inline HostCsrMatrix as_computed(Matrix& A, const HostCsrMatrix& H, ValueStorage storage) {
+  if (storage == ValueStorage::Working) return H;
+  const bool csr = A.format() == Format::Csr || A.format() == Format::Csr4;
+  const Matrix::Values main = csr                          ? A.csr_values(Precision::Single, storage)
+                              : A.format() == Format::Sell ? A.sell_values(Precision::Single, storage)
+                              : A.format() == Format::Dia  ? A.dia_values(Precision::Single, storage)
+                                                           : A.ell_values(Precision::Single, storage);
+  const Matrix::Values overflow = A.format() == Format::Hyb ? A.csr_values(Precision::Single, storage) : main;
+  const std::int64_t width = A.format() == Format::Hyb ? A.ell_part().width : H.nnz();
+  HostCsrMatrix R = H;
+  for (std::int32_t i = 0; i < R.rows; ++i)
+    for (std::int64_t k = R.row_offsets[i]; k < R.row_offsets[i + 1]; ++k) {
+      const Matrix::Values& part = k - R.row_offsets[i] < width ? main : overflow;
+      if (part.storage == ValueStorage::Half)
+        R.values[k] = round_to_half(static_cast<float>(R.values[k]) / part.unscale) * part.unscale;
+    }
+  return R;
+}
+
 // y = alpha*A*x + beta*y through `run` (a Blas, or the detail functions directly) on a fresh y (NaN
 // when beta == 0: every element must be written, and y must not be read), checked against the
-// reference; x's device copy and A must come out unchanged.
+// reference (from `computed_with`'s values where given: as_computed's); x's device copy and A must come
+// out unchanged.
 template <class Run>
 void check_spmv(Matrix& A, const HostCsrMatrix& H, Precision p, const AlphaBeta& c, const std::string& what,
-                const Run& run, Location location = Location::Device) {
+                const Run& run, Location location = Location::Device, const HostCsrMatrix* computed_with = nullptr) {
   const auto& context = test_context();
   const std::vector<double> xv = random_vector(static_cast<std::size_t>(H.cols), 11);
   const std::vector<double> y0 = random_vector(static_cast<std::size_t>(H.rows), 12);
@@ -250,7 +274,7 @@ void check_spmv(Matrix& A, const HostCsrMatrix& H, Precision p, const AlphaBeta&
   const std::string label =
       what + " " + to_string(p) + " alpha=" + std::to_string(c.alpha) + " beta=" + std::to_string(c.beta);
   run(c.alpha, A, x, c.beta, y);
-  expect_close(reference(H, p, c.alpha, xv, c.beta, y0), y.to_host(), p, label);
+  expect_close(reference(computed_with ? *computed_with : H, p, c.alpha, xv, c.beta, y0), y.to_host(), p, label);
   if (location == Location::Device) {
     const std::vector<double> x_after = read_device(x, p);
     for (std::size_t i = 0; i < xv.size(); ++i)

@@ -165,6 +165,8 @@ static void test_settings(clkr_context ctx, const Csr* A, const double* b, const
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg with the fourth-kind chebyshev smoother");
   o.settings = "amg.update_prolongator=true, precond.precision=single";
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg in single inside a double cg");
+  o.settings = "precond.precision=half";
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg on binary16 values inside a double cg");
 
   /* Bad settings: the key, the value or the reason named. */
   o.settings = "amg.coarse_sise=10";
@@ -188,6 +190,9 @@ static void test_settings(clkr_context ctx, const Csr* A, const double* b, const
   o.settings = "amg.coarse_size=0";
   CHECK(clkr_solve(ctx, m, b, x, &o, &r) == CLKR_ERROR_INVALID_ARGUMENT && mentions("coarse_size"),
         "a value out of range is the AMG's error: '%s'", clkr_last_error());
+  o.settings = "precond.precision=quarter";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "precond.precision: unknown");
+  CHECK(mentions("half"), "the precisions listed: %s", clkr_last_error());
   o.preconditioner = "none";
   o.settings = "precond.precision=single";
   EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "needs a preconditioner");

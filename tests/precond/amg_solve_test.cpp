@@ -163,6 +163,69 @@ TEST(AmgSolve, SinglePrecisionHierarchyInsideADoubleSolve) {
   EXPECT_LE(mixed.result.iterations, full.result.iterations + 2);
 }
 
+// The hierarchy's values in binary16 (ValueStorage::Half) inside a double solve: the iterations of the
+// single-precision hierarchy within two on Poisson and a jumping-coefficient problem, the true residual
+// at the tolerance, every level read in binary16 (the one-launch coarse levels aside), and the smoother
+// steps moving fewer bytes than on single values.
+TEST(AmgSolve, HalfValuesHierarchyInsideADoubleSolve) {
+  for (const bool jumping : {false, true}) {
+    const HostCsrMatrix host = jumping ? test::jumping_coefficient3d(24, 1e4) : poisson3d(32);
+    const std::string what = jumping ? "jumping3d:24" : "poisson3d:32";
+    PrecondOptions single = amg_options(), half = amg_options();
+    single.precision = half.precision = Precision::Single;
+    half.matrix_values = ValueStorage::Half;
+    const Outcome with_half = solve_with(host, SolverKind::Cg, half, 1e-10);
+    ASSERT_TRUE(with_half.result.converged()) << what << ": " << with_half.result.message;
+    EXPECT_LE(with_half.true_residual, 1.01e-10) << what;
+    const Outcome with_single = solve_with(host, SolverKind::Cg, single, 1e-10);
+    EXPECT_LE(with_half.result.iterations, with_single.result.iterations + 2) << what;
+  }
+  auto context = test::amg_context();
+  Matrix A(context, poisson3d(24), Format::Csr);
+  Blas blas(context, Location::Device, widest());
+  Amg half(blas, A, AmgOptions{}, Precision::Single, ValueStorage::Half);
+  Amg single(blas, A, AmgOptions{}, Precision::Single);
+  EXPECT_EQ(half.matrix_values(), ValueStorage::Half);
+  EXPECT_NE(half.description().find("single, half values"), std::string::npos) << half.description();
+  for (std::size_t l = 0; l < half.levels().size(); ++l) {
+    EXPECT_EQ(single.levels()[l].values, "single") << "level " << l;
+    if (l == 0 || half.description().find("in one launch") == std::string::npos)
+      EXPECT_EQ(half.levels()[l].values, "half") << "level " << l << ": " << half.description();
+  }
+  Vector r(context, test::random_values(A.rows(), 9), "r"), z(context, A.rows(), "z");
+  half.blas().reset_counters();
+  single.blas().reset_counters();
+  half.apply(r, z);
+  single.apply(r, z);
+  const auto bytes = [](Preconditioner& M, const char* op) { return M.blas().counters().at(op).bytes; };
+  EXPECT_LT(bytes(half, "spmv_residual"), bytes(single, "spmv_residual"));
+  EXPECT_LT(bytes(half, "chebyshev_step"), bytes(single, "chebyshev_step"));
+}
+
+// Scaling A by two scales every level's operator by two, which moves each binary16 copy's scale by
+// exactly one binade: the update must give the iterations of a fresh setup on the doubled values.
+TEST(AmgSolve, HalfValuesUpdateAfterScalingByTwo) {
+  auto context = test::amg_context();
+  const HostCsrMatrix host = test::jumping_coefficient3d(20, 1e4);
+  Matrix A(context, host, Format::Csr);
+  Blas blas(context, Location::Device, widest());
+  Amg M(blas, A, AmgOptions{}, Precision::Single, ValueStorage::Half);
+  HostCsrMatrix doubled = host;
+  for (double& v : doubled.values) v *= 2;
+  A.update_values(doubled.values);
+  M.update(A);
+  Matrix fresh_A(context, doubled, Format::Csr);
+  Amg fresh(blas, fresh_A, AmgOptions{}, Precision::Single, ValueStorage::Half);
+  Vector b(context, std::vector<double>(host.rows, 1.0), "b"), x1(context, host.rows, "x1"),
+      x2(context, host.rows, "x2");
+  SolveOptions options;
+  options.relative_tolerance = 1e-10;
+  const SolveResult updated = cg(blas, A, M, b, x1, options);
+  const SolveResult rebuilt = cg(blas, fresh_A, fresh, b, x2, options);
+  ASSERT_TRUE(updated.converged()) << updated.message;
+  EXPECT_EQ(updated.iterations, rebuilt.iterations);
+}
+
 TEST(AmgSolve, HostBackendMatchesTheDevice) {
   const Outcome device = solve_with(poisson3d(20), SolverKind::Cg, amg_options(), 1e-10);
   const Outcome host =

@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "../precision_support.hpp"
@@ -243,6 +244,36 @@ TEST(Chebyshev, PreconditionerPrecisionMayDifferFromTheSolvers) {
   EXPECT_LE(distance(got, expected), application_tolerance(Precision::Single, 3) * test::norm_long(got));
 }
 
+// With binary16 values (ValueStorage::Half) the polynomial is the one of the matrix as rounded to
+// binary16 at its scale (D^-1 stays the one of A's own diagonal), to single precision's accuracy; the
+// rounding is far from it, so a kernel that read the single values would fail.
+TEST(Chebyshev, HalfValuesApplyThePolynomialOfTheRoundedMatrix) {
+  const HostCsrMatrix host = scaled_poisson(10, 4);
+  Blas solver(test::context(), Location::Device, test::widest_device_precision(*test::context()));
+  for (const Format format : {Format::Csr, Format::Dia}) {
+    SCOPED_TRACE(to_string(format));
+    Matrix A(test::context(), host, format);
+    ChebyshevOptions options;
+    options.degree = 3;
+    Chebyshev M(solver, A, options, Precision::Single, ValueStorage::Half);
+    EXPECT_EQ(M.matrix_values(), ValueStorage::Half);
+    EXPECT_NE(M.description().find("single, half values"), std::string::npos) << M.description();
+    const Matrix::Values values = format == Format::Csr ? A.csr_values(Precision::Single, ValueStorage::Half)
+                                                        : A.dia_values(Precision::Single, ValueStorage::Half);
+    ASSERT_EQ(values.storage, ValueStorage::Half);
+    const HostCsrMatrix rounded = test::half_rounded(host, values.unscale);
+    std::mt19937_64 rng(1);
+    const std::vector<double> r_values = test::random_values(host.rows, Precision::Single, rng);
+    Vector r(test::context(), r_values, "r"), z(test::context(), host.rows, "z");
+    M.apply(r, z);
+    const LongVector got = test::to_long(z.to_host()), r_long = test::to_long(r_values);
+    const LongVector dinv = inverse_diagonal(host);
+    const long double tolerance = application_tolerance(Precision::Single, 3) * test::norm_long(got);
+    EXPECT_LE(distance(got, chebyshev_recurrence(rounded, dinv, r_long, 3, M.lower(), M.upper())), tolerance);
+    EXPECT_GT(distance(got, chebyshev_recurrence(host, dinv, r_long, 3, M.lower(), M.upper())), 10 * tolerance);
+  }
+}
+
 TEST(Chebyshev, RefusesOptionsOutOfRange) {
   Matrix A(test::context(), poisson2d(6));
   Blas solver(test::context(), Location::Device, Precision::Single);
@@ -294,18 +325,23 @@ TEST(Chebyshev, RefusesANonPositiveDiagonalNamingTheRow) {
 // Scaling A by 2 scales D by 2 and leaves D^-1 A, and so the Lanczos estimate from the same seed,
 // unchanged; M^-1 = p(D^-1 A) D^-1 halves. Multiplying by a power of two is exact in every precision
 // (quasi-double scales head and tail), so every intermediate value is scaled exactly: the interval
-// must stay bit for bit, and M^-1 r must halve bit for bit.
+// must stay bit for bit, and M^-1 r must halve bit for bit. Binary16 values (single precision on the
+// device) too: their copy's scale moves by one binade and rounds the same digits.
 TEST(Chebyshev, UpdateAfterScalingAByTwoHalvesTheResult) {
   const HostCsrMatrix host = scaled_poisson(12, 6);
   HostCsrMatrix doubled = host;
   for (double& v : doubled.values) v *= 2;
   for (Location location : {Location::Host, Location::Device}) {
-    for (Precision p : {Precision::Single, Precision::QuasiDouble, Precision::Double}) {
-      SCOPED_TRACE(to_string(location) + " " + to_string(p));
+    const std::pair<Precision, ValueStorage> cases[] = {{Precision::Single, ValueStorage::Working},
+                                                        {Precision::QuasiDouble, ValueStorage::Working},
+                                                        {Precision::Double, ValueStorage::Working},
+                                                        {Precision::Single, ValueStorage::Half}};
+    for (const auto& [p, storage] : cases) {
+      SCOPED_TRACE(to_string(location) + " " + to_string(p) + " " + to_string(storage));
       if (test::device_lacks_fp64(location, p)) continue;
       Matrix A(test::context(), host);
       Blas solver(test::context(), location, p);
-      Chebyshev M(solver, A);
+      Chebyshev M(solver, A, {}, std::nullopt, storage);
       std::mt19937_64 rng(3);
       Vector r(test::context(), test::random_values(host.rows, p, rng), "r"), z(test::context(), host.rows, "z");
       M.apply(r, z);

@@ -25,6 +25,11 @@ namespace clkr {
 struct BlasOptions {
   // SpMV in single precision: accumulate each row with Kahan compensation.
   bool kahan_spmv = false;
+  // SpMV in single precision on the device (spmv and the preconditioners' fused SpMV steps): Half
+  // reads each matrix's binary16 copy where its values fit (Matrix::csr_values says when; ValueStorage
+  // in clkr/data/precision.hpp), its single values elsewhere. The host backend computes from the
+  // host CSR whatever this says, and the solvers' fused kernels read the working values.
+  ValueStorage matrix_values = ValueStorage::Working;
   // Launch parameters to use instead of device_params(context->info()) (tests, benchmarks, tuning).
   std::optional<DeviceParams> params;
 };

@@ -44,6 +44,13 @@ class KernelArgs {
     if (precision_ == Precision::QuasiDouble) value(b.tail);
     return *this;
   }
+  // A matrix's value array (Matrix::Values) for a kernel parameter MVAL_ARG (kernels/common.cl): as
+  // vector() does, or binary16 values followed by their float unscale factor.
+  template <class Values>
+  KernelArgs& matrix_values(const Values& v) {
+    if (v.storage == ValueStorage::Half) return value(v.primary).value(static_cast<cl_float>(v.unscale));
+    return vector(v);
+  }
   // `bytes` of local memory.
   KernelArgs& local(std::size_t bytes) {
     kernel_.setArg(index_++, cl::Local(bytes));

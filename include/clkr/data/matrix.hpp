@@ -169,8 +169,12 @@ class Matrix {
 
   // ---- low-level access, for SpMV kernels ----------------------------------------------------------
   struct Values {
-    cl::Buffer primary;  // float (single, qd head) or double
+    cl::Buffer primary;  // float (single, qd head) or double; binary16 when storage is Half
     cl::Buffer tail;     // quasi-double tail, else null
+    // Half: primary holds binary16 numbers h with value h * unscale (a power of two); kernels are
+    // built with -DHALF_VALUES and take unscale after the array (kernels/common.cl, MVAL_ARG).
+    ValueStorage storage = ValueStorage::Working;
+    float unscale = 1;
   };
   struct CsrPart {  // CSR, CSR4, and HYB's overflow part
     cl::Buffer row_offsets, col_indices;
@@ -199,11 +203,20 @@ class Matrix {
   const SellPart& sell_part() const;
   const DiaPart& dia_part() const;
   // The values of the current format's part in precision p, created lazily (converted on the
-  // device from the double or quasi-double copy).
-  Values csr_values(Precision p);
-  Values ell_values(Precision p);
-  Values sell_values(Precision p);
-  Values dia_values(Precision p);
+  // device from the double or quasi-double copy). ValueStorage::Half (single precision only): the
+  // binary16 copy, made on the first ask and on the first ask after new values, scaled by a power of
+  // two: the largest |value| into [2^14, 2^15); it serves where the smallest nonzero diagonal entry
+  // (of a square matrix whose diagonal has no zero; else the smallest nonzero |value|) then stays a
+  // normal binary16 number (>= 2^-14), which keeps every entry within 2^-11 of its row's diagonal,
+  // and elsewhere the single values do (Values::storage says which was given; 2^29 is the ratio of
+  // largest value to smallest diagonal entry that fits).
+  Values csr_values(Precision p, ValueStorage storage = ValueStorage::Working);
+  Values ell_values(Precision p, ValueStorage storage = ValueStorage::Working);
+  Values sell_values(Precision p, ValueStorage storage = ValueStorage::Working);
+  Values dia_values(Precision p, ValueStorage storage = ValueStorage::Working);
+  // The storage the current format's values get when `wanted` is asked for in single precision (Half
+  // where they fit, making the copy as above): what an SpMV reads, for its byte count.
+  ValueStorage value_storage(ValueStorage wanted);
 
   // Row blocks of the load-balanced CSR kernels (kernels/spmv/csr_balanced.cl): how the rows are cut
   // (src/data/row_blocks.hpp has the rules), and the blocks' first rows on the device (count + 1 ints,

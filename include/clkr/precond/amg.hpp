@@ -115,6 +115,7 @@ struct AmgLevelInfo {
   std::int64_t prolongator_nnz = 0;  // P from the next coarser level to this one (0 on the coarsest)
   double lambda_max = 0;             // the smoother's bound on lambda_max(D^-1 A) (0 on the coarsest)
   std::string format;                // the operator's storage format; "dense" for the direct solve
+  std::string values;                // how its values are stored: the precision's name, or "half"
 };
 
 class Amg : public Preconditioner {
@@ -124,7 +125,10 @@ class Amg : public Preconditioner {
   // entry that is not positive (naming row and level), a near-null-space vector of the wrong length
   // or with NaN/Inf, options out of range, an aggregation that makes no progress (naming the level),
   // NaN/Inf appearing in a coarse operator, a singular coarsest operator.
-  Amg(const Blas& solver, Matrix& A, AmgOptions options = {}, std::optional<Precision> precision = std::nullopt);
+  // `matrix_values` Half (with precision Single): every level's operator, P, R and the coarsest
+  // inverse read as binary16 values where they fit (ValueStorage); levels() says where.
+  Amg(const Blas& solver, Matrix& A, AmgOptions options = {}, std::optional<Precision> precision = std::nullopt,
+      ValueStorage matrix_values = ValueStorage::Working);
   ~Amg() override;
 
   bool symmetric() const override { return true; }

@@ -39,8 +39,9 @@ class Chebyshev : public Preconditioner {
   // Throws clkr::Error naming the first row whose diagonal entry is not positive (D^-1 A must have a
   // positive spectrum), and for options out of range. A must outlive the preconditioner (every
   // application multiplies by it).
+  // `matrix_values` Half (with precision Single): its SpMVs read A's binary16 values (ValueStorage).
   Chebyshev(const Blas& solver, Matrix& A, ChebyshevOptions options = {},
-            std::optional<Precision> precision = std::nullopt);
+            std::optional<Precision> precision = std::nullopt, ValueStorage matrix_values = ValueStorage::Working);
   ~Chebyshev() override;
 
   bool symmetric() const override { return true; }

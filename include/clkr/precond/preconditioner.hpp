@@ -61,6 +61,11 @@ class Preconditioner {
   const std::shared_ptr<Context>& context() const { return blas_.context(); }
   Location location() const { return blas_.location(); }
   Precision precision() const { return blas_.precision(); }
+  // How its matrices' values are stored for its SpMVs (Half: binary16 values read by single-precision
+  // kernels, where they fit; BlasOptions::matrix_values).
+  ValueStorage matrix_values() const { return blas_.options().matrix_values; }
+  // For reports: "single", "double", ..., or "single, half values".
+  std::string precision_description() const;
   // The Blas the preconditioner computes with: its counters hold every application's kernels.
   Blas& blas() { return blas_; }
   const Blas& blas() const { return blas_; }
@@ -77,8 +82,11 @@ class Preconditioner {
 
  protected:
   // Computes on a new Blas with `solver`'s context, location and device parameters, in `precision`
-  // (default: solver's precision). Checks that A is square and on solver's context.
-  Preconditioner(const Blas& solver, const Matrix& A, std::optional<Precision> precision, const char* name);
+  // (default: solver's precision), its SpMVs reading `matrix_values` (Half needs single precision; on
+  // the host backend, which computes from the host CSR, it is Working). Checks that A is square and on
+  // solver's context.
+  Preconditioner(const Blas& solver, const Matrix& A, std::optional<Precision> precision, const char* name,
+                 ValueStorage matrix_values = ValueStorage::Working);
 
   // z = M^-1 r, operands already checked.
   virtual void apply_checked(Vector& r, Vector& z) = 0;

@@ -87,6 +87,22 @@ int parse_amg_cycle(const std::string& text) {
   return text == "w" ? 2 : 1;
 }
 
+namespace {
+
+// With half values asked for: the levels whose operators read single ones instead (their range does
+// not fit binary16's, or the one-launch coarse cycle reads its own copies), as " (single values on
+// levels 3, 4)"; else nothing.
+std::string single_levels_note(const std::vector<AmgLevelInfo>& levels, ValueStorage asked) {
+  if (asked != ValueStorage::Half) return {};
+  std::string list;
+  for (std::size_t l = 0; l < levels.size(); ++l)
+    if (levels[l].values != "half") list += (list.empty() ? "" : ", ") + std::to_string(l);
+  if (list.empty()) return {};
+  return std::string(" (single values on level") + (list.find(',') != std::string::npos ? "s " : " ") + list + ")";
+}
+
+}  // namespace
+
 struct Amg::Impl {
   AmgOptions options;
   std::unique_ptr<detail::amg::HostHierarchy> host;  // one of these two builds the hierarchy
@@ -140,8 +156,9 @@ struct Amg::Impl {
   }
 };
 
-Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precision> precision)
-    : Preconditioner(solver, A, precision, "amg"), impl_(std::make_unique<Impl>()) {
+Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precision> precision,
+         ValueStorage matrix_values)
+    : Preconditioner(solver, A, precision, "amg", matrix_values), impl_(std::make_unique<Impl>()) {
   check_options(options, A.rows());
   // The setup's products and kernels index entries in 32 bits (only SpMV and the solvers' own kernels
   // take CSR's 64-bit row offsets).
@@ -180,8 +197,8 @@ std::string Amg::description() const {
          " smoothing, " +
          (one_launch > 0 ? "levels " + std::to_string(one_launch) + "-" + std::to_string(n - 1) + " in one launch, "
                          : std::string()) +
-         "operator complexity " + detail::format_number(impl_->operator_complexity) + ", " + to_string(precision()) +
-         ")";
+         "operator complexity " + detail::format_number(impl_->operator_complexity) + ", " + precision_description() +
+         single_levels_note(impl_->levels, matrix_values()) + ")";
 }
 
 const AmgOptions& Amg::options() const { return impl_->options; }

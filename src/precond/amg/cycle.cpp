@@ -225,9 +225,16 @@ void VCycle::cycle(std::size_t l, Vector& b, Vector& x, bool x_is_zero) {
 
 std::vector<AmgLevelInfo> VCycle::level_info() const {
   std::vector<AmgLevelInfo> info(levels_.size());
+  const bool half = blas_.options().matrix_values == ValueStorage::Half && blas_.location() == Location::Device;
   for (std::size_t l = 0; l < levels_.size(); ++l) {
     info[l].rows = levels_[l].A->rows();
     info[l].nnz = levels_[l].A->nnz();
+    // The levels of the one-launch coarse cycle read its own copies, in the working precision.
+    Matrix& read = l + 1 == levels_.size() ? *inverse_ : *levels_[l].A;
+    const bool launched = l > 0 && l >= coarse_cycle_level() && coarse_cycle_level() > 0;
+    info[l].values = half && !launched && read.value_storage(ValueStorage::Half) == ValueStorage::Half
+                         ? "half"
+                         : to_string(blas_.precision());
     if (l + 1 < levels_.size()) {
       info[l].prolongator_nnz = levels_[l].P->nnz();
       info[l].lambda_max = levels_[l].relaxation->lambda_max();
