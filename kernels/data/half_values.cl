@@ -2,13 +2,19 @@
 // which the host picks the power of two that scales them into binary16's normal range, then the
 // binary16 copy. Built with -DCLKR_DOUBLE from the double values where the device has fp64, else with
 // -DCLKR_SINGLE from the single copy (the quasi-double head): both convert each value to float first,
-// so the copy is the same either way.
+// so the copy is the same either way. (Other precisions read float values too.)
 #include "common.cl"
+
+#if defined(CLKR_DOUBLE)
+typedef double source_t;
+#else
+typedef float source_t;
+#endif
 
 // Work-group g's largest |float(v_k)| into range[2g] and its smallest nonzero one into range[2g + 1]
 // (+Inf when it saw no nonzero value), over a grid-stride walk of the n values. `big` and `small` hold
 // a float per work-item; the group size is a power of two.
-__kernel void half_value_range(__global const real* v, const ulong n, __global float* range, __local float* big,
+__kernel void half_value_range(__global const source_t* v, const ulong n, __global float* range, __local float* big,
                                __local float* small) {
   const size_t lid = get_local_id(0), wg = get_local_size(0);
   float largest = 0.0f, smallest = INFINITY;
@@ -35,7 +41,7 @@ __kernel void half_value_range(__global const real* v, const ulong n, __global f
 
 // h_k = binary16(float(v_k) * scale), rounded to nearest even; scale is the host's power of two, so the
 // product is exact and the one rounding is the conversion's.
-__kernel void half_values(__global const real* v, __global half* h, const ulong n, const float scale) {
+__kernel void half_values(__global const source_t* v, __global half* h, const ulong n, const float scale) {
   const size_t k = get_global_id(0);
   if (k < n) vstore_half_rte((float)v[k] * scale, k, h);
 }
