@@ -205,4 +205,27 @@ inline HostCsrMatrix overflowing_galerkin_matrix() {
   return A;
 }
 
+// b unknowns on every node of a 2D grid (n x n), all unknowns of neighbouring nodes coupled except
+// the pairs (c, d) with c + d == b - 1 off the node (structural zeros, as shell elements leave some
+// rotation-translation couplings out); SPD by diagonal dominance.
+inline HostCsrMatrix grid_with_blocks(int n, int b) {
+  const HostCsrMatrix S = poisson2d(n);
+  HostCsrMatrix A;
+  A.rows = A.cols = S.rows * b;
+  for (std::int32_t i = 0; i < S.rows; ++i)
+    for (int c = 0; c < b; ++c) {
+      for (std::int32_t k = S.row_offsets[i]; k < S.row_offsets[i + 1]; ++k) {
+        const std::int32_t j = S.col_indices[k];
+        for (int d = 0; d < b; ++d) {
+          if (j != i && c + d == b - 1 && c != d) continue;
+          A.col_indices.push_back(j * b + d);
+          A.values.push_back(j == i ? (c == d ? 4.0 * (1 + 0.2 * b) + 1 : 0.1) : (c == d ? -1.0 : -0.2));
+        }
+      }
+      A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
+    }
+  A.validate();
+  return A;
+}
+
 }  // namespace clkr::test

@@ -41,8 +41,19 @@ struct AmgOptions {
   // Unknowns per node (numbered node by node: rows k*b .. k*b+b-1 belong to node k); aggregates are
   // built from whole nodes. A.rows() must be a multiple. 0: read from the sparsity pattern (of the
   // host CSR: A.host_csr()), 1 unless groups of b consecutive rows couple to the same nodes (bcsstk17:
-  // 6, bcsstk16: 3; stencils: 1); Amg::options() reports the size used. The `clkr` program's default.
+  // 6, bcsstk16: 3; stencils: 1); and where the host builds the hierarchy (CPU devices, setup_on
+  // Host, or b > 1), nodes of different sizes into node_offsets instead when consecutive rows share
+  // most of their columns and these nodes average more than b rows (the shells of Cylshell, whose
+  // constrained unknowns were removed: 961 nodes of 1-6 unknowns in 5489 rows, where no b fits);
+  // Amg::options() reports what was used. The `clkr` program's default.
   int block_size = 1;
+  // Nodes of different sizes, numbered node by node: node k owns rows node_offsets[k] ..
+  // node_offsets[k+1] - 1 (0 first, A.rows() last, increasing), as a FEM code numbers a mesh whose
+  // nodes lost their constrained unknowns. Aggregates are built from whole nodes, and the default
+  // near-null space has a vector per position in a node (1 on the j-th unknown of every node that has
+  // one: the translations and rotations as constants). Empty: nodes of block_size; given, block_size
+  // must be 1 (or 0, which then reads no pattern). Taken by the host setup (setup_on Auto builds there).
+  std::vector<std::int32_t> node_offsets;
   // Levels (from the finest) that aggregate aggressively: aggregates reaching a node's strong
   // neighbours and theirs (the host setup aggregates the distance-two strength graph; the device setup
   // takes the roots from a distance-four independent set). 1 on 3D Poisson: operator complexity 1.61 ->

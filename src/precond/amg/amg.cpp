@@ -3,9 +3,11 @@
 // preconditioner reports about itself.
 #include "clkr/precond/amg.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "../../runtime/enum_names.hpp"
@@ -45,6 +47,18 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
   if (o.block_size < 0 || (o.block_size > 0 && rows % o.block_size != 0))
     fail("block_size = " + std::to_string(o.block_size) + " must be 0 (auto) or divide the " + std::to_string(rows) +
          " rows");
+  if (!o.node_offsets.empty()) {
+    if (o.block_size > 1)
+      fail("block_size = " + std::to_string(o.block_size) + " and node_offsets given: the nodes are one or the other");
+    if (o.node_offsets.front() != 0 || o.node_offsets.back() != rows)
+      fail("node_offsets run from " + std::to_string(o.node_offsets.front()) + " to " +
+           std::to_string(o.node_offsets.back()) + "; they must run from 0 to the " + std::to_string(rows) + " rows");
+    for (std::size_t k = 0; k + 1 < o.node_offsets.size(); ++k)
+      if (o.node_offsets[k + 1] <= o.node_offsets[k])
+        fail("node_offsets[" + std::to_string(k + 1) + "] = " + std::to_string(o.node_offsets[k + 1]) +
+             " does not exceed node_offsets[" + std::to_string(k) + "] = " + std::to_string(o.node_offsets[k]) +
+             ": every node needs a row");
+  }
   if (o.aggressive_levels < 0) fail("aggressive_levels = " + std::to_string(o.aggressive_levels) + " must be >= 0");
   if (o.pre_sweeps < 0 || o.post_sweeps < 0)
     fail("pre_sweeps and post_sweeps must be >= 0 (got " + std::to_string(o.pre_sweeps) + " and " +
@@ -64,6 +78,30 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The nodes of different sizes, as "961 nodes of 1-6 unknowns, "; nothing without them.
+std::string node_note(const std::vector<std::int32_t>& offsets) {
+  if (offsets.size() < 2) return {};
+  std::int32_t smallest = offsets[1] - offsets[0], largest = smallest;
+  for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
+    smallest = std::min(smallest, offsets[k + 1] - offsets[k]);
+    largest = std::max(largest, offsets[k + 1] - offsets[k]);
+  }
+  return std::to_string(offsets.size() - 1) + " nodes of " + std::to_string(smallest) +
+         (largest > smallest ? "-" + std::to_string(largest) : std::string()) + " unknowns, ";
+}
+
+// With half values asked for: the levels whose operators read single ones instead (their range does
+// not fit binary16's, or the one-launch coarse cycle reads its own copies), as " (single values on
+// levels 3, 4)"; else nothing.
+std::string single_levels_note(const std::vector<AmgLevelInfo>& levels, ValueStorage asked) {
+  if (asked != ValueStorage::Half) return {};
+  std::string list;
+  for (std::size_t l = 0; l < levels.size(); ++l)
+    if (levels[l].values != "half") list += (list.empty() ? "" : ", ") + std::to_string(l);
+  if (list.empty()) return {};
+  return std::string(" (single values on level") + (list.find(',') != std::string::npos ? "s " : " ") + list + ")";
 }
 
 }  // namespace
@@ -87,22 +125,6 @@ int parse_amg_cycle(const std::string& text) {
   return text == "w" ? 2 : 1;
 }
 
-namespace {
-
-// With half values asked for: the levels whose operators read single ones instead (their range does
-// not fit binary16's, or the one-launch coarse cycle reads its own copies), as " (single values on
-// levels 3, 4)"; else nothing.
-std::string single_levels_note(const std::vector<AmgLevelInfo>& levels, ValueStorage asked) {
-  if (asked != ValueStorage::Half) return {};
-  std::string list;
-  for (std::size_t l = 0; l < levels.size(); ++l)
-    if (levels[l].values != "half") list += (list.empty() ? "" : ", ") + std::to_string(l);
-  if (list.empty()) return {};
-  return std::string(" (single values on level") + (list.find(',') != std::string::npos ? "s " : " ") + list + ")";
-}
-
-}  // namespace
-
 struct Amg::Impl {
   AmgOptions options;
   std::unique_ptr<detail::amg::HostHierarchy> host;  // one of these two builds the hierarchy
@@ -122,6 +144,7 @@ struct Amg::Impl {
   void resolve_block_size(const Matrix& A, const Blas& blas, detail::amg::PhaseLog& phases) {
     if (options.block_size != 0) return;
     options.block_size = 1;
+    if (!options.node_offsets.empty()) return;
     if (options.setup_on == AmgOptions::SetupOn::Device && detail::amg::device_setup_refusal(options, blas).empty())
       return;
     auto start = detail::amg::Clock::now();
@@ -129,19 +152,30 @@ struct Amg::Impl {
     phases.add("matrix to the host", start);
     start = detail::amg::Clock::now();
     options.block_size = detail::amg::detect_block_size(host);
+    // Nodes of different sizes where the host builds the hierarchy anyway (CPU devices, setup_on Host,
+    // blocks): measured there (docs/preconditioners.md); on a GPU they would move the setup off the
+    // device. They win when larger on average than the fixed size's nodes, as larger fixed sizes do.
+    if (!device_builds(blas))
+      if (std::optional<detail::amg::NodeLayout> nodes = detail::amg::detect_variable_nodes(host);
+          nodes && host.rows > static_cast<std::int64_t>(options.block_size) * nodes->count()) {
+        options.block_size = 1;
+        options.node_offsets = std::move(nodes->offsets);
+      }
     phases.add("block size", start);
+  }
+
+  // Whether the device would build the hierarchy with the options as they are.
+  bool device_builds(const Blas& blas) const {
+    if (options.setup_on == AmgOptions::SetupOn::Host || !detail::amg::device_setup_refusal(options, blas).empty())
+      return false;
+    return options.setup_on == AmgOptions::SetupOn::Device || blas.context()->info().type != DeviceType::Cpu;
   }
 
   // Whether the device builds the hierarchy (setup_on, and what the device setup can take); sets
   // setup_note when the device was asked for and cannot.
   bool build_on_device(const Blas& blas) {
-    if (options.setup_on == AmgOptions::SetupOn::Host) return false;
-    const std::string refusal = detail::amg::device_setup_refusal(options, blas);
-    if (options.setup_on == AmgOptions::SetupOn::Device) {
-      setup_note = refusal;
-      return refusal.empty();
-    }
-    return refusal.empty() && blas.context()->info().type != DeviceType::Cpu;
+    if (options.setup_on == AmgOptions::SetupOn::Device) setup_note = detail::amg::device_setup_refusal(options, blas);
+    return device_builds(blas);
   }
 
   void describe() {
@@ -192,7 +226,7 @@ std::string Amg::description() const {
   const int b = impl_->options.block_size;
   const std::size_t one_launch = impl_->cycle->coarse_cycle_level();
   return "amg (smoothed aggregation, " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
-         (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) +
+         (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + node_note(impl_->options.node_offsets) +
          (impl_->options.cycle_index == 2 ? "W-cycle, " : std::string()) + impl_->cycle->smoother_description() +
          " smoothing, " +
          (one_launch > 0 ? "levels " + std::to_string(one_launch) + "-" + std::to_string(n - 1) + " in one launch, "

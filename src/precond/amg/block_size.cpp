@@ -70,4 +70,68 @@ std::int32_t detect_block_size(const HostCsrMatrix& A) {
   return best;
 }
 
+namespace {
+
+// |cols(i) & cols(j)| / |cols(i) | cols(j)| (columns ascending within a row); 1 for two empty rows.
+double column_similarity(const HostCsrMatrix& A, std::int32_t i, std::int32_t j) {
+  std::int64_t a = A.row_offsets[i], b = A.row_offsets[j];
+  const std::int64_t a_end = A.row_offsets[i + 1], b_end = A.row_offsets[j + 1];
+  const std::int64_t total = (a_end - a) + (b_end - b);
+  if (total == 0) return 1;
+  std::int64_t common = 0;
+  while (a < a_end && b < b_end) {
+    if (A.col_indices[a] == A.col_indices[b]) {
+      ++common;
+      ++a;
+      ++b;
+    } else if (A.col_indices[a] < A.col_indices[b]) {
+      ++a;
+    } else {
+      ++b;
+    }
+  }
+  return static_cast<double>(common) / static_cast<double>(total - common);
+}
+
+}  // namespace
+
+std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A) {
+  if (A.rows == 0) return std::nullopt;
+  NodeLayout nodes;
+  std::int32_t first = 0;
+  for (std::int32_t i = 0; i + 1 < A.rows; ++i) {
+    if (i + 1 - first < kMaxDetectedBlock && column_similarity(A, i, i + 1) >= kNodeRowSimilarity) continue;
+    nodes.offsets.push_back(i + 1);
+    first = i + 1;
+  }
+  nodes.offsets.push_back(A.rows);
+  if (static_cast<double>(A.rows) < kMinMeanNodeSize * nodes.count()) return std::nullopt;
+  // The fixed sizes' tests over every node: the rows of a node reach the same nodes, and its diagonal
+  // block is mostly stored.
+  const std::vector<std::int32_t> node_of = nodes.node_of_rows();
+  std::int64_t consistent = 0, stored = 0, block = 0;
+  std::vector<std::int32_t> first_reached, reached;
+  for (std::int32_t k = 0; k < nodes.count(); ++k) {
+    bool same = true;
+    for (std::int32_t row = nodes.offsets[k]; row < nodes.offsets[k + 1]; ++row) {
+      std::vector<std::int32_t>& mine = row == nodes.offsets[k] ? first_reached : reached;
+      mine.clear();
+      for (std::int64_t e = A.row_offsets[row]; e < A.row_offsets[row + 1]; ++e) {
+        mine.push_back(node_of[A.col_indices[e]]);
+        stored += mine.back() == k ? 1 : 0;
+      }
+      std::sort(mine.begin(), mine.end());
+      mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+      if (row > nodes.offsets[k]) same = same && reached == first_reached;
+    }
+    const std::int64_t size = nodes.offsets[k + 1] - nodes.offsets[k];
+    block += size * size;
+    consistent += same ? 1 : 0;
+  }
+  if (static_cast<double>(consistent) < kDetectedBlockShare * nodes.count() ||
+      static_cast<double>(stored) < kDetectedBlockFill * static_cast<double>(block))
+    return std::nullopt;
+  return nodes;
+}
+
 }  // namespace clkr::detail::amg

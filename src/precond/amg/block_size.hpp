@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "clkr/data/host_csr_matrix.hpp"
+#include "nodes.hpp"
 
 namespace clkr::detail::amg {
 
@@ -26,5 +28,21 @@ std::int32_t detect_block_size(const HostCsrMatrix& A);
 constexpr std::int32_t kMaxDetectedBlock = 8;
 constexpr double kDetectedBlockShare = 0.8;
 constexpr double kDetectedBlockFill = 0.65;
+
+// Nodes of different sizes, for a matrix in which no fixed b passes (mesh nodes that lost their
+// constrained unknowns: the Cylshell matrices keep 5489 of the 961 x 6 unknowns of a 31 x 31 mesh).
+// Consecutive rows join one node while they share at least kNodeRowSimilarity of their columns (the
+// size of the intersection of their column sets over the size of their union), up to kMaxDetectedBlock
+// rows a node: a node's unknowns couple to nearly the same unknowns, a neighbouring node's to a third
+// to a half fewer (shells: 0.8-1.0 within a node, 0.4-0.5 across; 5-, 7- and 27-point stencils and
+// banded matrices: at most 0.5 between neighbouring rows). The nodes are returned when, as for a
+// fixed b, at least kDetectedBlockShare of them have rows that all reach the same nodes and their
+// diagonal blocks are at least kDetectedBlockFill full, and they average at least kMinMeanNodeSize rows
+// (fewer: mostly lone rows, as bcsstk18's and bcsstk25's, where nodes would only add work); else
+// nothing. s1rmq4m1, s2rmq4m1, s2rmt3m1, s3rmq4m1: 961-965 nodes, 99-100% consistent.
+std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A);
+
+constexpr double kNodeRowSimilarity = 0.65;
+constexpr double kMinMeanNodeSize = 3;
 
 }  // namespace clkr::detail::amg

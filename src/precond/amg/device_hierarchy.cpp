@@ -45,6 +45,9 @@ std::string device_setup_refusal(const AmgOptions& options, const Blas& blas) {
   if (options.block_size != 1)
     return "block_size " + std::to_string(options.block_size) +
            " (the device setup aggregates one unknown per node; the host's does blocks)";
+  if (!options.node_offsets.empty())
+    return "node_offsets were given or read from the pattern (the device setup aggregates one unknown per node; "
+           "the host's does nodes)";
   if (!options.near_null_space.empty())
     return "a near_null_space was given (the device setup takes the constant; the host's orthonormalises any)";
   return "";

@@ -2,6 +2,7 @@
 // smoothed P -> R = P^T -> R A P, level after level, until the coarse size is reached.
 #include "hierarchy.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -40,6 +41,18 @@ NullSpace near_null_space(const AmgOptions& options, std::int32_t rows) {
                 std::to_string(options.block_size) + "; Amg reads 0 from the pattern)");
   NullSpace B;
   B.rows = rows;
+  if (options.near_null_space.empty() && !options.node_offsets.empty()) {
+    // One vector per position in a node: 1 on the j-th unknown of every node that has j + 1 of them.
+    const std::vector<std::int32_t>& offsets = options.node_offsets;
+    std::int32_t largest = 0;
+    for (std::size_t k = 0; k + 1 < offsets.size(); ++k) largest = std::max(largest, offsets[k + 1] - offsets[k]);
+    B.vectors = largest;
+    B.values.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(largest), 0.0);
+    for (std::size_t k = 0; k + 1 < offsets.size(); ++k)
+      for (std::int32_t i = offsets[k]; i < offsets[k + 1]; ++i)
+        B.values[static_cast<std::size_t>(i - offsets[k]) * rows + i] = 1.0;
+    return B;
+  }
   if (options.near_null_space.empty()) {
     // One vector per unknown of a node: 1 on that unknown of every node, 0 elsewhere.
     const std::int32_t b = options.block_size;
@@ -77,6 +90,7 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
   levels_.emplace_back();
   levels_[0].A = &A;
   NodeLayout nodes = NodeLayout::uniform(A.rows, options.block_size);
+  if (!options.node_offsets.empty()) nodes.offsets = options.node_offsets;
   double eps = options.strength_threshold;
   for (std::size_t l = 0;; ++l) {
     check_diagonal(l);

@@ -59,8 +59,10 @@ class HostHierarchy {
 };
 
 // The near-null space from the options: the given vectors (checked: count, length, finite), or one
-// constant per unknown of a node. options.block_size must be resolved (>= 1; Amg detects 0), as it must
-// for HostHierarchy.
+// constant per unknown of a node (per position in a node where options.node_offsets gives nodes of
+// different sizes: as many vectors as the largest node has unknowns). options.block_size must be
+// resolved (>= 1; Amg detects 0), as it must for HostHierarchy, whose finest nodes are node_offsets'
+// where given, else block_size's.
 NullSpace near_null_space(const AmgOptions& options, std::int32_t rows);
 
 }  // namespace clkr::detail::amg
