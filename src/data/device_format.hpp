@@ -74,7 +74,8 @@ Matrix::Values part_values(Context& context, PartValues& v, Precision p);
 
 // The binary16 copy of a part (single precision's ValueStorage::Half), made (again) when not current,
 // scaled by half_scale from the values' range and `floor` (half_values.hpp; NaN: the smallest nonzero
-// |value|); where they do not fit, the single values instead (Values::storage says which).
+// |value|; not read when the copy is current); where they do not fit, the single values instead
+// (Values::storage says which).
 Matrix::Values part_half_values(Context& context, PartValues& v, float floor);
 
 // After new values: the single and quasi-double copies made again from a part's doubles (on devices

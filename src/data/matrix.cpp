@@ -196,7 +196,8 @@ struct Matrix::Impl {
     if (p != Precision::Single)
       throw Error("the " + matrix_name() + ": half-precision values are read by single-precision kernels, not " +
                   to_string(p) + " ones");
-    return detail::part_half_values(*context, v, half_floor());
+    // The floor scans the diagonal: only when the copy is (re)made, not on every SpMV that asks.
+    return detail::part_half_values(*context, v, v.half_current ? 0.0f : half_floor());
   }
 
   // What must stay a normal binary16 number (Matrix::csr_values says why): the smallest |diagonal entry|

@@ -179,6 +179,36 @@ TEST(SpmvHalfKernels, CountsTwoBytesAValue) {
   }
 }
 
+// The binary16 copy is made once: a second SpMV is one launch, with no transfer or wait and nothing
+// allocated; new values make it again on the next SpMV (a range read and a conversion), then once more
+// a launch alone.
+TEST(SpmvHalfKernels, TheCopyIsMadeOncePerValues) {
+  HostCsrMatrix H = random_matrix({"1025x1025", 1025, 1025}, 39);
+  for (Format format : {Format::Csr, Format::Dia}) {
+    Matrix A(test_context(), H, format, test_matrix_options());
+    Blas half(test_context(), Location::Device, kSingle, half_values());
+    Vector x(test_context(), random_vector(1025, 8), "x"), y(test_context(), 1025, "y");
+    half.spmv(1.0, A, x, 0.0, y);  // makes the copy (and x's single copy)
+    const auto counts_of_one = [&] {
+      const CommandCounts before = test_context()->command_counts();
+      half.spmv(1.0, A, x, 0.0, y);
+      return test_context()->command_counts() - before;
+    };
+    CommandCounts again = counts_of_one();
+    EXPECT_EQ(again.launches, 1u) << to_string(format);
+    EXPECT_EQ(again.reads + again.writes + again.waits + again.allocations, 0u) << to_string(format);
+    std::vector<double> doubled = H.values;
+    for (double& v : doubled) v *= 2;
+    A.update_values(doubled);
+    const CommandCounts remade = counts_of_one();
+    EXPECT_EQ(remade.reads, 1u) << to_string(format);  // the range's partial results
+    EXPECT_EQ(remade.launches, 3u) << to_string(format);  // range, conversion, SpMV
+    again = counts_of_one();
+    EXPECT_EQ(again.launches, 1u) << to_string(format);
+    EXPECT_EQ(again.reads + again.waits, 0u) << to_string(format);
+  }
+}
+
 TEST(SpmvHalfKernels, OnlySinglePrecisionReadsThem) {
   EXPECT_THROW(Blas(test_context(), Location::Device, Precision::QuasiDouble, half_values()), Error);
   if (test_context()->info().fp64)
