@@ -201,7 +201,7 @@ TEST(SpmvHalfKernels, TheCopyIsMadeOncePerValues) {
     for (double& v : doubled) v *= 2;
     A.update_values(doubled);
     const CommandCounts remade = counts_of_one();
-    EXPECT_EQ(remade.reads, 1u) << to_string(format);  // the range's partial results
+    EXPECT_EQ(remade.reads, 1u) << to_string(format);     // the range's partial results
     EXPECT_EQ(remade.launches, 3u) << to_string(format);  // range, conversion, SpMV
     again = counts_of_one();
     EXPECT_EQ(again.launches, 1u) << to_string(format);
