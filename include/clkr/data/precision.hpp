@@ -20,8 +20,9 @@ enum class Location { Host, Device };
 // that need not be exact, such as a preconditioner's (BlasOptions::matrix_values, PrecondOptions): an
 // AMG V-cycle on half values takes the iterations of one on single values on the problems of
 // docs/preconditioners.md, and moves fewer bytes. Values whose magnitudes span more than half's normal
-// range (2^-14 to 2^15 after the scaling: a ratio of 2^29 between the largest and the smallest nonzero)
-// stay in single (src/data/half_values.cpp).
+// range (2^-14 to 2^15 after the scaling: a ratio of 2^29 between the largest value and the smallest
+// diagonal entry, or the smallest nonzero value where the diagonal is not full) stay in single
+// (Matrix::csr_values, src/data/half_values.hpp).
 enum class ValueStorage { Working, Half };
 
 // How a caller is about to use a copy: Write promises to overwrite every element, so the copy need
