@@ -39,6 +39,9 @@ module clkr
     character(len=512) :: settings = ''
     ! AMG's near-null space, near_null_space(n_rows, m) (e.g. the rigid-body modes); unallocated: the default
     real(c_double), allocatable :: near_null_space(:, :)
+    ! AMG's nodes of different sizes, 1-based: node k owns rows node_offsets(k) .. node_offsets(k+1)-1,
+    ! node_offsets(1) = 1 and the last n_rows + 1; unallocated: amg.block_size's nodes
+    integer, allocatable :: node_offsets(:)
   end type
 
   ! clkr_result of clkr.h; status_name and message are NUL-terminated (see clkr_text).
@@ -75,10 +78,13 @@ module clkr
     integer(c_int) :: max_iterations, restart, use_initial_guess
     type(c_ptr) :: settings, near_null_space
     integer(c_int) :: near_null_space_vectors
+    type(c_ptr) :: node_offsets
+    integer(c_int) :: nodes
   end type
   type :: options_holder
     character(kind=c_char) :: solver(17), preconditioner(17), precision(17), settings(513)
     real(c_double), allocatable :: near_null_space(:, :)
+    integer(c_int), allocatable :: node_offsets(:)
     type(c_options) :: c
   end type
 
@@ -322,22 +328,43 @@ contains
       h%c%near_null_space_vectors = int(size(h%near_null_space, 2), c_int)
       if (size(h%near_null_space) > 0) h%c%near_null_space = c_loc(h%near_null_space)
     end if
+    h%c%node_offsets = c_null_ptr
+    h%c%nodes = 0_c_int
+    if (allocated(options%node_offsets)) then
+      if (size(options%node_offsets) > 0) then
+        h%node_offsets = int(options%node_offsets - 1, c_int)  ! the C API's offsets are 0-based
+        h%c%nodes = int(size(h%node_offsets) - 1, c_int)
+        h%c%node_offsets = c_loc(h%node_offsets)
+      end if
+    end if
   end subroutine
 
-  ! The near-null space of `options` must have the matrix's row count (C cannot see the array's shape).
-  logical function near_null_space_fits(options, rows, caller, stat, errmsg)
+  ! The near-null space of `options` must have the matrix's row count (C cannot see the array's shape),
+  ! and its node offsets must run from 1 to rows + 1 (checked here, so that the message is 1-based).
+  logical function options_fit(options, rows, caller, stat, errmsg)
     type(clkr_options), intent(in) :: options
     integer(c_int64_t), intent(in) :: rows
     character(len=*), intent(in) :: caller
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
     character(len=200) :: message
-    near_null_space_fits = .true.
-    if (.not. allocated(options%near_null_space)) return
-    near_null_space_fits = size(options%near_null_space, 1, kind=c_int64_t) == rows
-    if (near_null_space_fits) return
-    write (message, '(a,i0,a,i0,a)') caller//': options%near_null_space has ', size(options%near_null_space, 1), &
-      ' rows, the matrix ', rows
+    options_fit = .true.
+    if (allocated(options%near_null_space)) then
+      options_fit = size(options%near_null_space, 1, kind=c_int64_t) == rows
+      if (.not. options_fit) then
+        write (message, '(a,i0,a,i0,a)') caller//': options%near_null_space has ', size(options%near_null_space, 1), &
+          ' rows, the matrix ', rows
+        call report(CLKR_ERROR_INVALID_ARGUMENT, trim(message), stat, errmsg)
+        return
+      end if
+    end if
+    if (.not. allocated(options%node_offsets)) return
+    if (size(options%node_offsets) == 0) return
+    options_fit = options%node_offsets(1) == 1 .and. &
+                  int(options%node_offsets(size(options%node_offsets)), c_int64_t) == rows + 1
+    if (options_fit) return
+    write (message, '(a,i0,a,i0,a,i0)') caller//': options%node_offsets run from ', options%node_offsets(1), ' to ', &
+      options%node_offsets(size(options%node_offsets)), '; they must run from 1 to n_rows + 1 = ', rows + 1
     call report(CLKR_ERROR_INVALID_ARGUMENT, trim(message), stat, errmsg)
   end function
 
@@ -536,7 +563,7 @@ contains
     if (.not. matrix_rows(a%ptr, rows, stat, errmsg)) return
     if (.not. vectors_fit(rows, b, x, 'clkr_solve', stat, errmsg)) return
     if (present(options)) then
-      if (.not. near_null_space_fits(options, rows, 'clkr_solve', stat, errmsg)) return
+      if (.not. options_fit(options, rows, 'clkr_solve', stat, errmsg)) return
       call to_c_options(options, h)
     else
       call to_c_options(defaults, h)
@@ -553,7 +580,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     type(options_holder), target :: h
     if (.not. matrix_rows(a%ptr, solver%rows, stat, errmsg)) return
-    if (.not. near_null_space_fits(options, solver%rows, 'clkr_solver_create', stat, errmsg)) return
+    if (.not. options_fit(options, solver%rows, 'clkr_solver_create', stat, errmsg)) return
     call to_c_options(options, h)
     call finish(c_solver_create(a%ptr, h%c, solver%ptr), stat, errmsg)
   end subroutine

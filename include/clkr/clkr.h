@@ -119,6 +119,11 @@ typedef struct clkr_solve_options {
    * NULL/0 (default): the constant vector. */
   const double* near_null_space;
   int near_null_space_vectors;
+  /* AMG's nodes of different sizes (a mesh whose nodes lost their constrained unknowns): node k owns
+   * rows node_offsets[k] .. node_offsets[k+1]-1, 0-based, nodes + 1 offsets from 0 to rows(A);
+   * aggregates keep whole nodes. NULL/0 (default): amg.block_size's nodes (0: read from the pattern). */
+  const int* node_offsets;
+  int nodes;
 } clkr_solve_options;
 clkr_solve_options clkr_solve_options_default(void);
 

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <limits>
+#include <string>
 
 #include "clkr/runtime/error.hpp"
 
@@ -24,7 +27,8 @@ std::string setting_text(const py::handle& value) {
   return py::str(value);
 }
 
-// `given`'s entries as settings "<prefix>.<key>"; amg's near_null_space goes to the choice itself.
+// `given`'s entries as settings "<prefix>.<key>"; amg's near_null_space and node_offsets go to the
+// choice itself.
 void add_settings(const char* prefix, const py::dict& given, SolverChoice& choice) {
   for (const auto& [key, value] : given) {
     const std::string name = py::str(key);
@@ -35,6 +39,19 @@ void add_settings(const char* prefix, const py::dict& given, SolverChoice& choic
       choice.near_null_space.assign(a.shape(1), std::vector<double>(a.shape(0)));
       for (py::ssize_t i = 0; i < a.shape(0); ++i)
         for (py::ssize_t j = 0; j < a.shape(1); ++j) choice.near_null_space[j][i] = a.at(i, j);
+      continue;
+    }
+    if (std::string(prefix) == "amg" && name == "node_offsets") {
+      // A 1-D array of 0-based offsets: node k owns rows offsets[k] .. offsets[k+1] - 1.
+      const auto a = py::cast<py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>>(value);
+      if (a.ndim() != 1) throw Error("amg['node_offsets'] must be a 1-D array of node offsets");
+      choice.node_offsets.clear();
+      for (py::ssize_t k = 0; k < a.shape(0); ++k) {
+        if (a.at(k) < 0 || a.at(k) > std::numeric_limits<std::int32_t>::max())
+          throw Error("amg['node_offsets'][" + std::to_string(k) + "] = " + std::to_string(a.at(k)) +
+                      " is not a row offset");
+        choice.node_offsets.push_back(static_cast<std::int32_t>(a.at(k)));
+      }
       continue;
     }
     choice.settings.emplace_back(*prefix ? std::string(prefix) + "." + name : name, setting_text(value));

@@ -56,6 +56,15 @@ def test_preconditioner_settings_take_effect(ctx):
     assert info.converged and relative_residual(A, b, x) <= 1e-9
     half = clkr.Solver(A, precond="amg", settings={"precond.precision": "half"}, device=ctx)
     assert "half values" in half.description
+    # Nodes of different sizes (1 and 3 rows in turn), aggregated whole.
+    sizes = np.resize([1, 3], A.shape[0])
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    offsets = offsets[offsets < A.shape[0]].tolist() + [A.shape[0]]
+    x, info = clkr.solve(A, b, precond="amg", amg={"node_offsets": np.array(offsets), "coarse_size": 50}, tol=1e-10,
+                         device=ctx)
+    assert info.converged and relative_residual(A, b, x) <= 1e-9
+    nodes = clkr.Solver(A, precond="amg", amg={"node_offsets": offsets, "coarse_size": 50}, device=ctx)
+    assert f"{len(offsets) - 1} nodes of 1-3 unknowns" in nodes.description
     assert any(key.startswith("amg.coarse_size:") for key in clkr.setting_keys())
 
 
@@ -80,6 +89,10 @@ def test_bad_settings_name_the_key_or_value(ctx):
         clkr.solve(A, b, format="bsr", device=ctx)
     with pytest.raises(clkr.Error, match="needs a preconditioner"):
         clkr.solve(A, b, settings={"precond.precision": "single"}, device=ctx)
+    with pytest.raises(clkr.Error, match="node_offsets run from 0 to"):
+        clkr.solve(A, b, precond="amg", amg={"node_offsets": [0, 5]}, device=ctx)
+    with pytest.raises(clkr.Error, match="1-D array"):
+        clkr.solve(A, b, precond="amg", amg={"node_offsets": np.zeros((2, 2))}, device=ctx)
 
 
 def test_int32_arrays_are_uploaded_as_they_are_and_not_kept(ctx):

@@ -82,6 +82,11 @@ SolverPlan plan_from(const clkr_solve_options& o, const Matrix& A) {
     for (int j = 0; j < o.near_null_space_vectors; ++j)
       choice.near_null_space.emplace_back(o.near_null_space + j * n, o.near_null_space + (j + 1) * n);
   }
+  if (o.nodes < 0) throw Error("options.nodes " + std::to_string(o.nodes) + " is negative");
+  if (o.nodes > 0) {
+    require(o.node_offsets, "options.node_offsets");
+    choice.node_offsets.assign(o.node_offsets, o.node_offsets + o.nodes + 1);
+  }
   return plan_solver(choice, A.context()->info(), "options.");
 }
 
@@ -347,6 +352,8 @@ clkr_solve_options clkr_solve_options_default(void) {
   o.settings = "";
   o.near_null_space = NULL;
   o.near_null_space_vectors = 0;
+  o.node_offsets = NULL;
+  o.nodes = 0;
   return o;
 }
 

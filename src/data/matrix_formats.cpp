@@ -11,11 +11,6 @@
 #include "sell_format.hpp"
 
 namespace clkr::detail {
-namespace {
-
-std::int64_t row_length(const CsrView& A, std::int32_t i) { return A.row_offsets[i + 1] - A.row_offsets[i]; }
-
-}  // namespace
 
 LayoutChoices layout_choices(const MatrixOptions& options, std::int64_t hyb_width) {
   return {hyb_width, {options.sell_slice_height, options.sell_sort_window}, options.max_dia_diagonals};
@@ -34,7 +29,7 @@ FormatShape format_shape(const CsrView& A, Format format, const LayoutChoices& l
   s.has_csr = format != Format::Ell;
   s.has_ell = format == Format::Ell || format == Format::Hyb;
   std::int64_t longest = 0;
-  for (std::int32_t i = 0; i < A.rows; ++i) longest = std::max(longest, row_length(A, i));
+  for (std::int32_t i = 0; i < A.rows; ++i) longest = std::max(longest, A.row_length(i));
   if (s.has_ell) {
     s.ell_width = format == Format::Ell ? longest : layout.hyb_width;
     s.ell_pitch = round_up(all_rows < 0 ? A.rows : all_rows, 32);
@@ -43,7 +38,7 @@ FormatShape format_shape(const CsrView& A, Format format, const LayoutChoices& l
     s.csr_stored = A.nnz();
   } else if (s.has_csr) {
     for (std::int32_t i = 0; i < A.rows; ++i)
-      s.csr_stored += round_up(std::max<std::int64_t>(0, row_length(A, i) - s.ell_width), 4);
+      s.csr_stored += round_up(std::max<std::int64_t>(0, A.row_length(i) - s.ell_width), 4);
   }
   return s;
 }

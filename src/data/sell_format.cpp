@@ -11,8 +11,6 @@
 namespace clkr::detail {
 namespace {
 
-std::int64_t row_length(const CsrView& A, std::int32_t i) { return A.row_offsets[i + 1] - A.row_offsets[i]; }
-
 std::int64_t slices_of(std::int64_t rows, std::int64_t height) { return (rows + height - 1) / height; }
 
 // Slice s's width: its first sorted row is its longest when the slices lie within the windows; in
@@ -21,7 +19,7 @@ std::vector<std::int64_t> slice_widths(const CsrView& A, const std::vector<std::
   std::vector<std::int64_t> widths(static_cast<std::size_t>(slices_of(A.rows, height)), 0);
   for (std::size_t r = 0; r < order.size(); ++r) {
     std::int64_t& w = widths[r / static_cast<std::size_t>(height)];
-    w = std::max(w, row_length(A, order[r]));
+    w = std::max(w, A.row_length(order[r]));
   }
   return widths;
 }
@@ -33,7 +31,7 @@ std::vector<std::int32_t> sell_order(const CsrView& A, std::int64_t sort_window)
   std::iota(order.begin(), order.end(), 0);
   for (std::int64_t first = 0; first < A.rows; first += sort_window) {
     const auto begin = order.begin() + first, end = order.begin() + std::min<std::int64_t>(first + sort_window, A.rows);
-    std::stable_sort(begin, end, [&](std::int32_t a, std::int32_t b) { return row_length(A, a) > row_length(A, b); });
+    std::stable_sort(begin, end, [&](std::int32_t a, std::int32_t b) { return A.row_length(a) > A.row_length(b); });
   }
   return order;
 }
@@ -68,7 +66,7 @@ FormatShape sell_shape(const CsrView& A, const SellLayout& layout, ArrayView<std
     const std::int64_t window = row_ids[k] / layout.sort_window;
     lengths.clear();
     for (; k < row_ids.size() && row_ids[k] / layout.sort_window == window; ++k)
-      lengths.push_back(row_length(A, static_cast<std::int32_t>(k)));
+      lengths.push_back(A.row_length(static_cast<std::int32_t>(k)));
     std::sort(lengths.begin(), lengths.end(), std::greater<>());
     for (std::size_t j = 0; j < lengths.size(); ++j) {
       const std::int64_t slice = (window * layout.sort_window + static_cast<std::int64_t>(j)) / layout.slice_height;

@@ -293,6 +293,11 @@ SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, con
       throw Error(field_prefix + "near_null_space applies to the preconditioner 'amg' only");
     plan.precond.amg.near_null_space = choice.near_null_space;
   }
+  if (!choice.node_offsets.empty()) {
+    if (plan.precond.kind != PrecondKind::Amg)
+      throw Error(field_prefix + "node_offsets applies to the preconditioner 'amg' only");
+    plan.precond.amg.node_offsets = choice.node_offsets;
+  }
   return plan;
 }
 

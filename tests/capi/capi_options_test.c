@@ -274,6 +274,48 @@ static void test_near_null_space(clkr_context ctx, const Csr* A, const double* b
   clkr_matrix_destroy(m);
 }
 
+/* AMG's nodes of different sizes (nodes of 1 and 3 rows in turn): aggregated whole, the solve converges; bad
+ * offsets, a negative count, a NULL array and another preconditioner are refused, naming what is wrong. */
+static void test_node_offsets(clkr_context ctx, const Csr* A, const double* b) {
+  clkr_matrix m = upload(ctx, A, 0, 0);
+  clkr_solve_options o = clkr_solve_options_default();
+  clkr_result r;
+  int* offsets = malloc((size_t)(A->n + 1) * sizeof *offsets);
+  double* x = calloc((size_t)A->n, sizeof *x);
+  int nodes = 0, row = 0, given;
+  offsets[0] = 0;
+  while (row < A->n) {
+    row += nodes % 2 == 0 ? 1 : 3;
+    if (row > A->n) row = (int)A->n;
+    offsets[++nodes] = row;
+  }
+  o.preconditioner = "amg";
+  o.settings = "amg.coarse_size=40";
+  o.relative_tolerance = 1e-10;
+  o.node_offsets = offsets;
+  o.nodes = nodes;
+  given = iterations(ctx, m, b, A->n, &o, &r);
+  CHECK(given > 0 && r.true_relative_residual <= 1e-9, "amg on nodes of 1 and 3 rows: %d iterations, residual %g",
+        given, r.true_relative_residual);
+  offsets[nodes] = (int)A->n - 1;
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "node_offsets run from 0 to");
+  offsets[nodes] = (int)A->n;
+  offsets[2] = offsets[1];
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "does not exceed node_offsets[1]");
+  o.nodes = -1;
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "options.nodes -1 is negative");
+  o.nodes = nodes;
+  o.node_offsets = NULL;
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "options.node_offsets is NULL");
+  o.node_offsets = offsets;
+  o.preconditioner = "jacobi";
+  o.settings = NULL;
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "node_offsets applies to");
+  free(offsets);
+  free(x);
+  clkr_matrix_destroy(m);
+}
+
 /* 0-based 32-bit CSR, uploaded from the caller's arrays, gives what the converted 64-bit copy gives, bit for
  * bit, and refuses bad arrays with the same messages. */
 static void test_direct_upload(clkr_context ctx, const Csr* A, const double* b) {
@@ -350,6 +392,7 @@ int main(void) {
   test_settings(ctx, &A, b, x_true);
   test_mixed_precision(ctx, &A, b, x_true);
   test_near_null_space(ctx, &A, b);
+  test_node_offsets(ctx, &A, b);
   test_direct_upload(ctx, &A, b);
   test_device_memory_limit(&A);
   CHECK(clkr_context_destroy(ctx) == CLKR_OK, "destroy context: %s", clkr_last_error());

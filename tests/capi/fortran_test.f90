@@ -20,7 +20,7 @@ program fortran_test
   real(c_double) :: x_true(n), b(n), x(n), bb(n, 2), xx(n, 2)
   type(clkr_result) :: results(2)
   character(len=300) :: message
-  integer :: stat, i
+  integer :: stat, i, k
 
   message = ''
   call clkr_context_create(ctx)
@@ -127,6 +127,20 @@ program fortran_test
   call clkr_solve(ctx, a64, b, x, options, result)
   call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-7_c_double, &
              '64-bit coo, amg with a near-null space: '//clkr_text(result%message))
+  ! Nodes of two rows each, 1-based offsets 1, 3, ..., n + 1.
+  deallocate (options%near_null_space)
+  allocate (options%node_offsets(n / 2 + 1))
+  options%node_offsets = [(2*k + 1, k = 0, n / 2)]
+  x = 0
+  call clkr_solve(ctx, a64, b, x, options, result)
+  call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-7_c_double, &
+             '64-bit coo, amg on nodes of two rows: '//clkr_text(result%message))
+  options%node_offsets(1) = 2
+  call clkr_solve(ctx, a64, b, x, options, stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, &
+                    'options%node_offsets run from 2 to 101; they must run from 1 to n_rows + 1 = 101')
+  deallocate (options%node_offsets)
+  allocate (options%near_null_space(n, 1))
   call clkr_matrix_destroy(a64)
 
   ! ... and their bad input.

@@ -79,6 +79,7 @@ struct CsrView {
       : CsrView(A.rows, A.cols, A.row_offsets, A.col_indices, A.values, A.symmetric) {}
 
   std::int64_t nnz() const { return static_cast<std::int64_t>(col_indices.size()); }
+  std::int64_t row_length(std::int32_t i) const { return row_offsets[i + 1] - row_offsets[i]; }
 
   // Throws clkr::Error naming the first violated invariant, with the messages of csr_from_arrays:
   // array sizes, offsets from 0 and not decreasing, columns in range and strictly increasing in each

@@ -34,6 +34,8 @@ struct SolverChoice {
   std::vector<Setting> settings;  // solver_setting_keys() lists the keys
   // AMG's near-null space (AmgOptions::near_null_space): vectors of rows(A) elements; empty: the default.
   std::vector<std::vector<double>> near_null_space;
+  // AMG's nodes of different sizes (AmgOptions::node_offsets, 0-based); empty: block_size's nodes.
+  std::vector<std::int32_t> node_offsets;
 };
 
 // What a SolverChoice means, checked.
