@@ -43,6 +43,37 @@ def read_series(spec):
     return label, times, order
 
 
+def draw_bars(out, title, ylabel, series, matrices):
+    """Grouped bars of series [(label, {matrix: value})] over `matrices` (those with a value in some
+    series), log y axis, into the PNG `out`."""
+    matrices = [m for m in matrices if any(m in t for _, t in series)]
+    values = [t[m] for _, t in series for m in matrices if m in t]
+    with tempfile.TemporaryDirectory() as work:
+        data = os.path.join(work, "bars.dat")
+        with open(data, "w") as f:
+            f.write("matrix " + " ".join(f'"{label}"' for label, _ in series) + "\n")
+            for m in matrices:
+                f.write(f'"{m}" ' + " ".join(f"{t[m]:.6g}" if m in t else "NaN" for _, t in series) + "\n")
+        columns = ", ".join(f"'{data}' u {i + 2}:xtic(1) t col" for i in range(len(series)))
+        script = f"""
+set terminal pngcairo size 1000,600 font ',11' noenhanced
+set output '{out}'
+set title '{title}'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set logscale y
+set yrange [{0.5 * min(values)}:{2 * max(values)}]
+set grid ytics
+set ylabel '{ylabel}'
+set xtics rotate by -30
+set key outside below horizontal
+plot {columns}
+"""
+        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    print(f"wrote {out}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out")
@@ -50,32 +81,7 @@ def main():
     p.add_argument("--title", default="CG, ms per iteration")
     a = p.parse_args()
     series = [read_series(s) for s in a.series]
-    matrices = series[0][2]
-    values = [t[m] for _, t, _ in series for m in matrices if m in t]
-    with tempfile.TemporaryDirectory() as work:
-        data = os.path.join(work, "bars.dat")
-        with open(data, "w") as f:
-            f.write("matrix " + " ".join(f'"{label}"' for label, _, _ in series) + "\n")
-            for m in matrices:
-                f.write(f'"{m}" ' + " ".join(f"{t[m]:.6g}" if m in t else "NaN" for _, t, _ in series) + "\n")
-        columns = ", ".join(f"'{data}' u {i + 2}:xtic(1) t col" for i in range(len(series)))
-        script = f"""
-set terminal pngcairo size 1000,600 font ',11' noenhanced
-set output '{a.out}'
-set title '{a.title}'
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.85 border -1
-set logscale y
-set yrange [{0.5 * min(values)}:{2 * max(values)}]
-set grid ytics
-set ylabel 'ms per iteration (log)'
-set xtics rotate by -30
-set key outside below horizontal
-plot {columns}
-"""
-        subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    print(f"wrote {a.out}")
+    draw_bars(a.out, a.title, "ms per iteration (log)", [(label, t) for label, t, _ in series], series[0][2])
 
 
 if __name__ == "__main__":

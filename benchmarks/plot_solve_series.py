@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Time to solution (setup + solve, ms) by matrix, as grouped bars, from `clkr bench solve --csv` files,
+with gnuplot (plot_cg_series.py's bars): several runs or settings side by side with the peers of the
+same calls, e.g. the AMG on single unknowns against nodes of different sizes, Eigen's IC-CG and hypre.
+
+usage: plot_solve_series.py OUT.png SERIES... [--title TEXT]
+  SERIES: LABEL=CSV:IMPLEMENTATION:METHOD, e.g. 'clkr AMG, nodes=all_1.csv:clkr-device:amg'
+          'Eigen IC-CG=all_1.csv:eigen:ic-cg'
+Matrices are taken in the order the first series lists them; a matrix a series lacks, or whose row did
+not converge, is left empty.
+"""
+import argparse
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_cg_series import draw_bars  # noqa: E402
+
+
+def read_series(spec):
+    """(label, {matrix: total ms}, [matrices in file order]) of one SERIES argument."""
+    label, _, rest = spec.partition("=")
+    path, implementation, method = (rest.split(":") + ["", ""])[:3]
+    totals, order = {}, []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["implementation"] != implementation or r["method"] != method:
+                continue
+            if r["matrix"] not in order:
+                order.append(r["matrix"])
+            if r["status"] == "converged" and r["total_seconds"]:
+                totals[r["matrix"]] = 1e3 * float(r["total_seconds"])
+    if not order:
+        sys.exit(f"plot_solve_series.py: no rows for '{spec}'")
+    return label, totals, order
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("out")
+    p.add_argument("series", nargs="+")
+    p.add_argument("--title", default="time to solution, setup + solve")
+    a = p.parse_args()
+    series = [read_series(s) for s in a.series]
+    draw_bars(a.out, a.title, "ms, setup + solve (log)", [(label, t) for label, t, _ in series], series[0][2])
+
+
+if __name__ == "__main__":
+    main()
