@@ -104,20 +104,20 @@ TEST(AmgSolve, ElasticityInFarFewerIterationsThanJacobi) {
   }
 }
 
-SolveOptions tolerance_1e10() {
+SolveOptions tolerance(double relative = 1e-10) {
   SolveOptions options;
-  options.relative_tolerance = 1e-10;
+  options.relative_tolerance = relative;
   return options;
 }
 
-// CG to 1e-10 on b = ones with M (updated) on A and with `fresh` (set up on the same values) on fresh_A:
-// the same iterations.
-void expect_same_iterations(Blas& blas, Matrix& A, Amg& M, Matrix& fresh_A, Amg& fresh) {
+// CG to `relative` on b = ones with M (updated) on A and with `fresh` (set up on the same values) on
+// fresh_A: the same iterations.
+void expect_same_iterations(Blas& blas, Matrix& A, Amg& M, Matrix& fresh_A, Amg& fresh, double relative = 1e-10) {
   const auto& context = A.context();
   const auto rows = static_cast<std::size_t>(A.rows());
   Vector b(context, std::vector<double>(rows, 1.0), "b"), x1(context, rows, "x1"), x2(context, rows, "x2");
-  const SolveResult updated = cg(blas, A, M, b, x1, tolerance_1e10());
-  const SolveResult rebuilt = cg(blas, fresh_A, fresh, b, x2, tolerance_1e10());
+  const SolveResult updated = cg(blas, A, M, b, x1, tolerance(relative));
+  const SolveResult rebuilt = cg(blas, fresh_A, fresh, b, x2, tolerance(relative));
   ASSERT_TRUE(updated.converged()) << updated.message;
   EXPECT_EQ(updated.iterations, rebuilt.iterations);
 }
@@ -142,7 +142,7 @@ TEST(AmgSolve, UpdateAfterScalingByTwoGivesTheIterationsOfAFreshSetup) {
     EXPECT_EQ(M.levels()[l].nnz, fresh.levels()[l].nnz);
     EXPECT_NEAR(M.levels()[l].lambda_max, fresh.levels()[l].lambda_max, 1e-12 * fresh.levels()[l].lambda_max);
   }
-  const SolveOptions options = tolerance_1e10();
+  const SolveOptions options = tolerance();
   Vector b(context, std::vector<double>(host.rows, 1.0), "b"), x1(context, host.rows, "x1"),
       x2(context, host.rows, "x2");
   expect_same_iterations(blas, A, M, fresh_A, fresh);
@@ -230,7 +230,8 @@ TEST(AmgSolve, HalfValuesUpdateAfterScalingByTwo) {
   M.update(A);
   Matrix fresh_A(context, doubled, Format::Csr);
   Amg fresh(blas, fresh_A, AmgOptions{}, Precision::Single, ValueStorage::Half);
-  expect_same_iterations(blas, A, M, fresh_A, fresh);
+  // 1e-8: quasi-double (the solver without fp64) stops near 1e-9 on this jumping coefficient.
+  expect_same_iterations(blas, A, M, fresh_A, fresh, 1e-8);
 }
 
 TEST(AmgSolve, HostBackendMatchesTheDevice) {
