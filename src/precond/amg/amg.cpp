@@ -3,7 +3,6 @@
 // preconditioner reports about itself.
 #include "clkr/precond/amg.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -83,12 +82,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // The nodes of different sizes, as "961 nodes of 1-6 unknowns, "; nothing without them.
 std::string node_note(const std::vector<std::int32_t>& offsets) {
   if (offsets.size() < 2) return {};
-  std::int32_t smallest = offsets[1] - offsets[0], largest = smallest;
-  for (std::size_t k = 0; k + 1 < offsets.size(); ++k) {
-    smallest = std::min(smallest, offsets[k + 1] - offsets[k]);
-    largest = std::max(largest, offsets[k + 1] - offsets[k]);
-  }
-  return std::to_string(offsets.size() - 1) + " nodes of " + std::to_string(smallest) +
+  detail::amg::NodeLayout nodes;
+  nodes.offsets = offsets;
+  const std::int32_t smallest = nodes.smallest(), largest = nodes.largest();
+  return std::to_string(nodes.count()) + " nodes of " + std::to_string(smallest) +
          (largest > smallest ? "-" + std::to_string(largest) : std::string()) + " unknowns, ";
 }
 
@@ -145,8 +142,7 @@ struct Amg::Impl {
     if (options.block_size != 0) return;
     options.block_size = 1;
     if (!options.node_offsets.empty()) return;
-    if (options.setup_on == AmgOptions::SetupOn::Device && detail::amg::device_setup_refusal(options, blas).empty())
-      return;
+    if (options.setup_on == AmgOptions::SetupOn::Device && device_builds(blas)) return;
     auto start = detail::amg::Clock::now();
     const HostCsrMatrix& host = A.host_csr();
     phases.add("matrix to the host", start);

@@ -2,7 +2,6 @@
 // smoothed P -> R = P^T -> R A P, level after level, until the coarse size is reached.
 #include "hierarchy.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -35,31 +34,28 @@ void check_finite(const HostCsrMatrix& A, std::size_t level) {
 
 }  // namespace
 
-NullSpace near_null_space(const AmgOptions& options, std::int32_t rows) {
+NodeLayout finest_nodes(const AmgOptions& options, std::int32_t rows) {
   if (options.block_size < 1)
-    throw Error("amg: the near-null space needs the block size resolved (block_size = " +
+    throw Error("amg: the finest nodes need the block size resolved (block_size = " +
                 std::to_string(options.block_size) + "; Amg reads 0 from the pattern)");
+  if (options.node_offsets.empty()) return NodeLayout::uniform(rows, options.block_size);
+  NodeLayout nodes;
+  nodes.offsets = options.node_offsets;
+  return nodes;
+}
+
+NullSpace near_null_space(const AmgOptions& options, std::int32_t rows) {
   NullSpace B;
   B.rows = rows;
-  if (options.near_null_space.empty() && !options.node_offsets.empty()) {
-    // One vector per position in a node: 1 on the j-th unknown of every node that has j + 1 of them.
-    const std::vector<std::int32_t>& offsets = options.node_offsets;
-    std::int32_t largest = 0;
-    for (std::size_t k = 0; k + 1 < offsets.size(); ++k) largest = std::max(largest, offsets[k + 1] - offsets[k]);
-    B.vectors = largest;
-    B.values.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(largest), 0.0);
-    for (std::size_t k = 0; k + 1 < offsets.size(); ++k)
-      for (std::int32_t i = offsets[k]; i < offsets[k + 1]; ++i)
-        B.values[static_cast<std::size_t>(i - offsets[k]) * rows + i] = 1.0;
-    return B;
-  }
   if (options.near_null_space.empty()) {
-    // One vector per unknown of a node: 1 on that unknown of every node, 0 elsewhere.
-    const std::int32_t b = options.block_size;
-    B.vectors = b;
-    B.values.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(b), 0.0);
-    for (std::int32_t c = 0; c < b; ++c)
-      for (std::int32_t i = c; i < rows; i += b) B.values[static_cast<std::size_t>(c) * rows + i] = 1.0;
+    // One vector per position in a node: 1 on the j-th unknown of every node that has j + 1 of them
+    // (nodes of block_size: one vector per unknown of a node).
+    const NodeLayout nodes = finest_nodes(options, rows);
+    B.vectors = nodes.largest();
+    B.values.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(B.vectors), 0.0);
+    for (std::int32_t k = 0; k < nodes.count(); ++k)
+      for (std::int32_t i = nodes.offsets[k]; i < nodes.offsets[k + 1]; ++i)
+        B.values[static_cast<std::size_t>(i - nodes.offsets[k]) * rows + i] = 1.0;
     return B;
   }
   B.vectors = static_cast<std::int32_t>(options.near_null_space.size());
@@ -89,8 +85,7 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
   levels_.reserve(static_cast<std::size_t>(options.max_levels));
   levels_.emplace_back();
   levels_[0].A = &A;
-  NodeLayout nodes = NodeLayout::uniform(A.rows, options.block_size);
-  if (!options.node_offsets.empty()) nodes.offsets = options.node_offsets;
+  NodeLayout nodes = finest_nodes(options, A.rows);
   double eps = options.strength_threshold;
   for (std::size_t l = 0;; ++l) {
     check_diagonal(l);

@@ -65,4 +65,8 @@ class HostHierarchy {
 // where given, else block_size's.
 NullSpace near_null_space(const AmgOptions& options, std::int32_t rows);
 
+// The finest level's nodes: options.node_offsets where given, else nodes of options.block_size
+// (resolved: >= 1).
+NodeLayout finest_nodes(const AmgOptions& options, std::int32_t rows);
+
 }  // namespace clkr::detail::amg

@@ -13,6 +13,9 @@ struct NodeLayout {
   std::int32_t rows() const { return offsets.back(); }
   // `rows` rows in nodes of `block_size` consecutive rows each (rows a multiple of block_size).
   static NodeLayout uniform(std::int32_t rows, std::int32_t block_size);
+  // The rows of the smallest and of the largest node (0 without nodes).
+  std::int32_t smallest() const;
+  std::int32_t largest() const;
   // node_of[row] for every row.
   std::vector<std::int32_t> node_of_rows() const;
 };

@@ -16,6 +16,18 @@ NodeLayout NodeLayout::uniform(std::int32_t rows, std::int32_t block_size) {
   return layout;
 }
 
+std::int32_t NodeLayout::smallest() const {
+  std::int32_t size = count() > 0 ? offsets[1] - offsets[0] : 0;
+  for (std::int32_t k = 1; k < count(); ++k) size = std::min(size, offsets[k + 1] - offsets[k]);
+  return size;
+}
+
+std::int32_t NodeLayout::largest() const {
+  std::int32_t size = 0;
+  for (std::int32_t k = 0; k < count(); ++k) size = std::max(size, offsets[k + 1] - offsets[k]);
+  return size;
+}
+
 std::vector<std::int32_t> NodeLayout::node_of_rows() const {
   std::vector<std::int32_t> node(static_cast<std::size_t>(rows()));
   for (std::int32_t k = 0; k < count(); ++k)
