@@ -74,14 +74,20 @@ plot {columns}
     print(f"wrote {out}")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def bars_main(doc, read, title, ylabel):
+    """A bar script's command line (OUT.png SERIES... [--title TEXT], `doc` its help): each SERIES read
+    by `read` into (label, {matrix: value}, [matrices]), drawn by draw_bars in the first one's order."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("out")
     p.add_argument("series", nargs="+")
-    p.add_argument("--title", default="CG, ms per iteration")
+    p.add_argument("--title", default=title)
     a = p.parse_args()
-    series = [read_series(s) for s in a.series]
-    draw_bars(a.out, a.title, "ms per iteration (log)", [(label, t) for label, t, _ in series], series[0][2])
+    series = [read(s) for s in a.series]
+    draw_bars(a.out, a.title, ylabel, [(label, t) for label, t, _ in series], series[0][2])
+
+
+def main():
+    bars_main(__doc__, read_series, "CG, ms per iteration", "ms per iteration (log)")
 
 
 if __name__ == "__main__":

@@ -9,13 +9,12 @@ usage: plot_solve_series.py OUT.png SERIES... [--title TEXT]
 Matrices are taken in the order the first series lists them; a matrix a series lacks, or whose row did
 not converge, is left empty.
 """
-import argparse
 import csv
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_cg_series import draw_bars  # noqa: E402
+from plot_cg_series import bars_main  # noqa: E402
 
 
 def read_series(spec):
@@ -37,13 +36,7 @@ def read_series(spec):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("out")
-    p.add_argument("series", nargs="+")
-    p.add_argument("--title", default="time to solution, setup + solve")
-    a = p.parse_args()
-    series = [read_series(s) for s in a.series]
-    draw_bars(a.out, a.title, "ms, setup + solve (log)", [(label, t) for label, t, _ in series], series[0][2])
+    bars_main(__doc__, read_series, "time to solution, setup + solve", "ms, setup + solve (log)")
 
 
 if __name__ == "__main__":
