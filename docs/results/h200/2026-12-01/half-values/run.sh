@@ -7,13 +7,17 @@ set -uo pipefail
 t0=$SECONDS
 export CLKR_GPU_TEST_PASSES=nvidia CLKR_GPU_TEST_JOBS=8 CLKR_COMMIT=$1
 export CLKR_GPU_TEST_FILTER='Half|half|Spmv|Amg|Chebyshev|Relaxation|Precond|Galerkin|CoarseCycle'
-timeout 300 bash .ci/gpu-test .carry
-echo "suite rc=$? $((SECONDS - t0)) s"
+# CLKR_HALF_SUITE=0 skips the suite (a call after the whole suite ran on the still-warm machine).
+if [ "${CLKR_HALF_SUITE:-1}" = 1 ]; then
+  timeout 300 bash .ci/gpu-test .carry
+  echo "suite rc=$? $((SECONDS - t0)) s"
+fi
 res=half; rm -rf $res; mkdir -p $res
 pack() { tar czf $OUT/half.tgz $res 2>/dev/null; }
 export CLKR_DEVICE=nvidia CLKR_CACHE_DIR=$PWD/build-gpu-test/kernel-cache
 b=build-gpu-test/clkr
 for p in single half; do
+  [ -s $res/j256_$p.json ] && continue
   timeout 40 $b solve jumping3d:256 --precond amg --precond-precision $p --amg-aggressive 1 --json \
     >$res/j256_$p.json 2>$res/j256_$p.err
 done
