@@ -17,7 +17,6 @@ pack() { tar czf $OUT/half.tgz $res 2>/dev/null; }
 export CLKR_DEVICE=nvidia CLKR_CACHE_DIR=$PWD/build-gpu-test/kernel-cache
 b=build-gpu-test/clkr
 for p in single half; do
-  [ -s $res/j256_$p.json ] && continue
   timeout 40 $b solve jumping3d:256 --precond amg --precond-precision $p --amg-aggressive 1 --json \
     >$res/j256_$p.json 2>$res/j256_$p.err
 done
