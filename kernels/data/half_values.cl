@@ -11,31 +11,36 @@ typedef double source_t;
 typedef float source_t;
 #endif
 
-// Work-group g's largest |float(v_k)| into range[2g] and its smallest nonzero one into range[2g + 1]
-// (+Inf when it saw no nonzero value), over a grid-stride walk of the n values. `big` and `small` hold
-// a float per work-item; the group size is a power of two.
+// Work-group g's largest |float(v_k)| into range[3g], its smallest nonzero one into range[3g + 1] (+Inf
+// when it saw no nonzero value) and its smallest one, zeros included, into range[3g + 2] (+Inf when it
+// saw none), over a grid-stride walk of the n values. `big`, `small` and `least` hold a float per
+// work-item; the group size is a power of two.
 __kernel void half_value_range(__global const source_t* v, const ulong n, __global float* range, __local float* big,
-                               __local float* small) {
+                               __local float* small, __local float* least) {
   const size_t lid = get_local_id(0), wg = get_local_size(0);
-  float largest = 0.0f, smallest = INFINITY;
+  float largest = 0.0f, smallest = INFINITY, lowest = INFINITY;
   for (size_t k = get_global_id(0); k < n; k += get_global_size(0)) {
     const float a = fabs((float)v[k]);
     largest = fmax(largest, a);
+    lowest = fmin(lowest, a);
     if (a > 0.0f) smallest = fmin(smallest, a);
   }
   big[lid] = largest;
   small[lid] = smallest;
+  least[lid] = lowest;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (size_t span = wg / 2; span > 0; span /= 2) {
     if (lid < span) {
       big[lid] = fmax(big[lid], big[lid + span]);
       small[lid] = fmin(small[lid], small[lid + span]);
+      least[lid] = fmin(least[lid], least[lid + span]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (lid == 0) {
-    range[2 * get_group_id(0)] = big[0];
-    range[2 * get_group_id(0) + 1] = small[0];
+    range[3 * get_group_id(0)] = big[0];
+    range[3 * get_group_id(0) + 1] = small[0];
+    range[3 * get_group_id(0) + 2] = least[0];
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "clkr/runtime/context.hpp"
 
@@ -25,13 +26,21 @@ struct HalfScale {
 // Infinite or NaN bounds, or a scale outside float's normal range: does not fit.
 HalfScale half_scale(float largest, float floor);
 
-// The range of a part's values on the device: the largest |float(v)| and the smallest nonzero one
-// (+Inf for none). `source` holds n doubles when `double_source`, else n floats.
+// The range of a part's values on the device: the largest |float(v)|, the smallest nonzero one and the
+// smallest one, zeros included (each +Inf for none). `source` holds n doubles when `double_source`, else
+// n floats.
 struct ValueRange {
   float largest = 0;
   float smallest_nonzero = 0;
+  float smallest = 0;
 };
 ValueRange device_value_range(Context& context, const cl::Buffer& source, bool double_source, std::size_t n);
+
+// min over the square matrix's rows of |float(values[diagonal_entry[i]])|, 0 where a row has no
+// diagonal entry (-1), on the device: the half floor of a diagonal that is not on the host. `values`
+// holds the CSR doubles.
+double device_smallest_diagonal(Context& context, std::int32_t rows, const cl::Buffer& values,
+                                const cl::Buffer& diagonal_entry);
 
 // half[k] = binary16(float(source[k]) * 2^exponent), rounded to nearest even, for n values; `half` holds
 // at least n 2-byte elements.

@@ -29,6 +29,7 @@
 #include "device_csr_facts.hpp"
 #include "device_format.hpp"
 #include "first_rejected_row.hpp"
+#include "half_values.hpp"
 #include "matrix_formats.hpp"
 #include "matrix_stats.hpp"
 #include "row_blocks.hpp"
@@ -75,6 +76,16 @@ std::string number(double x) {
 using detail::DeviceFormat;
 using detail::PartValues;
 
+namespace {
+
+double smallest_magnitude(const std::vector<double>& x) {
+  double smallest = std::numeric_limits<double>::infinity();
+  for (double e : x) smallest = std::min(smallest, std::fabs(e));
+  return smallest;
+}
+
+}  // namespace
+
 struct Matrix::Impl {
   std::shared_ptr<Context> context;
   MatrixOptions options;
@@ -91,6 +102,9 @@ struct Matrix::Impl {
   // level, of which a few are ever asked): its stats beyond the sizes wait in `facts_pending`, its
   // diagonal, like that of values written on the device, in `diagonal_pending`.
   std::vector<double> diagonal;
+  // min |diagonal[i]| (0 when an entry is zero or absent), found in the loops that fill `diagonal`:
+  // the binary16 copy's floor (half_floor) then costs no pass over the rows.
+  double smallest_diagonal = 0;
   std::vector<std::int64_t> diagonal_entry;  // empty for a matrix made on the device
   cl::Buffer diagonal_entry_device;          // made from diagonal_entry, or by the device's facts
   bool facts_pending = false, diagonal_pending = false;
@@ -109,6 +123,15 @@ struct Matrix::Impl {
   // The diagonal, gathered on the device when values were made or written there since it was last asked.
   const std::vector<double>& current_diagonal() {
     if (!diagonal_pending) return diagonal;
+    diagonal =
+        detail::device_diagonal(*context, rows, cols, formats.at(Format::Csr).csr_values.dbl, device_diagonal_entry());
+    smallest_diagonal = smallest_magnitude(diagonal);
+    diagonal_pending = false;
+    return diagonal;
+  }
+
+  // Where each row's diagonal entry sits, on the device (for a diagonal pending there).
+  const cl::Buffer& device_diagonal_entry() {
     if (!diagonal_entry_device()) {
       if (facts_pending) {
         ensure_facts();
@@ -118,10 +141,7 @@ struct Matrix::Impl {
         diagonal_entry_device = detail::upload_array<std::int32_t>(*context, narrow, "matrix diagonal index");
       }
     }
-    diagonal =
-        detail::device_diagonal(*context, rows, cols, formats.at(Format::Csr).csr_values.dbl, diagonal_entry_device);
-    diagonal_pending = false;
-    return diagonal;
+    return diagonal_entry_device;
   }
 
   void find_diagonal(const CsrView& A) {
@@ -135,6 +155,7 @@ struct Matrix::Impl {
       diagonal_entry[i] = at - A.col_indices.begin();
       diagonal[i] = A.values[diagonal_entry[i]];
     }
+    smallest_diagonal = smallest_magnitude(diagonal);
   }
 
   bool fp64() const { return context->info().fp64; }
@@ -202,15 +223,15 @@ struct Matrix::Impl {
 
   // What must stay a normal binary16 number (Matrix::csr_values says why): the smallest |diagonal entry|
   // of a square matrix with a full diagonal, else NaN (the smallest nonzero value, found on the device).
+  // A diagonal pending on the device is reduced there: reading it back would move 8 bytes a row (an AMG
+  // update asks this of every level).
   float half_floor() {
     if (rows != cols || rows == 0) return std::numeric_limits<float>::quiet_NaN();
-    const std::vector<double>& d = current_diagonal();
-    double smallest = std::numeric_limits<double>::infinity();
-    for (double e : d) {
-      if (e == 0) return std::numeric_limits<float>::quiet_NaN();
-      smallest = std::min(smallest, std::fabs(e));
-    }
-    return static_cast<float>(smallest);
+    const double smallest = diagonal_pending
+                                ? detail::device_smallest_diagonal(
+                                      *context, rows, formats.at(Format::Csr).csr_values.dbl, device_diagonal_entry())
+                                : smallest_diagonal;
+    return smallest > 0 ? static_cast<float>(smallest) : std::numeric_limits<float>::quiet_NaN();
   }
 };
 
@@ -375,9 +396,13 @@ void Matrix::update_values(const std::vector<double>& values) {
     // nearly all its 0.9 GB), so by all cores for large matrices, which then hand the device its turn.
     m.diagonal.resize(m.diagonal_entry.size());
     const std::int64_t rows = static_cast<std::int64_t>(m.diagonal.size());
-#pragma omp parallel for schedule(static) if (rows > (std::int64_t{1} << 16))
-    for (std::int64_t i = 0; i < rows; ++i)
+    double smallest = std::numeric_limits<double>::infinity();
+#pragma omp parallel for schedule(static) reduction(min : smallest) if (rows > (std::int64_t{1} << 16))
+    for (std::int64_t i = 0; i < rows; ++i) {
       m.diagonal[i] = m.diagonal_entry[i] >= 0 ? values[static_cast<std::size_t>(m.diagonal_entry[i])] : 0.0;
+      smallest = std::min(smallest, std::fabs(m.diagonal[i]));
+    }
+    m.smallest_diagonal = smallest;
     detail::release_host_threads();
     m.diagonal_pending = false;
   });

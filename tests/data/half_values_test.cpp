@@ -1,7 +1,8 @@
 // Matrix values in half precision (ValueStorage::Half, src/data/half_values.cpp): the scale rule at its
 // boundaries, the binary16 copy of every format's parts bit for bit against the host's rounding of the
 // single values, the values whose range does not fit (single ones given instead), the copy remade with a
-// new scale after new values, and the refusals.
+// new scale after new values, the floor of a diagonal written on the device found there (no diagonal
+// read back), and the refusals.
 #include "../../src/data/half_values.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../precision_support.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/runtime/error.hpp"
 #include "data_test_support.hpp"
@@ -201,6 +203,59 @@ TEST(MatrixHalfValuesRange, ADiagonalBelowTheRangeKeepsSingleValues) {
   const Matrix::Values v = A.csr_values(Precision::Single, ValueStorage::Half);
   EXPECT_EQ(v.storage, ValueStorage::Working);
   EXPECT_EQ(v.primary(), A.csr_values(Precision::Single).primary());  // the single copy itself
+}
+
+// A matrix whose values are on the device only (made there, or written there since): the floor of the
+// binary16 range is its smallest diagonal entry, reduced on the device; reading the diagonal back would
+// move 8 bytes a row, which the reads here stay far below. A tiny diagonal entry written on the device
+// keeps the single values; so does a missing one beside tiny off-diagonal entries (the floor is then the
+// smallest nonzero value), which a full diagonal lets into the copy.
+TEST(MatrixHalfValuesRange, ADiagonalOnTheDeviceIsReducedThere) {
+  CLKR_SKIP_UNLESS_AVAILABLE(context(), Precision::Double);
+  HostCsrMatrix host = random_square(3000, 1.0, 8);
+  for (std::int32_t i = 0; i < host.rows; ++i)
+    for (std::int64_t k = host.row_offsets[i]; k < host.row_offsets[i + 1]; ++k)
+      if (host.col_indices[k] != i) host.values[static_cast<std::size_t>(k)] *= 0x1p-40;
+  auto upload = [](const auto& v) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    cl::Buffer b = context()->allocate(v.size() * sizeof(T), "test");
+    context()->queue().enqueueWriteBuffer(b, CL_TRUE, 0, v.size() * sizeof(T), v.data());
+    return b;
+  };
+  const std::vector<std::int32_t> offsets(host.row_offsets.begin(), host.row_offsets.end());
+  const cl::Buffer values = upload(host.values);
+  Matrix A = Matrix::from_device_csr(context(), host.rows, host.cols, host.nnz(), upload(offsets),
+                                     upload(host.col_indices), values);
+  const CommandCounts before = context()->command_counts();
+  EXPECT_EQ(A.csr_values(Precision::Single, ValueStorage::Half).storage, ValueStorage::Half);
+  const CommandCounts made = context()->command_counts() - before;
+  EXPECT_LT(made.read_bytes, host.rows * sizeof(double) / 4);
+  expect_half_copy(A, true, "made on the device");
+
+  const std::size_t d = diagonal_entry(host, 2999);
+  const double tiny = 8.0 * 0x1p-40;
+  context()->queue().enqueueWriteBuffer(values, CL_TRUE, d * sizeof(double), sizeof(double), &tiny);
+  A.values_written_on_device();
+  EXPECT_EQ(A.csr_values(Precision::Single, ValueStorage::Half).storage, ValueStorage::Working);
+
+  const double restored = 8.0;
+  context()->queue().enqueueWriteBuffer(values, CL_TRUE, d * sizeof(double), sizeof(double), &restored);
+  A.values_written_on_device();
+  EXPECT_EQ(A.csr_values(Precision::Single, ValueStorage::Half).storage, ValueStorage::Half);
+
+  // Row 1500 without its diagonal entry: the floor falls to the 2^-40-scaled off-diagonal entries.
+  HostCsrMatrix gap = host;
+  const std::size_t g = diagonal_entry(host, 1500);
+  gap.values.erase(gap.values.begin() + static_cast<std::ptrdiff_t>(g));
+  gap.col_indices.erase(gap.col_indices.begin() + static_cast<std::ptrdiff_t>(g));
+  for (std::size_t i = 1501; i < gap.row_offsets.size(); ++i) --gap.row_offsets[i];
+  gap.validate();
+  const std::vector<std::int32_t> gap_offsets(gap.row_offsets.begin(), gap.row_offsets.end());
+  Matrix B = Matrix::from_device_csr(context(), gap.rows, gap.cols, gap.nnz(), upload(gap_offsets),
+                                     upload(gap.col_indices), upload(gap.values));
+  EXPECT_EQ(B.csr_values(Precision::Single, ValueStorage::Half).storage, ValueStorage::Working);
+  EXPECT_EQ(Matrix(context(), gap, Format::Csr).csr_values(Precision::Single, ValueStorage::Half).storage,
+            ValueStorage::Working);  // the host's floor agrees
 }
 
 TEST(MatrixHalfValuesRange, TinyOffDiagonalEntriesBecomeSubnormalOrZero) {
