@@ -134,6 +134,15 @@ TEST(AmgBlockSize, StoppingEarlyDecidesAsTheWholeSample) {
   EXPECT_GT(detected, 10);  // both outcomes occur among these matrices
   EXPECT_LT(detected, 4 * 7 * 4 - 10);
   for (int n : {6, 12, 20}) EXPECT_EQ(detect_block_size(poisson3d(n)), full_sample_block_size(poisson3d(n))) << n;
+  // Past the size from which the candidates are sampled on all cores (100 k entries): 60 x 60 nodes.
+  for (int b : {3, 6})
+    for (double broken : {0.1, 0.3})
+      for (double thinned : {0.0, 0.6}) {
+        const HostCsrMatrix A = spoiled_blocks(60, b, broken, thinned, rng);
+        ASSERT_GT(A.nnz(), 100000);
+        EXPECT_EQ(detect_block_size(A), full_sample_block_size(A))
+            << "60 x 60, b " << b << ", broken " << broken << ", thinned " << thinned;
+      }
 }
 
 // Nodes of 3 unknowns on a 12 x 12 grid (432 rows) on the AMG tests' device, in double, and the

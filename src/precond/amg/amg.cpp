@@ -11,6 +11,7 @@
 
 #include "../../runtime/enum_names.hpp"
 #include "../../runtime/format_number.hpp"
+#include "../../runtime/host_threads.hpp"
 #include "block_size.hpp"
 #include "clkr/runtime/error.hpp"
 #include "cycle.hpp"
@@ -157,6 +158,7 @@ struct Amg::Impl {
         options.block_size = 1;
         options.node_offsets = std::move(nodes->offsets);
       }
+    detail::release_host_threads();  // the detection's workers: the device may build the hierarchy next
     phases.add("block size", start);
   }
 

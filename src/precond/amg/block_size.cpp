@@ -14,13 +14,19 @@ namespace clkr::detail::amg {
 namespace {
 
 constexpr std::int32_t kSampledNodes = 4096;
+// Entries from which the detection's passes run on all cores (a parallel loop's start and the
+// workers' release cost ~0.5 ms on the 16-core H200 host, the passes ~1 ms per 100 k entries).
+constexpr std::int64_t kParallelDetection = 100000;
 
-// The sorted, deduplicated nodes (column / b) row i reaches, into `out`.
+// The sorted, deduplicated nodes (column / b) row i reaches, into `out`. A valid row's columns ascend
+// (HostCsrMatrix::validate), so its nodes do: dropping repeats sorts them (a sort per row took most of
+// the detection's 9-12 ms on bcsstk16/17).
 void reached_nodes(const HostCsrMatrix& A, std::int32_t i, std::int32_t b, std::vector<std::int32_t>& out) {
   out.clear();
-  for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) out.push_back(A.col_indices[k] / b);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
+    const std::int32_t node = A.col_indices[k] / b;
+    if (out.empty() || out.back() != node) out.push_back(node);
+  }
 }
 
 // The share of sampled nodes whose rows all reach the same nodes, when it reaches kDetectedBlockShare
@@ -56,14 +62,18 @@ std::optional<double> consistent_share(const HostCsrMatrix& A, std::int32_t b) {
 }  // namespace
 
 std::int32_t detect_block_size(const HostCsrMatrix& A) {
+  // The candidates are independent: one a thread (bcsstk16/17: 2-3 full samples of 290-430 k entries).
+  std::optional<double> shares[kMaxDetectedBlock + 1];
+#pragma omp parallel for schedule(dynamic, 1) if (A.nnz() > kParallelDetection)
+  for (std::int32_t b = 2; b <= kMaxDetectedBlock; ++b)
+    if (A.rows >= b && A.rows % b == 0) shares[b] = consistent_share(A, b);
   std::int32_t best = 1;
   double best_share = 0;
   for (std::int32_t b = 2; b <= kMaxDetectedBlock; ++b) {
-    if (A.rows < b || A.rows % b != 0) continue;
     // Ties go to the larger b: where a node's unknowns all couple to all of a neighbour's, every
     // divisor of the true block size passes as well.
-    if (const std::optional<double> share = consistent_share(A, b); share && *share >= best_share) {
-      best_share = *share;
+    if (shares[b] && *shares[b] >= best_share) {
+      best_share = *shares[b];
       best = b;
     }
   }
@@ -97,10 +107,16 @@ double column_similarity(const HostCsrMatrix& A, std::int32_t i, std::int32_t j)
 
 std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A) {
   if (A.rows == 0) return std::nullopt;
+  // Whether rows i and i + 1 are alike, for every i at once; then the cuts, which depend on the node
+  // sizes before them, in one pass.
+  std::vector<char> alike(static_cast<std::size_t>(A.rows), 0);
+  const bool parallel = A.nnz() > kParallelDetection;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (std::int32_t i = 0; i < A.rows - 1; ++i) alike[i] = column_similarity(A, i, i + 1) >= kNodeRowSimilarity;
   NodeLayout nodes;
   std::int32_t first = 0;
   for (std::int32_t i = 0; i + 1 < A.rows; ++i) {
-    if (i + 1 - first < kMaxDetectedBlock && column_similarity(A, i, i + 1) >= kNodeRowSimilarity) continue;
+    if (i + 1 - first < kMaxDetectedBlock && alike[i]) continue;
     nodes.offsets.push_back(i + 1);
     first = i + 1;
   }
@@ -110,23 +126,27 @@ std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A) {
   // block is mostly stored.
   const std::vector<std::int32_t> node_of = nodes.node_of_rows();
   std::int64_t consistent = 0, stored = 0, block = 0;
-  std::vector<std::int32_t> first_reached, reached;
-  for (std::int32_t k = 0; k < nodes.count(); ++k) {
-    bool same = true;
-    for (std::int32_t row = nodes.offsets[k]; row < nodes.offsets[k + 1]; ++row) {
-      std::vector<std::int32_t>& mine = row == nodes.offsets[k] ? first_reached : reached;
-      mine.clear();
-      for (std::int64_t e = A.row_offsets[row]; e < A.row_offsets[row + 1]; ++e) {
-        mine.push_back(node_of[A.col_indices[e]]);
-        stored += mine.back() == k ? 1 : 0;
+#pragma omp parallel reduction(+ : consistent, stored, block) if (parallel)
+  {
+    std::vector<std::int32_t> first_reached, reached;
+#pragma omp for schedule(static)
+    for (std::int32_t k = 0; k < nodes.count(); ++k) {
+      bool same = true;
+      for (std::int32_t row = nodes.offsets[k]; row < nodes.offsets[k + 1]; ++row) {
+        std::vector<std::int32_t>& mine = row == nodes.offsets[k] ? first_reached : reached;
+        // Ascending columns reach ascending nodes (reached_nodes says why): repeats are neighbours.
+        mine.clear();
+        for (std::int64_t e = A.row_offsets[row]; e < A.row_offsets[row + 1]; ++e) {
+          const std::int32_t node = node_of[A.col_indices[e]];
+          stored += node == k ? 1 : 0;
+          if (mine.empty() || mine.back() != node) mine.push_back(node);
+        }
+        if (row > nodes.offsets[k]) same = same && reached == first_reached;
       }
-      std::sort(mine.begin(), mine.end());
-      mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-      if (row > nodes.offsets[k]) same = same && reached == first_reached;
+      const std::int64_t size = nodes.offsets[k + 1] - nodes.offsets[k];
+      block += size * size;
+      consistent += same ? 1 : 0;
     }
-    const std::int64_t size = nodes.offsets[k + 1] - nodes.offsets[k];
-    block += size * size;
-    consistent += same ? 1 : 0;
   }
   if (static_cast<double>(consistent) < kDetectedBlockShare * nodes.count() ||
       static_cast<double>(stored) < kDetectedBlockFill * static_cast<double>(block))
