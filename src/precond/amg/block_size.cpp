@@ -3,7 +3,9 @@
 // candidate stops being sampled as soon as it can no longer reach kDetectedBlockShare or
 // kDetectedBlockFill: on a stencil (no blocks) a fifth of the sample settles each candidate. The full
 // sample visited 57,000 rows of poisson3d:128 (b = 2, 4, 8), scattered over 60 MB of column indices:
-// 5-8 ms of the AMG setup on the H200 machine's host (2026-11-29).
+// 5-8 ms of the AMG setup on the H200 machine's host (2026-11-29). Without a sort per row and with the
+// candidates on all cores, bcsstk16/17's detection (nodes of different sizes tried too) took 2.5-3.3
+// ms there against 8.8 (2026-12-02).
 #include "block_size.hpp"
 
 #include <algorithm>
