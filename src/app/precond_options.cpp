@@ -44,8 +44,8 @@ const std::vector<OptionSpec>& precond_option_specs() {
       {"--amg-strength", "X", "strength-of-connection threshold (default 0.08)"},
       {"--amg-block-size", "N",
        "unknowns per mesh node, aggregated together, or auto: read from the\n"
-       "sparsity pattern, nodes of different sizes too where the host builds the\n"
-       "hierarchy (default auto)"},
+       "sparsity pattern, nodes of different sizes too (blocks and nodes found\n"
+       "move a GPU's setup to the host) (default auto)"},
       {"--amg-max-levels", "N", "at most N levels (default 20)"},
       {"--amg-aggressive", "N",
        "levels (from the finest) aggregated on the distance-two strength graph:\n"

@@ -145,6 +145,19 @@ HostCsrMatrix groups_of(const std::vector<std::int32_t>& sizes, std::int32_t cou
   return A;
 }
 
+// Past 4096 neighbouring pairs the detection first samples that many: too few alike ones (fewer than
+// half, where nodes of 3 rows on average need 2/3) end it; enough go on to the whole pass, which
+// decides as before. 18,000 rows each time.
+TEST(AmgVariableNodes, SampledPairsFirstOnLargeMatrices) {
+  const auto three = detect_variable_nodes(groups_of({3}, 6000));
+  ASSERT_TRUE(three.has_value());
+  EXPECT_EQ(three->count(), 6000);
+  EXPECT_TRUE(detect_variable_nodes(groups_of({2, 4}, 3000)).has_value());   // 2/3 of the pairs alike
+  EXPECT_FALSE(detect_variable_nodes(groups_of({1, 2}, 6000)).has_value());  // 1/3: the sample stops it
+  EXPECT_FALSE(detect_variable_nodes(groups_of({2, 3}, 3600)).has_value());  // 3/5: the whole pass does
+  EXPECT_FALSE(detect_variable_nodes(poisson3d(27)).has_value());            // 19,683 rows of a stencil
+}
+
 TEST(AmgVariableNodes, StencilsBandsAndLoneRowsGiveNone) {
   EXPECT_FALSE(detect_variable_nodes(poisson2d(12)).has_value());
   EXPECT_FALSE(detect_variable_nodes(poisson3d(8)).has_value());
@@ -269,9 +282,10 @@ class AmgOnVariableNodes : public ::testing::Test {
   std::shared_ptr<Context> context = test::amg_context();
 };
 
-// block_size 0 reads the nodes where the host builds the hierarchy (the host setup, CPU devices), reports
-// them, and solves in fewer iterations than with single unknowns; the device setup (asked for) keeps
-// single unknowns; given node offsets send the setup to the host, with the reason.
+// block_size 0 reads the nodes under the host and the automatic setup (on a GPU too, where they move the
+// setup to the host as blocks do), reports them, and solves in fewer iterations than with single
+// unknowns; the device setup (asked for) keeps single unknowns; given node offsets send the setup to the
+// host, with the reason.
 TEST_F(AmgOnVariableNodes, ReadFromThePatternReportedAndFewerIterations) {
   const ConstrainedMesh mesh = constrained_mesh(16);
   Matrix A(context, mesh.A);
@@ -290,6 +304,11 @@ TEST_F(AmgOnVariableNodes, ReadFromThePatternReportedAndFewerIterations) {
   Amg single(blas, A, options);
   EXPECT_TRUE(single.options().node_offsets.empty());
   EXPECT_LT(iterations(blas, A, nodes), iterations(blas, A, single));
+  options.block_size = 0;
+  options.setup_on = AmgOptions::SetupOn::Auto;
+  Amg automatic(blas, A, options);
+  EXPECT_EQ(automatic.options().node_offsets, mesh.node_offsets);
+  EXPECT_EQ(automatic.setup_location(), "host");
   // Asked for the device setup (which aggregates single unknowns), block size 0 reads no pattern there.
   options.block_size = 0;
   options.setup_on = AmgOptions::SetupOn::Device;

@@ -41,11 +41,12 @@ struct AmgOptions {
   // Unknowns per node (numbered node by node: rows k*b .. k*b+b-1 belong to node k); aggregates are
   // built from whole nodes. A.rows() must be a multiple. 0: read from the sparsity pattern (of the
   // host CSR: A.host_csr()), 1 unless groups of b consecutive rows couple to the same nodes (bcsstk17:
-  // 6, bcsstk16: 3; stencils: 1); and where the host builds the hierarchy (CPU devices, setup_on
-  // Host, or b > 1), nodes of different sizes into node_offsets instead when consecutive rows share
-  // most of their columns and these nodes average more than b rows (the shells of Cylshell, whose
-  // constrained unknowns were removed: 961 nodes of 1-6 unknowns in 5489 rows, where no b fits);
-  // Amg::options() reports what was used. The `clkr` program's default.
+  // 6, bcsstk16: 3; stencils: 1); and nodes of different sizes into node_offsets instead when
+  // consecutive rows share most of their columns and these nodes average more than b rows (the shells
+  // of Cylshell, whose constrained unknowns were removed: 961 nodes of 1-6 unknowns in 5489 rows, where
+  // no b fits). Under setup_on Auto, b > 1 or nodes found send a GPU's setup to the host (the device
+  // setup aggregates single unknowns); setup_on Device reads no pattern. Amg::options() reports what
+  // was used. The `clkr` program's default.
   int block_size = 1;
   // Nodes of different sizes, numbered node by node: node k owns rows node_offsets[k] ..
   // node_offsets[k+1] - 1 (0 first, A.rows() last, increasing), as a FEM code numbers a mesh whose

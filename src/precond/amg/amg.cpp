@@ -149,15 +149,15 @@ struct Amg::Impl {
     phases.add("matrix to the host", start);
     start = detail::amg::Clock::now();
     options.block_size = detail::amg::detect_block_size(host);
-    // Nodes of different sizes where the host builds the hierarchy anyway (CPU devices, setup_on Host,
-    // blocks): measured there (docs/preconditioners.md); on a GPU they would move the setup off the
-    // device. They win when larger on average than the fixed size's nodes, as larger fixed sizes do.
-    if (!device_builds(blas))
-      if (std::optional<detail::amg::NodeLayout> nodes = detail::amg::detect_variable_nodes(host);
-          nodes && host.rows > static_cast<std::int64_t>(options.block_size) * nodes->count()) {
-        options.block_size = 1;
-        options.node_offsets = std::move(nodes->offsets);
-      }
+    // Nodes of different sizes, which win when larger on average than the fixed size's nodes, as larger
+    // fixed sizes do. Found, they move a GPU's setup to the host, as blocks do (the device setup
+    // aggregates single unknowns): on the H200 the host setup with the shells' nodes beat the device
+    // setup's single unknowns by 15-27% in time to solution (docs/preconditioners.md, 2026-12-02).
+    if (std::optional<detail::amg::NodeLayout> nodes = detail::amg::detect_variable_nodes(host);
+        nodes && host.rows > static_cast<std::int64_t>(options.block_size) * nodes->count()) {
+      options.block_size = 1;
+      options.node_offsets = std::move(nodes->offsets);
+    }
     detail::release_host_threads();  // the detection's workers: the device may build the hierarchy next
     phases.add("block size", start);
   }

@@ -109,6 +109,15 @@ double column_similarity(const HostCsrMatrix& A, std::int32_t i, std::int32_t j)
 
 std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A) {
   if (A.rows == 0) return std::nullopt;
+  if (A.rows > 1) {
+    const std::int32_t pairs = A.rows - 1, samples = std::min(pairs, kSampledRowPairs);
+    std::int32_t alike_pairs = 0;
+    for (std::int32_t s = 0; s < samples; ++s) {
+      const auto i = static_cast<std::int32_t>(static_cast<std::int64_t>(s) * pairs / samples);
+      alike_pairs += column_similarity(A, i, i + 1) >= kNodeRowSimilarity ? 1 : 0;
+    }
+    if (alike_pairs < kSampledAlikeShare * samples) return std::nullopt;
+  }
   // Whether rows i and i + 1 are alike, for every i at once; then the cuts, which depend on the node
   // sizes before them, in one pass.
   std::vector<char> alike(static_cast<std::size_t>(A.rows), 0);
