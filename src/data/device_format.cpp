@@ -183,7 +183,7 @@ Matrix::Values part_half_values(Context& context, PartValues& v, float floor) {
     // From the doubles with fp64, else from the uploaded quasi-double head (the single copy).
     const bool from_double = static_cast<bool>(v.dbl());
     const cl::Buffer& source = from_double ? v.dbl : v.head;
-    const ValueRange range = device_value_range(context, source, from_double, v.count);
+    const ValueRange range = device_value_range(context, source, from_double, v.count, v.half_range);
     v.half_scale = half_scale(range.largest, std::isnan(floor) ? range.smallest_nonzero : floor);
     if (v.half_scale.fits) {
       if (!v.half()) v.half = context.allocate(v.count * 2, v.what + " (half)");

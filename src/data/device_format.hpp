@@ -28,6 +28,7 @@ struct PartValues {
   // The binary16 copy (ValueStorage::Half) and its scale: made on the first ask, and again on the first
   // ask after new values (half_current false), when the new range may call for another scale.
   cl::Buffer half;
+  cl::Buffer half_range;  // the range reduction's partial results, kept for the next remake
   HalfScale half_scale;
   bool half_current = false;
 };

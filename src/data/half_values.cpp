@@ -35,7 +35,8 @@ HalfScale half_scale(float largest, float floor) {
   return {fits, exponent};
 }
 
-ValueRange device_value_range(Context& context, const cl::Buffer& source, bool double_source, std::size_t n) {
+ValueRange device_value_range(Context& context, const cl::Buffer& source, bool double_source, std::size_t n,
+                              cl::Buffer& partials) {
   ValueRange range{0, INFINITY, INFINITY};
   if (n == 0) return range;
   cl::Kernel kernel = context.kernel(kFile, "half_value_range", source_option(double_source));
@@ -43,16 +44,16 @@ ValueRange device_value_range(Context& context, const cl::Buffer& source, bool d
   std::size_t local = 1;
   while (local * 2 <= std::min<std::size_t>(256, fits)) local *= 2;
   // A few groups per compute unit walk the array; the host reduces their triples.
-  const std::size_t groups =
-      std::min<std::size_t>(ceil_div(n, local), std::max<std::size_t>(context.info().compute_units, 1) * 8);
-  cl::Buffer partial = context.allocate(3 * groups * sizeof(float), "half values' range");
+  const std::size_t most = std::max<std::size_t>(context.info().compute_units, 1) * 8;
+  const std::size_t groups = std::min<std::size_t>(ceil_div(n, local), most);
+  if (!partials()) partials = context.allocate(3 * most * sizeof(float), "half values' range");
   kernel.setArg(0, source);
   kernel.setArg(1, static_cast<cl_ulong>(n));
-  kernel.setArg(2, partial);
+  kernel.setArg(2, partials);
   for (cl_uint a = 3; a < 6; ++a) kernel.setArg(a, cl::Local(local * sizeof(float)));
   context.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
   std::vector<float> triples(3 * groups);
-  read_buffer(context, partial, triples.data(), triples.size());
+  read_buffer(context, partials, triples.data(), triples.size());
   for (std::size_t g = 0; g < groups; ++g) {
     range.largest = std::max(range.largest, triples[3 * g]);
     range.smallest_nonzero = std::min(range.smallest_nonzero, triples[3 * g + 1]);
@@ -62,12 +63,12 @@ ValueRange device_value_range(Context& context, const cl::Buffer& source, bool d
 }
 
 double device_smallest_diagonal(Context& context, std::int32_t rows, const cl::Buffer& values,
-                                const cl::Buffer& diagonal_entry) {
+                                const cl::Buffer& diagonal_entry, cl::Buffer& gathered, cl::Buffer& partials) {
   if (rows <= 0) return INFINITY;
   const auto n = static_cast<std::size_t>(rows);
-  cl::Buffer gathered = context.allocate(n * sizeof(double), "matrix diagonal");
+  if (!gathered()) gathered = context.allocate(n * sizeof(double), "matrix diagonal (half floor)");
   device_gather(context, values, diagonal_entry, gathered, n);
-  return device_value_range(context, gathered, true, n).smallest;
+  return device_value_range(context, gathered, true, n, partials).smallest;
 }
 
 void device_half_values(Context& context, const cl::Buffer& source, bool double_source, const cl::Buffer& half,

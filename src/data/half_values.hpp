@@ -28,19 +28,21 @@ HalfScale half_scale(float largest, float floor);
 
 // The range of a part's values on the device: the largest |float(v)|, the smallest nonzero one and the
 // smallest one, zeros included (each +Inf for none). `source` holds n doubles when `double_source`, else
-// n floats.
+// n floats. `partials`: the work-groups' results, allocated on the first call and kept by the caller for
+// the next (an AMG update remakes every level's copy, and NVIDIA's allocations cost ~80 us each).
 struct ValueRange {
   float largest = 0;
   float smallest_nonzero = 0;
   float smallest = 0;
 };
-ValueRange device_value_range(Context& context, const cl::Buffer& source, bool double_source, std::size_t n);
+ValueRange device_value_range(Context& context, const cl::Buffer& source, bool double_source, std::size_t n,
+                              cl::Buffer& partials);
 
 // min over the square matrix's rows of |float(values[diagonal_entry[i]])|, 0 where a row has no
 // diagonal entry (-1), on the device: the half floor of a diagonal that is not on the host. `values`
-// holds the CSR doubles.
+// holds the CSR doubles; `gathered` (rows doubles) and `partials` are kept by the caller as above.
 double device_smallest_diagonal(Context& context, std::int32_t rows, const cl::Buffer& values,
-                                const cl::Buffer& diagonal_entry);
+                                const cl::Buffer& diagonal_entry, cl::Buffer& gathered, cl::Buffer& partials);
 
 // half[k] = binary16(float(source[k]) * 2^exponent), rounded to nearest even, for n values; `half` holds
 // at least n 2-byte elements.

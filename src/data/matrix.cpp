@@ -105,8 +105,9 @@ struct Matrix::Impl {
   // min |diagonal[i]| (0 when an entry is zero or absent), found in the loops that fill `diagonal`:
   // the binary16 copy's floor (half_floor) then costs no pass over the rows.
   double smallest_diagonal = 0;
-  std::vector<std::int64_t> diagonal_entry;  // empty for a matrix made on the device
-  cl::Buffer diagonal_entry_device;          // made from diagonal_entry, or by the device's facts
+  std::vector<std::int64_t> diagonal_entry;   // empty for a matrix made on the device
+  cl::Buffer diagonal_entry_device;           // made from diagonal_entry, or by the device's facts
+  cl::Buffer floor_gathered, floor_partials;  // half_floor's work buffers, kept across value updates
   bool facts_pending = false, diagonal_pending = false;
 
   // The stats (and diagonal_entry_device) of a matrix made on the device, found there on first use.
@@ -227,10 +228,10 @@ struct Matrix::Impl {
   // update asks this of every level).
   float half_floor() {
     if (rows != cols || rows == 0) return std::numeric_limits<float>::quiet_NaN();
-    const double smallest = diagonal_pending
-                                ? detail::device_smallest_diagonal(
-                                      *context, rows, formats.at(Format::Csr).csr_values.dbl, device_diagonal_entry())
-                                : smallest_diagonal;
+    const double smallest =
+        diagonal_pending ? detail::device_smallest_diagonal(*context, rows, formats.at(Format::Csr).csr_values.dbl,
+                                                            device_diagonal_entry(), floor_gathered, floor_partials)
+                         : smallest_diagonal;
     return smallest > 0 ? static_cast<float>(smallest) : std::numeric_limits<float>::quiet_NaN();
   }
 };

@@ -183,6 +183,13 @@ TEST_P(MatrixHalfValues, NewValuesRemakeTheCopyWithTheirScale) {
     EXPECT_EQ(part_values(A, csr_part, ValueStorage::Half).unscale, before[i] * 0x1p20f) << what;
     expect_half_copy(A, csr_part, what);
   }
+  // New values once more: the copies are remade in the buffers they had.
+  A.update_values(host.values);
+  const CommandCounts before_remake = context()->command_counts();
+  for (const bool csr_part : csr_parts(A)) part_values(A, csr_part, ValueStorage::Half);
+  const CommandCounts remade = context()->command_counts() - before_remake;
+  EXPECT_EQ(remade.allocations, 0u) << to_string(format);
+  EXPECT_GT(remade.launches, 0u) << to_string(format);  // it was remade
   host.values[diagonal_entry(host, 5)] = 8.0 * 0x1p-20;
   A.update_values(host.values);
   for (const bool csr_part : csr_parts(A))
@@ -242,6 +249,13 @@ TEST(MatrixHalfValuesRange, ADiagonalOnTheDeviceIsReducedThere) {
   context()->queue().enqueueWriteBuffer(values, CL_TRUE, d * sizeof(double), sizeof(double), &restored);
   A.values_written_on_device();
   EXPECT_EQ(A.csr_values(Precision::Single, ValueStorage::Half).storage, ValueStorage::Half);
+  // Remade after new values in the buffers of the last time (an AMG update remakes every level's).
+  A.values_written_on_device();
+  const CommandCounts before_remake = context()->command_counts();
+  EXPECT_EQ(A.csr_values(Precision::Single, ValueStorage::Half).storage, ValueStorage::Half);
+  const CommandCounts remade = context()->command_counts() - before_remake;
+  EXPECT_EQ(remade.allocations, 0u);
+  EXPECT_GT(remade.launches, 0u);  // it was remade
 
   // Row 1500 without its diagonal entry: the floor falls to the 2^-40-scaled off-diagonal entries.
   HostCsrMatrix gap = host;
