@@ -20,15 +20,21 @@ constexpr std::int32_t kSampledNodes = 4096;
 // workers' release cost ~0.5 ms on the 16-core H200 host, the passes ~1 ms per 100 k entries).
 constexpr std::int64_t kParallelDetection = 100000;
 
-// The sorted, deduplicated nodes (column / b) row i reaches, into `out`. A valid row's columns ascend
-// (HostCsrMatrix::validate), so its nodes do: dropping repeats sorts them (a sort per row took most of
-// the detection's 9-12 ms on bcsstk16/17).
-void reached_nodes(const HostCsrMatrix& A, std::int32_t i, std::int32_t b, std::vector<std::int32_t>& out) {
+// The sorted, deduplicated nodes node_of(column) row i reaches, into `out`; returns how many of its
+// entries lie in node `own` (the diagonal block's). A valid row's columns ascend
+// (HostCsrMatrix::validate) and nodes are runs of consecutive columns, so its nodes ascend: dropping
+// repeats sorts them (a sort per row took most of the detection's 9-12 ms on bcsstk16/17).
+template <class NodeOf>
+std::int64_t reached_nodes(const HostCsrMatrix& A, std::int32_t i, const NodeOf& node_of, std::int32_t own,
+                           std::vector<std::int32_t>& out) {
   out.clear();
+  std::int64_t in_own = 0;
   for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) {
-    const std::int32_t node = A.col_indices[k] / b;
+    const std::int32_t node = node_of(A.col_indices[k]);
+    in_own += node == own ? 1 : 0;
     if (out.empty() || out.back() != node) out.push_back(node);
   }
+  return in_own;
 }
 
 // The share of sampled nodes whose rows all reach the same nodes, when it reaches kDetectedBlockShare
@@ -36,19 +42,15 @@ void reached_nodes(const HostCsrMatrix& A, std::int32_t i, std::int32_t b, std::
 std::optional<double> consistent_share(const HostCsrMatrix& A, std::int32_t b) {
   const std::int32_t nodes = A.rows / b, samples = std::min(nodes, kSampledNodes);
   const double block = static_cast<double>(b) * b;
+  const auto node_of = [b](std::int32_t column) { return column / b; };
   std::vector<std::int32_t> first, other;
   std::int64_t consistent = 0, stored = 0;
   for (std::int32_t s = 0; s < samples; ++s) {
     const std::int32_t node = static_cast<std::int32_t>(static_cast<std::int64_t>(s) * nodes / samples);
-    reached_nodes(A, node * b, b, first);
     bool same = true;
     for (std::int32_t c = 0; c < b; ++c) {
-      const std::int32_t row = node * b + c;
-      for (std::int64_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k)
-        stored += A.col_indices[k] / b == node ? 1 : 0;
-      if (c == 0 || !same) continue;
-      reached_nodes(A, row, b, other);
-      same = other == first;
+      stored += reached_nodes(A, node * b + c, node_of, node, c == 0 ? first : other);
+      if (c > 0) same = same && other == first;
     }
     consistent += same ? 1 : 0;
     // The largest share and fill the remaining nodes could still bring; after the last node, the
@@ -139,20 +141,15 @@ std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A) {
   std::int64_t consistent = 0, stored = 0, block = 0;
 #pragma omp parallel reduction(+ : consistent, stored, block) if (parallel)
   {
+    const auto node_of_column = [&node_of](std::int32_t column) { return node_of[column]; };
     std::vector<std::int32_t> first_reached, reached;
 #pragma omp for schedule(static)
     for (std::int32_t k = 0; k < nodes.count(); ++k) {
       bool same = true;
       for (std::int32_t row = nodes.offsets[k]; row < nodes.offsets[k + 1]; ++row) {
-        std::vector<std::int32_t>& mine = row == nodes.offsets[k] ? first_reached : reached;
-        // Ascending columns reach ascending nodes (reached_nodes says why): repeats are neighbours.
-        mine.clear();
-        for (std::int64_t e = A.row_offsets[row]; e < A.row_offsets[row + 1]; ++e) {
-          const std::int32_t node = node_of[A.col_indices[e]];
-          stored += node == k ? 1 : 0;
-          if (mine.empty() || mine.back() != node) mine.push_back(node);
-        }
-        if (row > nodes.offsets[k]) same = same && reached == first_reached;
+        const bool first_row = row == nodes.offsets[k];
+        stored += reached_nodes(A, row, node_of_column, k, first_row ? first_reached : reached);
+        if (!first_row) same = same && reached == first_reached;
       }
       const std::int64_t size = nodes.offsets[k + 1] - nodes.offsets[k];
       block += size * size;
