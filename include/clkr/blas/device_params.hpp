@@ -159,13 +159,17 @@ struct AmgSetupParams {
 // (a level smoothed by Chebyshev(3), one sweep each way: 10 launches). Its work-groups must all run at
 // once, as the persistent CG's: `groups_per_compute_unit` is an upper bound, probed once per context and
 // halved until they do (cg.persistent_spin_limit bounds every wait). `lanes`: work-items per row of its
-// SpMVs (a power of two up to the work-group; 0: from the levels' mean row length). 0 rows (never) is
-// the default wherever it has not been measured.
+// SpMVs (a power of two up to the work-group; 0: from the levels' mean row length). `fine_max_rows`:
+// the finest level joins the launch too (the whole cycle one launch, as a small matrix's level-0
+// kernels are launch-bound as well) when it has at most this many rows; it then reads a CSR copy of
+// the matrix where that is in another format. 0 rows (never) is the default of both wherever it has
+// not been measured.
 struct AmgCycleParams {
   std::size_t coarse_max_rows = 0;
   std::size_t work_group_size = 256;
   std::size_t groups_per_compute_unit = 1;
   std::size_t lanes = 0;
+  std::size_t fine_max_rows = 0;
 };
 
 struct DeviceParams {

@@ -222,13 +222,13 @@ Amg::~Amg() = default;
 std::string Amg::description() const {
   const std::size_t n = impl_->levels.size();
   const int b = impl_->options.block_size;
-  const std::size_t one_launch = impl_->cycle->coarse_cycle_level();
+  const std::optional<std::size_t> one_launch = impl_->cycle->one_launch_level();
   return "amg (smoothed aggregation, " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
          (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + node_note(impl_->options.node_offsets) +
          (impl_->options.cycle_index == 2 ? "W-cycle, " : std::string()) + impl_->cycle->smoother_description() +
          " smoothing, " +
-         (one_launch > 0 ? "levels " + std::to_string(one_launch) + "-" + std::to_string(n - 1) + " in one launch, "
-                         : std::string()) +
+         (one_launch ? "levels " + std::to_string(*one_launch) + "-" + std::to_string(n - 1) + " in one launch, "
+                     : std::string()) +
          "operator complexity " + detail::format_number(impl_->operator_complexity) + ", " + precision_description() +
          single_levels_note(impl_->levels, matrix_values()) + ")";
 }

@@ -216,6 +216,11 @@ void CoarseCycle::refresh() {
   write_steps();
 }
 
+void CoarseCycle::set_first_operator(Matrix& A) {
+  levels_.front().A = &A;
+  slots_.front().A.matrix = &A;
+}
+
 void CoarseCycle::copy_values() {
   auto& queue = blas_.context()->queue();
   for (std::size_t l = 0; l < slots_.size(); ++l) {

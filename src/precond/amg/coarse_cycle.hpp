@@ -51,6 +51,9 @@ class CoarseCycle {
   // After new values (the operators', the inverse diagonals', the smoothers' bounds): copies them and
   // rewrites the steps.
   void refresh();
+  // The first level's operator from now on: a matrix with the same pattern as the one it replaces (the
+  // finest level's, which an update may pass as another object); its values are copied at refresh().
+  void set_first_operator(Matrix& A);
 
  private:
   struct Slot;

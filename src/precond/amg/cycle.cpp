@@ -42,7 +42,7 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
   inverse_ = std::make_unique<Matrix>(context, h.coarsest_inverse().inverse, Format::Csr, matrix_options);
   phases.add("upload", start);
   make_smoothers(&h, phases);
-  make_coarse_cycle();
+  make_coarse_cycle(A);
 }
 
 VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions& options, PhaseLog& phases)
@@ -66,7 +66,7 @@ VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions
   inverse_ = std::make_unique<Matrix>(A.context(), h.coarsest_inverse().inverse, Format::Csr);
   phases.add("upload", start);
   make_smoothers(nullptr, phases);
-  make_coarse_cycle();
+  make_coarse_cycle(A);
 }
 
 void VCycle::make_vectors(std::size_t l) {
@@ -90,21 +90,48 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
 
 VCycle::~VCycle() = default;
 
-void VCycle::make_coarse_cycle() {
-  std::size_t first = 1;
-  const std::size_t max_rows = blas_.params().amg_cycle.coarse_max_rows;
-  while (first + 1 < levels_.size() && static_cast<std::size_t>(levels_[first].A->rows()) > max_rows) ++first;
-  if (first + 1 >= levels_.size()) return;  // no smoothed level small enough
+void VCycle::make_coarse_cycle(Matrix& A) {
+  if (blas_.location() != Location::Device) return;  // the host backend launches nothing
+  const AmgCycleParams& params = blas_.params().amg_cycle;
+  auto rows = [&](std::size_t l) { return static_cast<std::size_t>(levels_[l].A->rows()); };
+  std::size_t first = 0;
+  if (levels_.size() < 2 || rows(0) > params.fine_max_rows) {
+    first = 1;
+    while (first + 1 < levels_.size() && rows(first) > params.coarse_max_rows) ++first;
+    if (first + 1 >= levels_.size()) return;  // no smoothed level small enough
+  }
+  Matrix* fine = levels_[0].A;
+  if (first == 0 && (A.format() != Format::Csr || A.csr_part().wide_offsets)) {
+    // Small by fine_max_rows: read back once, uploaded once.
+    fine_csr_ = std::make_unique<Matrix>(A.context(), A.to_host(), Format::Csr);
+    fine = fine_csr_.get();
+  }
   std::vector<CoarseLevelView> views;
   for (std::size_t l = first; l < levels_.size(); ++l) {
     Level& level = levels_[l];
     if (l + 1 == levels_.size()) {
       views.push_back({inverse_.get()});
     } else {
-      views.push_back({level.A, level.P.get(), level.R.get(), level.inv_diag.get(), level.relaxation.get()});
+      views.push_back(
+          {l == 0 ? fine : level.A, level.P.get(), level.R.get(), level.inv_diag.get(), level.relaxation.get()});
     }
   }
   coarse_ = CoarseCycle::make(blas_, first, std::move(views), options_);
+  if (!coarse_) fine_csr_.reset();
+}
+
+void VCycle::refresh_fine_level(Matrix& A) {
+  if (!coarse_ || coarse_->first_level() != 0) return;
+  if (!fine_csr_ && A.format() == Format::Csr && !A.csr_part().wide_offsets) {
+    coarse_->set_first_operator(A);
+    return;
+  }
+  if (fine_csr_) {
+    fine_csr_->update_values(A.to_host());
+  } else {  // the setup's A was in CSR, this one is not
+    fine_csr_ = std::make_unique<Matrix>(A.context(), A.to_host(), Format::Csr);
+  }
+  coarse_->set_first_operator(*fine_csr_);
 }
 
 std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, double gershgorin, std::size_t l) {
@@ -131,6 +158,7 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, Phase
     }
   }
   inverse_->update_values(h.coarsest_inverse().inverse.values);
+  refresh_fine_level(A);
   phases.add("upload", start);
   refresh_smoothers(&h, phases);
   if (coarse_) coarse_->refresh();
@@ -161,6 +189,9 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phas
                   format_number(v) + " after the update");
   inverse_->update_values(dense_inverse(coarsest, static_cast<int>(levels_.size()) - 1).inverse.values);
   phases.add("coarse inverse", start);
+  start = Clock::now();
+  refresh_fine_level(A);
+  if (fine_csr_) phases.add("CSR copy", start);
   refresh_smoothers(h, phases);
   if (coarse_) coarse_->refresh();
 }
@@ -231,7 +262,8 @@ std::vector<AmgLevelInfo> VCycle::level_info() const {
     info[l].nnz = levels_[l].A->nnz();
     // The levels of the one-launch coarse cycle read its own copies, in the working precision.
     Matrix& read = l + 1 == levels_.size() ? *inverse_ : *levels_[l].A;
-    const bool launched = l > 0 && l >= coarse_cycle_level() && coarse_cycle_level() > 0;
+    const std::optional<std::size_t> one_launch = one_launch_level();
+    const bool launched = one_launch && l >= *one_launch;
     info[l].values = half && !launched && read.value_storage(ValueStorage::Half) == ValueStorage::Half
                          ? "half"
                          : to_string(blas_.precision());

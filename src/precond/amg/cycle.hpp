@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "../diagonal_scan.hpp"
@@ -45,9 +46,12 @@ class VCycle {
 
   std::vector<AmgLevelInfo> level_info() const;
   std::string smoother_description() const;
-  // The first level whose cycle runs as one launch (coarse_cycle.hpp), or 0 when none does (or no
-  // longer does: a launch was aborted).
-  std::size_t coarse_cycle_level() const { return coarse_ && !coarse_->fell_back() ? coarse_->first_level() : 0; }
+  // The first level whose cycle runs as one launch (coarse_cycle.hpp; 0: the whole cycle), or none
+  // (or no longer: a launch was aborted).
+  std::optional<std::size_t> one_launch_level() const {
+    if (!coarse_ || coarse_->fell_back()) return std::nullopt;
+    return coarse_->first_level();
+  }
 
  private:
   struct Level {
@@ -73,15 +77,22 @@ class VCycle {
   // After new values: every smoother's inverse diagonal and spectrum bounds, all levels' device work
   // behind one wait (`hierarchy`: the host-built one, whose operators the scans read on the host).
   void refresh_smoothers(const HostHierarchy* hierarchy, PhaseLog& phases);
-  // The coarse levels' one-launch cycle, from the first level below the finest with at most
-  // amg_cycle.coarse_max_rows rows (none where CoarseCycle::make declines).
-  void make_coarse_cycle();
+  // The one-launch cycle: from the finest level where it has at most amg_cycle.fine_max_rows rows,
+  // else from the first level below it with at most amg_cycle.coarse_max_rows (none where
+  // CoarseCycle::make declines).
+  void make_coarse_cycle(Matrix& A);
+  // After new values, where the one launch runs from level 0: its CSR copy of A refreshed, or A (which
+  // may be another object with the same pattern) given to it.
+  void refresh_fine_level(Matrix& A);
 
   Blas& blas_;
   AmgOptions options_;
   std::vector<Level> levels_;        // the last is the coarsest: solved by `inverse_`
   std::unique_ptr<Matrix> inverse_;  // the coarsest operator's dense inverse
   std::unique_ptr<CoarseCycle> coarse_;
+  // A CSR copy of the finest operator for the one launch, where that runs from level 0 and A is in
+  // another format (the launch reads CSR; the level-0 kernels keep A's own format for a fallback).
+  std::unique_ptr<Matrix> fine_csr_;
 };
 
 }  // namespace clkr::detail::amg
