@@ -196,7 +196,12 @@ TEST(AmgSolve, HalfValuesHierarchyInsideADoubleSolve) {
   }
   auto context = test::amg_context();
   Matrix A(context, poisson3d(24), Format::Csr);
-  Blas blas(context, Location::Device, widest());
+  // Level 0 by launches of its own, whatever the device's defaults: the whole cycle in one launch
+  // (amg_cycle.fine_max_rows) reads working-precision copies of every level (amg_coarse_cycle_test).
+  BlasOptions own_launches;
+  own_launches.params = device_params(context->info(), "off");
+  own_launches.params->amg_cycle.fine_max_rows = 0;
+  Blas blas(context, Location::Device, widest(), own_launches);
   Amg half(blas, A, AmgOptions{}, Precision::Single, ValueStorage::Half);
   Amg single(blas, A, AmgOptions{}, Precision::Single);
   EXPECT_EQ(half.matrix_values(), ValueStorage::Half);

@@ -8,6 +8,7 @@
 #include "../../runtime/format_number.hpp"
 #include "../diagonal_scan.hpp"
 #include "clkr/runtime/error.hpp"
+#include "device_csr_view.hpp"
 #include "device_galerkin.hpp"
 #include "phase_times.hpp"
 #include "setup_errors.hpp"
@@ -42,7 +43,7 @@ VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& 
   inverse_ = std::make_unique<Matrix>(context, h.coarsest_inverse().inverse, Format::Csr, matrix_options);
   phases.add("upload", start);
   make_smoothers(&h, phases);
-  make_coarse_cycle(A);
+  make_coarse_cycle(A, phases);
 }
 
 VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions& options, PhaseLog& phases)
@@ -66,7 +67,7 @@ VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions
   inverse_ = std::make_unique<Matrix>(A.context(), h.coarsest_inverse().inverse, Format::Csr);
   phases.add("upload", start);
   make_smoothers(nullptr, phases);
-  make_coarse_cycle(A);
+  make_coarse_cycle(A, phases);
 }
 
 void VCycle::make_vectors(std::size_t l) {
@@ -90,8 +91,9 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
 
 VCycle::~VCycle() = default;
 
-void VCycle::make_coarse_cycle(Matrix& A) {
+void VCycle::make_coarse_cycle(Matrix& A, PhaseLog& phases) {
   if (blas_.location() != Location::Device) return;  // the host backend launches nothing
+  const auto start = Clock::now();
   const AmgCycleParams& params = blas_.params().amg_cycle;
   auto rows = [&](std::size_t l) { return static_cast<std::size_t>(levels_[l].A->rows()); };
   std::size_t first = 0;
@@ -101,9 +103,8 @@ void VCycle::make_coarse_cycle(Matrix& A) {
     if (first + 1 >= levels_.size()) return;  // no smoothed level small enough
   }
   Matrix* fine = levels_[0].A;
-  if (first == 0 && (A.format() != Format::Csr || A.csr_part().wide_offsets)) {
-    // Small by fine_max_rows: read back once, uploaded once.
-    fine_csr_ = std::make_unique<Matrix>(A.context(), A.to_host(), Format::Csr);
+  if (first == 0 && !plain_csr(A)) {
+    fine_csr_ = make_fine_copy(A);
     fine = fine_csr_.get();
   }
   std::vector<CoarseLevelView> views;
@@ -118,18 +119,34 @@ void VCycle::make_coarse_cycle(Matrix& A) {
   }
   coarse_ = CoarseCycle::make(blas_, first, std::move(views), options_);
   if (!coarse_) fine_csr_.reset();
+  phases.add("one-launch cycle", start);
+}
+
+bool VCycle::plain_csr(Matrix& A) { return A.format() == Format::Csr && !A.csr_part().wide_offsets; }
+
+// On the device by csr_view.cl (no trip through the host) where it has fp64, as its kernels read and
+// write double values; else through the host (a small matrix, by fine_max_rows).
+SetupKernels VCycle::copy_kernels() const {
+  return SetupKernels(blas_.context(), blas_.params().amg_setup, blas_.params().galerkin);
+}
+
+std::shared_ptr<Matrix> VCycle::make_fine_copy(Matrix& A) const {
+  if (A.context()->info().fp64) return csr_copy(copy_kernels(), A);
+  return std::make_shared<Matrix>(A.context(), A.to_host(), Format::Csr);
 }
 
 void VCycle::refresh_fine_level(Matrix& A) {
   if (!coarse_ || coarse_->first_level() != 0) return;
-  if (!fine_csr_ && A.format() == Format::Csr && !A.csr_part().wide_offsets) {
+  if (!fine_csr_ && plain_csr(A)) {
     coarse_->set_first_operator(A);
     return;
   }
-  if (fine_csr_) {
+  if (!fine_csr_) {  // the setup's A was in CSR, this one is not
+    fine_csr_ = make_fine_copy(A);
+  } else if (A.context()->info().fp64) {
+    refresh_csr_copy(copy_kernels(), A, *fine_csr_);
+  } else {
     fine_csr_->update_values(A.to_host());
-  } else {  // the setup's A was in CSR, this one is not
-    fine_csr_ = std::make_unique<Matrix>(A.context(), A.to_host(), Format::Csr);
   }
   coarse_->set_first_operator(*fine_csr_);
 }
@@ -191,7 +208,7 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phas
   phases.add("coarse inverse", start);
   start = Clock::now();
   refresh_fine_level(A);
-  if (fine_csr_) phases.add("CSR copy", start);
+  if (fine_csr_) phases.add("one-launch CSR copy", start);
   refresh_smoothers(h, phases);
   if (coarse_) coarse_->refresh();
 }

@@ -14,6 +14,7 @@
 #include "clkr/precond/amg.hpp"
 #include "coarse_cycle.hpp"
 #include "device_hierarchy.hpp"
+#include "device_setup_kernels.hpp"
 #include "hierarchy.hpp"
 
 namespace clkr::detail::amg {
@@ -80,7 +81,11 @@ class VCycle {
   // The one-launch cycle: from the finest level where it has at most amg_cycle.fine_max_rows rows,
   // else from the first level below it with at most amg_cycle.coarse_max_rows (none where
   // CoarseCycle::make declines).
-  void make_coarse_cycle(Matrix& A);
+  void make_coarse_cycle(Matrix& A, PhaseLog& phases);
+  static bool plain_csr(Matrix& A);  // CSR with 32-bit offsets: what the one launch reads
+  SetupKernels copy_kernels() const;
+  // A CSR copy of the finest operator A (not plain CSR) for the one launch.
+  std::shared_ptr<Matrix> make_fine_copy(Matrix& A) const;
   // After new values, where the one launch runs from level 0: its CSR copy of A refreshed, or A (which
   // may be another object with the same pattern) given to it.
   void refresh_fine_level(Matrix& A);
@@ -92,7 +97,7 @@ class VCycle {
   std::unique_ptr<CoarseCycle> coarse_;
   // A CSR copy of the finest operator for the one launch, where that runs from level 0 and A is in
   // another format (the launch reads CSR; the level-0 kernels keep A's own format for a fallback).
-  std::unique_ptr<Matrix> fine_csr_;
+  std::shared_ptr<Matrix> fine_csr_;
 };
 
 }  // namespace clkr::detail::amg
