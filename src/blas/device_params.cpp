@@ -120,11 +120,13 @@ const GalerkinParams kCpuGalerkin = {128, 1};
 // 120 rows) took 48-50 us where their 11 launches' kernels took 117 us (profiled), and the solve 12.20-
 // 12.64 ms against 12.80-13.44 without; from level 1 (44,490 rows) it took 150-230 us, slower than the launches
 // it replaced, whose gathers the L1 serves (docs/performance-amg.md, "The coarse levels in one launch").
-// The whole cycle from level 0 up to 300,000 rows: on the stiff SuiteSparse matrices (5-15 k rows) the
-// finest level's ~13 launches a cycle were what the iteration cost; in one launch the solves took
-// 0.55-0.75x (bcsstk17 248 iterations 40-50 -> 34 ms), poisson3d:64 (262,144 rows) 0.8x (2026-12-02,
+// The whole cycle from level 0 up to 100,000 rows: on the stiff SuiteSparse matrices (5-15 k rows) the
+// finest level's ~13 launches a cycle were what an iteration cost, and in one launch the solves took
+// 0.5-0.75x (bcsstk17: 248 iterations, 52-61 -> 34 ms), poisson3d:32 0.54x; at 110,592 rows
+// (poisson3d:48) the solve gained 16% and the setup lost about as much, at 262,144 (poisson3d:64,
+// jumping3d:64) the solve went either way between runs, at 512,000 it lost 33% (2026-12-02,
 // docs/performance-amg.md, "The whole cycle in one launch").
-const AmgCycleParams kNvidiaAmgCycle = {10000, 512, 4, 0, 300000};
+const AmgCycleParams kNvidiaAmgCycle = {10000, 512, 4, 0, 100000};
 
 const DefaultEntry kDefaults[] = {
     {DeviceType::Gpu,

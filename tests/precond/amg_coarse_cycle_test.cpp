@@ -29,14 +29,17 @@ BlasOptions launch_path_options() {
   BlasOptions options;
   options.params = device_params(test::amg_context()->info(), "off");
   options.params->amg_cycle.coarse_max_rows = 0;
+  options.params->amg_cycle.fine_max_rows = 0;
   return options;
 }
 
-// Launch parameters with the coarse cycle from every level below the finest.
+// Launch parameters with the coarse cycle from every level below the finest (the finest level's own
+// launches, whatever the device's defaults).
 BlasOptions coarse_cycle_options(std::size_t lanes, std::size_t groups_per_compute_unit, std::size_t spin_limit = 0) {
   BlasOptions options;
   options.params = device_params(test::amg_context()->info(), "off");
   options.params->amg_cycle.coarse_max_rows = 1u << 30;
+  options.params->amg_cycle.fine_max_rows = 0;
   options.params->amg_cycle.work_group_size = 64;
   options.params->amg_cycle.lanes = lanes;
   options.params->amg_cycle.groups_per_compute_unit = groups_per_compute_unit;
