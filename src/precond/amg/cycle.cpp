@@ -124,12 +124,14 @@ void VCycle::make_coarse_cycle(Matrix& A, PhaseLog& phases) {
 
 bool VCycle::plain_csr(Matrix& A) { return A.format() == Format::Csr && !A.csr_part().wide_offsets; }
 
-// On the device by csr_view.cl (no trip through the host) where it has fp64, as its kernels read and
-// write double values; else through the host (a small matrix, by fine_max_rows).
 SetupKernels VCycle::copy_kernels() const {
   return SetupKernels(blas_.context(), blas_.params().amg_setup, blas_.params().galerkin);
 }
 
+// On the device by csr_view.cl (no trip through the host) where it has fp64, as its kernels read and
+// write double values; else through the host (a small matrix, by fine_max_rows). The copy stays for
+// the updates: with the launch's own copy of its values the finest operator is held three times, each
+// copy bounded by the rows (100,000 rows of 30 entries: 36 MB in double).
 std::shared_ptr<Matrix> VCycle::make_fine_copy(Matrix& A) const {
   if (A.context()->info().fp64) return csr_copy(copy_kernels(), A);
   return std::make_shared<Matrix>(A.context(), A.to_host(), Format::Csr);
@@ -273,13 +275,13 @@ void VCycle::cycle(std::size_t l, Vector& b, Vector& x, bool x_is_zero) {
 
 std::vector<AmgLevelInfo> VCycle::level_info() const {
   std::vector<AmgLevelInfo> info(levels_.size());
+  const std::optional<std::size_t> one_launch = one_launch_level();
   const bool half = blas_.options().matrix_values == ValueStorage::Half && blas_.location() == Location::Device;
   for (std::size_t l = 0; l < levels_.size(); ++l) {
     info[l].rows = levels_[l].A->rows();
     info[l].nnz = levels_[l].A->nnz();
     // The levels of the one-launch coarse cycle read its own copies, in the working precision.
     Matrix& read = l + 1 == levels_.size() ? *inverse_ : *levels_[l].A;
-    const std::optional<std::size_t> one_launch = one_launch_level();
     const bool launched = one_launch && l >= *one_launch;
     info[l].values = half && !launched && read.value_storage(ValueStorage::Half) == ValueStorage::Half
                          ? "half"
