@@ -55,7 +55,7 @@ std::unique_ptr<CoarseCycle> CoarseCycle::make(Blas& blas, std::size_t first_lev
   for (const CoarseLevelView& level : levels) {
     for (Matrix* m : {level.A, level.P, level.R}) {
       if (!m) continue;
-      if (m->format() != Format::Csr || m->csr_part().wide_offsets) return nullptr;
+      if (!reads(*m)) return nullptr;
       entries += m->nnz();
       elements += m->rows() + 1;
     }

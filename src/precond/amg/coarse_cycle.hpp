@@ -38,6 +38,8 @@ class CoarseCycle {
   // than 2^31 - 1 entries or vector elements in all.
   static std::unique_ptr<CoarseCycle> make(Blas& blas, std::size_t first_level, std::vector<CoarseLevelView> levels,
                                            const AmgOptions& options);
+  // Whether the launch reads `m` as it is: CSR with 32-bit offsets (make declines any other matrix).
+  static bool reads(const Matrix& m) { return m.format() == Format::Csr && !m.csr_part().wide_offsets; }
   ~CoarseCycle();
 
   std::size_t first_level() const { return first_level_; }

@@ -103,7 +103,7 @@ void VCycle::make_coarse_cycle(Matrix& A, PhaseLog& phases) {
     if (first + 1 >= levels_.size()) return;  // no smoothed level small enough
   }
   Matrix* fine = levels_[0].A;
-  if (first == 0 && !plain_csr(A)) {
+  if (first == 0 && !CoarseCycle::reads(A)) {
     fine_csr_ = make_fine_copy(A);
     fine = fine_csr_.get();
   }
@@ -122,8 +122,6 @@ void VCycle::make_coarse_cycle(Matrix& A, PhaseLog& phases) {
   phases.add("one-launch cycle", start);
 }
 
-bool VCycle::plain_csr(Matrix& A) { return A.format() == Format::Csr && !A.csr_part().wide_offsets; }
-
 SetupKernels VCycle::copy_kernels() const {
   return SetupKernels(blas_.context(), blas_.params().amg_setup, blas_.params().galerkin);
 }
@@ -139,7 +137,7 @@ std::shared_ptr<Matrix> VCycle::make_fine_copy(Matrix& A) const {
 
 void VCycle::refresh_fine_level(Matrix& A) {
   if (!coarse_ || coarse_->first_level() != 0) return;
-  if (!fine_csr_ && plain_csr(A)) {
+  if (!fine_csr_ && CoarseCycle::reads(A)) {
     coarse_->set_first_operator(A);
     return;
   }

@@ -82,9 +82,8 @@ class VCycle {
   // else from the first level below it with at most amg_cycle.coarse_max_rows (none where
   // CoarseCycle::make declines).
   void make_coarse_cycle(Matrix& A, PhaseLog& phases);
-  static bool plain_csr(Matrix& A);  // CSR with 32-bit offsets: what the one launch reads
   SetupKernels copy_kernels() const;
-  // A CSR copy of the finest operator A (not plain CSR) for the one launch.
+  // A CSR copy of the finest operator A (one the launch cannot read as it is) for the one launch.
   std::shared_ptr<Matrix> make_fine_copy(Matrix& A) const;
   // After new values, where the one launch runs from level 0: its CSR copy of A refreshed, or A (which
   // may be another object with the same pattern) given to it.
