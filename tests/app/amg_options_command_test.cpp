@@ -37,12 +37,6 @@ TEST(AmgOptionsCommand, BlockSizeAutoAndUpdateEigenAreAccepted) {
   }
 }
 
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-  return n;
-}
-
 // --precond-precision half: single arithmetic on binary16 values, in the report's description, the
 // JSON's matrix_values and each level's values: binary16, or single where the one-launch cycle reads
 // the level (amg_cycle.*: on NVIDIA the whole of this small problem's cycle), which the description

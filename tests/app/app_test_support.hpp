@@ -50,6 +50,13 @@ inline std::string read_text(const fs::path& path) {
   return s.str();
 }
 
+// How many times `what` occurs in `text` (overlapping occurrences counted).
+inline std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 struct Result {
   int code = -1;  // exit status; -1 when the program did not exit normally (a crash)
   std::string out, err;

@@ -33,12 +33,6 @@ Result run_mpi(const std::string& launch) {
 
 std::string bundled(const std::string& name) { return std::string(CLKR_SOURCE_DIR) + "/matrices/" + name; }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
 TEST(DistProgram, SolvesGeneratedRowsOnTwoRanks) {
   const Result r = run_mpi("-n 2 %c solve poisson3d:10 --tol 1e-8");
   ASSERT_EQ(r.code, 0) << app_test::describe(r);
@@ -47,7 +41,7 @@ TEST(DistProgram, SolvesGeneratedRowsOnTwoRanks) {
   // The per-rank table: rank 0 and rank 1, 500 rows each, a halo of one 10 x 10 plane each.
   EXPECT_NE(r.out.find("   0  "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("   1  "), std::string::npos) << r.out;
-  EXPECT_EQ(count(r.out, "     500 "), 2u) << r.out;
+  EXPECT_EQ(app_test::occurrences(r.out, "     500 "), 2u) << r.out;
   EXPECT_NE(r.out.find("communication"), std::string::npos) << r.out;
 }
 
@@ -79,26 +73,26 @@ TEST(DistProgram, AMissingFileEndsEveryRankNamingRankZero) {
   const Result r = run_mpi("-n 2 %c solve " + bundled("no_such_matrix.mtx"));
   EXPECT_EQ(r.code, 2) << app_test::describe(r);
   // Both ranks print the error, which names rank 0, where the file was read.
-  EXPECT_EQ(count(r.err, "error: rank 0 of 2: reading"), 2u) << r.err;
+  EXPECT_EQ(app_test::occurrences(r.err, "error: rank 0 of 2: reading"), 2u) << r.err;
 }
 
 TEST(DistProgram, ARankWithoutADeviceEndsEveryRankNamingIt) {
   const Result r = run_mpi("-n 1 %c solve poisson3d:6 : -n 1 %c solve poisson3d:6 --device no-such-device");
   EXPECT_EQ(r.code, 2) << app_test::describe(r);
-  EXPECT_EQ(count(r.err, "error: rank 1 of 2: no usable device"), 2u) << r.err;
+  EXPECT_EQ(app_test::occurrences(r.err, "error: rank 1 of 2: no usable device"), 2u) << r.err;
 }
 
 TEST(DistProgram, ARankOutOfHostMemoryEndsEveryRankNamingIt) {
   const Result r = run_mpi("-n 1 %c solve poisson3d:20 : -n 1 -x CLKR_HOST_MEMORY_LIMIT=10K %c solve poisson3d:20");
   EXPECT_EQ(r.code, 2) << app_test::describe(r);
-  EXPECT_EQ(count(r.err, "error: rank 1 of 2: generating poisson3d:20"), 2u) << r.err;
+  EXPECT_EQ(app_test::occurrences(r.err, "error: rank 1 of 2: generating poisson3d:20"), 2u) << r.err;
   EXPECT_NE(r.err.find("host memory"), std::string::npos) << r.err;
 }
 
 TEST(DistProgram, AUsageErrorIsPrintedOnce) {
   const Result r = run_mpi("-n 2 %c solve poisson3d:6 --solver ir");
   EXPECT_EQ(r.code, 2) << app_test::describe(r);
-  EXPECT_EQ(count(r.err, "iterative refinement has no distributed version"), 1u) << r.err;
+  EXPECT_EQ(app_test::occurrences(r.err, "iterative refinement has no distributed version"), 1u) << r.err;
 }
 
 }  // namespace
