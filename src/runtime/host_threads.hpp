@@ -16,4 +16,7 @@ namespace clkr::detail {
 // inside a parallel region, without OpenMP, and where the runtime has no workers running.
 void release_host_threads();
 
+// The threads a parallel loop of the host gets (omp_get_max_threads; 1 without OpenMP).
+int host_thread_count();
+
 }  // namespace clkr::detail

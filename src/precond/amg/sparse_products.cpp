@@ -8,23 +8,12 @@
 #include <numeric>
 #include <utility>
 
+#include "../../runtime/host_threads.hpp"
 #include "../../runtime/large_vectors.hpp"
 #include "clkr/runtime/error.hpp"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace clkr::detail::amg {
 namespace {
-
-int thread_count() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
 
 // Rows [begin, end) of a product, built by one thread.
 struct RowBlock {
@@ -84,7 +73,7 @@ class RowAccumulator {
 // blocks, several per thread, handed out dynamically (coarse rows differ in cost).
 template <class RowFn>
 HostCsrMatrix build_rows(std::int32_t rows, std::int32_t cols, const RowFn& row) {
-  const int count = std::max(1, std::min<int>(rows, 8 * thread_count()));
+  const int count = std::max(1, std::min<int>(rows, 8 * host_thread_count()));
   std::vector<RowBlock> blocks(static_cast<std::size_t>(count));
   std::vector<std::int32_t> first(static_cast<std::size_t>(count) + 1, 0);
   for (int t = 0; t <= count; ++t) first[t] = static_cast<std::int32_t>(static_cast<std::int64_t>(rows) * t / count);
@@ -164,7 +153,7 @@ Transpose transpose(const HostCsrMatrix& A) {
   HostCsrMatrix& At = t.matrix;
   At.rows = A.cols;
   At.cols = A.rows;
-  const int blocks = std::max(1, std::min<int>(thread_count(), A.rows / 4096 + 1));
+  const int blocks = std::max(1, std::min<int>(host_thread_count(), A.rows / 4096 + 1));
   const auto first = [&](int b) { return static_cast<std::int32_t>(static_cast<std::int64_t>(A.rows) * b / blocks); };
   std::vector<std::vector<std::int32_t>> slot(static_cast<std::size_t>(blocks));
 #pragma omp parallel for schedule(static)
