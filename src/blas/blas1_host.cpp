@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../runtime/host_threads.hpp"
 #include "clkr/runtime/error.hpp"
 #include "host_arithmetic.hpp"
 
@@ -77,11 +78,7 @@ double dot_host(Precision p, Vector& x, Vector& y) {
     const std::ptrdiff_t n = length(x);
     // One partial sum per thread, added in thread order afterwards, so the result does not depend on
     // which thread finishes first.
-#ifdef _OPENMP
-    std::vector<real> partial(static_cast<std::size_t>(omp_get_max_threads()), A::zero());
-#else
-    std::vector<real> partial(1, A::zero());
-#endif
+    std::vector<real> partial(static_cast<std::size_t>(host_thread_count()), A::zero());
 #pragma omp parallel
     {
       real sum = A::zero();

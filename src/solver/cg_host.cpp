@@ -10,13 +10,10 @@
 #include <vector>
 
 #include "../blas/host_arithmetic.hpp"
+#include "../runtime/host_threads.hpp"
 #include "clkr/precond/jacobi.hpp"
 #include "clkr/solver/cg.hpp"
 #include "solver_core.hpp"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace clkr::detail {
 namespace {
@@ -216,10 +213,7 @@ class HostCg {
   // Row ranges of about equal nonzeros, one per thread when the system is large enough for threads
   // to pay (kThreadedNnz), else one.
   void split_rows() {
-    int threads = 1;
-#ifdef _OPENMP
-    if (values_.size() >= kThreadedNnz) threads = std::max(1, omp_get_max_threads());
-#endif
+    const int threads = values_.size() >= kThreadedNnz ? std::max(1, host_thread_count()) : 1;
     bounds_.assign(1, 0);
     const double per_chunk = static_cast<double>(values_.size()) / threads;
     std::size_t row = 0;
