@@ -139,7 +139,7 @@ inline acc_t strided_row_sum(acc_t acc, long k, const long end, const int stride
 #endif
 
 // y[row] = alpha*s + beta*y[row], or a fused epilogue in its place (spmv_epilogue.cl)
-#if defined(SPMV_RESIDUAL) || defined(SPMV_CHEBYSHEV)
+#if defined(SPMV_RESIDUAL) || defined(SPMV_CHEBYSHEV) || defined(SPMV_CORRECTION)
 #include "spmv/spmv_epilogue.cl"
 #elif defined(BETA_ZERO)
 #define SPMV_STORE(y, row, alpha, beta, s) VEC_STORE(y, row, SPMV_SCALE(alpha, s))

@@ -11,6 +11,7 @@
 //                       xs[row] += d
 //                     and, unless -DSPMV_LAST (the sweep's last step, whose r and d nobody reads),
 //                       y = r,  d_out = d             (d_out must not be x: other rows still read x)
+//   -DSPMV_CORRECTION a smoother's correction from the inverse node blocks (below).
 //
 // The arithmetic is the one of relaxation.cl's chebyshev_update, so the fused and the unfused smoother
 // differ only in where the SpMV's sum is rounded (here it is not stored and re-read).
@@ -36,5 +37,28 @@
     const real d_ = R_MAD(epi_c1, VEC_LOAD(x, row_), R_MUL(epi_c2, R_MUL(VEC_LOAD(epi_dinv, row_), r_))); \
     SPMV_CHEBYSHEV_KEEP(y, row_, r_, d_)                                                                     \
     VEC_STORE(epi_xs, row_, R_ADD(VEC_LOAD(epi_xs, row_), d_));                                              \
+  } while (0)
+
+#elif defined(SPMV_CORRECTION)
+// -DSPMV_CORRECTION  a smoother's correction from a scaling matrix (the inverse node blocks) applied to
+//                    the residual x:  d = c1 * d_prev[row] + c2 * s  (c2 * s without -DSPMV_FROM_D),
+//                    y = d, xs[row] += d (xs[row] = d with -DSPMV_SET_X). d_prev may be y.
+#define SPMV_EPILOGUE_ARGS , REAL_ARG(epi_c1), REAL_ARG(epi_c2), CVEC_ARG(epi_d), VEC_ARG(epi_xs)
+#if defined(SPMV_FROM_D)
+#define SPMV_CORRECTION_OF(row_, s) R_MAD(epi_c1, VEC_LOAD(epi_d, row_), R_MUL(epi_c2, (s)))
+#else
+#define SPMV_CORRECTION_OF(row_, s) R_MUL(epi_c2, (s))
+#endif
+#if defined(SPMV_SET_X)
+#define SPMV_CORRECTION_X(row_, d_) VEC_STORE(epi_xs, row_, d_)
+#else
+#define SPMV_CORRECTION_X(row_, d_) VEC_STORE(epi_xs, row_, R_ADD(VEC_LOAD(epi_xs, row_), d_))
+#endif
+#define SPMV_STORE(y, row, alpha, beta, s)         \
+  do {                                             \
+    const int row_ = (row);                        \
+    const real d_ = SPMV_CORRECTION_OF(row_, (s)); \
+    VEC_STORE(y, row_, d_);                        \
+    SPMV_CORRECTION_X(row_, d_);                   \
   } while (0)
 #endif

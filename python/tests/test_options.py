@@ -65,6 +65,12 @@ def test_preconditioner_settings_take_effect(ctx):
     assert info.converged and relative_residual(A, b, x) <= 1e-9
     nodes = clkr.Solver(A, precond="amg", amg={"node_offsets": offsets, "coarse_size": 50}, device=ctx)
     assert f"{len(offsets) - 1} nodes of 1-3 unknowns" in nodes.description
+    # Node-block smoothing on those nodes: the smoothers scale by the inverse node blocks.
+    x, info = clkr.solve(A, b, precond="amg", amg={"node_offsets": offsets, "block_smoothing": True,
+                                                   "coarse_size": 50}, tol=1e-10, device=ctx)
+    assert info.converged and relative_residual(A, b, x) <= 1e-9
+    blocks = clkr.Solver(A, precond="amg", amg={"node_offsets": offsets, "block_smoothing": True}, device=ctx)
+    assert "node-block chebyshev" in blocks.description
     assert any(key.startswith("amg.coarse_size:") for key in clkr.setting_keys())
 
 

@@ -15,12 +15,13 @@ struct KindOption {
   PrecondKind kind;
 };
 const KindOption kKindOptions[] = {
-    {"--amg-smoother", PrecondKind::Amg},    {"--amg-sweeps", PrecondKind::Amg},
-    {"--amg-cycle", PrecondKind::Amg},       {"--amg-degree", PrecondKind::Amg},
-    {"--amg-coarse-size", PrecondKind::Amg}, {"--amg-strength", PrecondKind::Amg},
-    {"--amg-block-size", PrecondKind::Amg},  {"--amg-max-levels", PrecondKind::Amg},
-    {"--amg-aggressive", PrecondKind::Amg},  {"--amg-update-eigen", PrecondKind::Amg},
-    {"--amg-setup", PrecondKind::Amg},       {"--cheb-degree", PrecondKind::Chebyshev},
+    {"--amg-smoother", PrecondKind::Amg},      {"--amg-sweeps", PrecondKind::Amg},
+    {"--amg-cycle", PrecondKind::Amg},         {"--amg-degree", PrecondKind::Amg},
+    {"--amg-coarse-size", PrecondKind::Amg},   {"--amg-strength", PrecondKind::Amg},
+    {"--amg-block-size", PrecondKind::Amg},    {"--amg-max-levels", PrecondKind::Amg},
+    {"--amg-aggressive", PrecondKind::Amg},    {"--amg-update-eigen", PrecondKind::Amg},
+    {"--amg-setup", PrecondKind::Amg},         {"--amg-block-smoothing", PrecondKind::Amg},
+    {"--cheb-degree", PrecondKind::Chebyshev},
 };
 
 }  // namespace
@@ -46,6 +47,9 @@ const std::vector<OptionSpec>& precond_option_specs() {
        "unknowns per mesh node, aggregated together, or auto: read from the\n"
        "sparsity pattern, nodes of different sizes too (blocks and nodes found\n"
        "move a GPU's setup to the host) (default auto)"},
+      {"--amg-block-smoothing", "B",
+       "1: the smoothers scale by the inverse of each node's diagonal block\n"
+       "(the unknowns of a mesh node together) instead of 1 / diag (default 0)"},
       {"--amg-max-levels", "N", "at most N levels (default 20)"},
       {"--amg-aggressive", "N",
        "levels (from the finest) aggregated on the distance-two strength graph:\n"
@@ -126,6 +130,7 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   }
   amg.max_levels = static_cast<int>(opts.integer("--amg-max-levels", amg.max_levels, 1, 100));
   amg.aggressive_levels = static_cast<int>(opts.integer("--amg-aggressive", amg.aggressive_levels, 0, 100));
+  amg.block_smoothing = opts.integer("--amg-block-smoothing", amg.block_smoothing ? 1 : 0, 0, 1) == 1;
   const int update_eigen = static_cast<int>(opts.integer("--amg-update-eigen", amg.update_eigen_iterations, 0, 1000));
   if (update_eigen == 1) throw UsageError("--amg-update-eigen 1: must be 0 (Gershgorin) or at least 2");
   amg.update_eigen_iterations = update_eigen;

@@ -141,6 +141,8 @@ using AppendArgs = std::function<void(KernelArgs&)>;
 std::string epilogue_option(const SpmvEpilogue* e) {
   if (e == nullptr) return {};
   if (e->kind == SpmvEpilogue::Kind::Residual) return " -DSPMV_RESIDUAL";
+  if (e->kind == SpmvEpilogue::Kind::Correction)
+    return std::string(" -DSPMV_CORRECTION") + (e->d_prev ? " -DSPMV_FROM_D" : "") + (e->set_x ? " -DSPMV_SET_X" : "");
   return e->last ? " -DSPMV_CHEBYSHEV -DSPMV_LAST" : " -DSPMV_CHEBYSHEV";
 }
 
@@ -156,6 +158,15 @@ void check_epilogue(const SpmvEpilogue& e, const Matrix& A, const Vector& x, con
   };
   if (e.kind == SpmvEpilogue::Kind::Residual) {
     need(e.b, "b");
+    return;
+  }
+  if (e.kind == SpmvEpilogue::Kind::Correction) {
+    need(e.xs, "xs");
+    if (e.d_prev) need(e.d_prev, "d_prev");
+    if (e.xs == &x || e.xs == &y || e.d_prev == &x)
+      throw Error(
+          "spmv: a correction writes y and xs and reads d_prev per row: xs must differ from x and y, and "
+          "d_prev from x");
     return;
   }
   if (A.rows() != A.cols())
@@ -175,6 +186,7 @@ void check_epilogue(const SpmvEpilogue& e, const Matrix& A, const Vector& x, con
 Access output_access(const SpmvEpilogue* e, const Vector& y, double beta) {
   if (e == nullptr) return beta == 0 ? Access::Write : Access::ReadWrite;
   if (e->kind == SpmvEpilogue::Kind::Residual) return e->b == &y ? Access::ReadWrite : Access::Write;
+  if (e->kind == SpmvEpilogue::Kind::Correction) return e->d_prev == &y ? Access::ReadWrite : Access::Write;
   if (e->last) return Access::Read;
   return e->r_in == &y ? Access::ReadWrite : Access::Write;
 }
@@ -187,6 +199,13 @@ AppendArgs epilogue_args(const SpmvEpilogue* e, Precision p, const Vector& y, co
   if (e->kind == SpmvEpilogue::Kind::Residual) {
     const Vector::DeviceBuffers b = read(e->b);
     return [b](KernelArgs& args) { args.vector(b); };
+  }
+  if (e->kind == SpmvEpilogue::Kind::Correction) {
+    // Without d_prev the kernel reads no d: y's buffers stand in.
+    const Vector::DeviceBuffers d = e->d_prev ? read(e->d_prev) : yb;
+    const Vector::DeviceBuffers xs = e->xs->device(p, e->set_x ? Access::Write : Access::ReadWrite);
+    const double c1 = e->c1, c2 = e->c2;
+    return [=](KernelArgs& args) { args.real(c1).real(c2).vector(d).vector(xs); };
   }
   const Vector::DeviceBuffers dinv = read(e->dinv), r_in = read(e->r_in);
   const Vector::DeviceBuffers d_out = e->d_out->device(p, e->last ? Access::Read : Access::Write);
@@ -295,13 +314,17 @@ bool spmv_epilogue_supported(const Matrix& A) { return A.format() != Format::Hyb
 
 // The SpMV's cost with y written once (beta = 0), plus per row: Residual reads b (1 element); a
 // Chebyshev step reads r_in, dinv and xs and writes xs (4; x[row] is the SpMV's own x, counted once),
-// and y (already counted) and d_out unless it is the last step, which writes neither.
+// and y (already counted) and d_out unless it is the last step, which writes neither; a correction
+// reads d_prev where given and xs unless set_x, and writes xs.
 OpCost spmv_epilogue_cost(const Matrix& A, Precision p, const SpmvEpilogue& epilogue, ValueStorage storage) {
   OpCost cost = spmv_cost(A, p, 0.0, storage);
   const double rows = A.rows(), element = static_cast<double>(bytes_per_element(p));
   if (epilogue.kind == SpmvEpilogue::Kind::Residual) {
     cost.flops += rows;
     cost.bytes += element * rows;
+  } else if (epilogue.kind == SpmvEpilogue::Kind::Correction) {
+    cost.flops += (epilogue.d_prev ? 3.0 : 1.0) * rows + (epilogue.set_x ? 0.0 : rows);
+    cost.bytes += element * rows * ((epilogue.d_prev ? 1.0 : 0.0) + (epilogue.set_x ? 1.0 : 2.0));
   } else {
     cost.flops += 6.0 * rows;
     cost.bytes += element * rows * (epilogue.last ? 4.0 - 1.0 : 4.0 + 1.0);
@@ -489,6 +512,19 @@ void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) 
     double* yd = y.host_double(e.b == &y ? Access::ReadWrite : Access::Write);
     if (b == nullptr) b = yd;
     for_each_row(H.rows, [&](std::int32_t i) { yd[i] = b[i] - row_sum(i); });
+    return;
+  }
+  if (e.kind == SpmvEpilogue::Kind::Correction) {
+    const double* d = e.d_prev == &y || !e.d_prev ? nullptr : e.d_prev->host_double(Access::Read);
+    double* yd = y.host_double(e.d_prev == &y ? Access::ReadWrite : Access::Write);
+    if (e.d_prev == &y) d = yd;
+    double* xs = e.xs->host_double(e.set_x ? Access::Write : Access::ReadWrite);
+    for_each_row(H.rows, [&](std::int32_t i) {
+      const double s = row_sum(i);
+      const double c = d ? e.c1 * d[i] + e.c2 * s : e.c2 * s;
+      yd[i] = c;
+      xs[i] = e.set_x ? c : xs[i] + c;
+    });
     return;
   }
   const double* dinv = e.dinv->host_double(Access::Read);

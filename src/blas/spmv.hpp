@@ -22,9 +22,12 @@ OpCost spmv_cost(const Matrix& A, Precision p, double beta, ValueStorage storage
 // use them (src/precond/relaxation_kernels.cpp) to save an elementwise pass and a launch per SpMV.
 struct SpmvEpilogue {
   enum class Kind {
-    Residual,   // y = b - s
-    Chebyshev,  // x is the previous correction d: r = r_in - s, d' = c1 d + c2 dinv r, xs += d', and
-                // unless `last`, y = r and d_out = d' (r_in may be y)
+    Residual,    // y = b - s
+    Chebyshev,   // x is the previous correction d: r = r_in - s, d' = c1 d + c2 dinv r, xs += d', and
+                 // unless `last`, y = r and d_out = d' (r_in may be y)
+    Correction,  // a smoother's correction from a scaling matrix (the node blocks' inverse) applied to a
+                 // residual x: y = d' = c1 d_prev + c2 s (c2 s without d_prev; d_prev may be y), and
+                 // xs += d' (xs = d' with set_x)
   };
   Kind kind = Kind::Residual;
   Vector* b = nullptr;
@@ -34,6 +37,8 @@ struct SpmvEpilogue {
   Vector* d_out = nullptr;
   Vector* xs = nullptr;
   bool last = false;
+  Vector* d_prev = nullptr;
+  bool set_x = false;
 };
 
 // Whether the kernels of A's format take an epilogue: all but HYB (its second pass adds to the first's y).

@@ -25,10 +25,12 @@ int refresh_steps(const SpectrumPolicy& policy) {
 // The setup's bounds: eigen_iterations Lanczos steps (safety x the largest Ritz value, never above
 // Gershgorin's bound, which holds for every eigenvalue: a safety factor past it only weakens the
 // smoother), or Gershgorin's bound alone.
-SpectrumBounds setup_bounds(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, const SpectrumPolicy& policy) {
+SpectrumBounds setup_bounds(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, Matrix* blocks,
+                            const SpectrumPolicy& policy) {
   SpectrumBounds b;
   if (policy.eigen_iterations > 0) {
-    const SpectrumEstimate e = estimate_spectrum(blas, A, dinv, policy.eigen_iterations, policy.seed, "relaxation");
+    const SpectrumEstimate e =
+        estimate_spectrum(blas, A, dinv, policy.eigen_iterations, policy.seed, "relaxation", blocks);
     b.estimate = policy.upper_safety * e.lambda_max;
     b.upper = gershgorin > 0 ? std::min(b.estimate, gershgorin) : b.estimate;
     b.lower = b.lambda_min = e.lambda_min;
@@ -97,6 +99,10 @@ void residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_
 // ---- the sweeps, shared ---------------------------------------------------------------------------
 
 void Relaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) {
+  if (blocks_) {
+    apply_with_blocks(A, b, x, x_is_zero, sweeps);
+    return;
+  }
   RelaxationKernels kernels(blas_);
   auto v = [&](RelaxRole role) -> Vector& { return role == RelaxRole::B ? b : role == RelaxRole::X ? x : work(role); };
   for (const RelaxStep& s : schedule(x_is_zero, sweeps)) {
@@ -123,12 +129,49 @@ void Relaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int swee
   }
 }
 
+// The same steps with B^-1 (the block-diagonal matrix blocks_) where the point kernels scale by dinv:
+// a row's update needs the residuals of its whole node, which other work-items compute, so the
+// Chebyshev steps after the first take two SpMVs, the residual's (r = r_in - A d) and B^-1's with the
+// update fused into it (d_next = c1 d + c2 B^-1 r, x += d_next): two launches for the point kernels'
+// one. B^-1 has one node's row of entries per row: 2-6 on the shells, against their 48.
+void Relaxation::apply_with_blocks(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps) {
+  RelaxationKernels kernels(blas_);
+  Matrix& B = *blocks_;
+  auto v = [&](RelaxRole role) -> Vector& { return role == RelaxRole::B ? b : role == RelaxRole::X ? x : work(role); };
+  for (const RelaxStep& s : schedule(x_is_zero, sweeps)) {
+    switch (s.kind) {
+      case RelaxStep::Kind::ScaleByDiagonal:
+        blas_.spmv(s.c2, B, v(s.in), 0.0, x);
+        break;
+      case RelaxStep::Kind::AddScaledByDiagonal:
+        blas_.spmv(s.c2, B, v(s.in), 1.0, x);
+        break;
+      case RelaxStep::Kind::Residual:
+        kernels.residual(A, b, x, work(RelaxRole::R));
+        break;
+      case RelaxStep::Kind::ChebyshevStart:
+        kernels.node_block_correction(B, v(s.in), 0.0, s.c2, nullptr, v(s.d), x, true);
+        break;
+      case RelaxStep::Kind::ChebyshevFirst:
+        kernels.node_block_correction(B, v(s.in), 0.0, s.c2, nullptr, v(s.d), x, false);
+        break;
+      case RelaxStep::Kind::ChebyshevSpmvStep: {
+        Vector& r = work(RelaxRole::R);
+        kernels.residual(A, v(s.in), v(s.d), r);
+        kernels.node_block_correction(B, r, s.c1, s.c2, &v(s.d), v(s.d_next), x, false);
+        break;
+      }
+    }
+  }
+}
+
 // ---- refresh, shared -------------------------------------------------------------------------------
 
 void Relaxation::start_refresh(Matrix& A) {
-  refresh_run_ = refresh_runs_lanczos(policy_, setup_bounds_)
-                     ? start_spectrum_estimate(blas_, A, dinv_, refresh_steps(policy_), policy_.seed, &refresh_work_)
-                     : SpectrumRun();
+  refresh_run_ =
+      refresh_runs_lanczos(policy_, setup_bounds_)
+          ? start_spectrum_estimate(blas_, A, dinv_, refresh_steps(policy_), policy_.seed, &refresh_work_, blocks_)
+          : SpectrumRun();
 }
 
 void Relaxation::finish_refresh(double gershgorin) {
@@ -146,11 +189,12 @@ void Relaxation::refresh(Matrix& A, double gershgorin) {
 
 // ---- damped Jacobi ---------------------------------------------------------------------------------
 
-DampedJacobi::DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy)
-    : Relaxation(blas, dinv, policy), given_weight_(weight), r_(A.context(), A.rows(), "jacobi.r") {
+DampedJacobi::DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy,
+                           Matrix* blocks)
+    : Relaxation(blas, dinv, blocks, policy), given_weight_(weight), r_(A.context(), A.rows(), "jacobi.r") {
   // With a given weight the bound is only reported: Gershgorin's (no Lanczos steps spent on it).
   if (given_weight_ > 0) policy_.eigen_iterations = policy_.refresh_eigen_iterations = 0;
-  setup_bounds_ = setup_bounds(blas_, A, gershgorin, dinv_, policy_);
+  setup_bounds_ = setup_bounds(blas_, A, gershgorin, dinv_, blocks_, policy_);
   use_bounds(setup_bounds_);
 }
 
@@ -179,13 +223,15 @@ std::vector<RelaxStep> DampedJacobi::schedule(bool x_is_zero, int sweeps) const 
   return steps;
 }
 
-std::string DampedJacobi::description() const { return "jacobi (w = " + format_number(weight_) + ")"; }
+std::string DampedJacobi::description() const {
+  return std::string(blocks_ ? "node-block " : "") + "jacobi (w = " + format_number(weight_) + ")";
+}
 
 // ---- Chebyshev ------------------------------------------------------------------------------------
 
 ChebyshevRelaxation::ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree,
-                                         ChebyshevKind kind, double lower_ratio, SpectrumPolicy policy)
-    : Relaxation(blas, dinv, policy),
+                                         ChebyshevKind kind, double lower_ratio, SpectrumPolicy policy, Matrix* blocks)
+    : Relaxation(blas, dinv, blocks, policy),
       degree_(degree),
       kind_(kind),
       lower_ratio_(lower_ratio),
@@ -196,7 +242,7 @@ ChebyshevRelaxation::ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgori
   if (kind == ChebyshevKind::First && lower_ratio <= 0 && policy.eigen_iterations <= 0)
     throw Error(
         "chebyshev: the lower end of the interval needs Lanczos steps (eigen_iterations > 0) or lower_ratio > 0");
-  setup_bounds_ = setup_bounds(blas_, A, gershgorin, dinv_, policy_);
+  setup_bounds_ = setup_bounds(blas_, A, gershgorin, dinv_, blocks_, policy_);
   use_bounds(setup_bounds_);
 }
 
@@ -267,9 +313,11 @@ Vector& ChebyshevRelaxation::work(RelaxRole role) {
 }
 
 std::string ChebyshevRelaxation::description() const {
+  const std::string blocks = blocks_ ? "node-block " : "";
   if (kind_ == ChebyshevKind::Fourth)
-    return "chebyshev4 (fourth kind, degree " + std::to_string(degree_) + " on (0, " + format_number(upper_) + "])";
-  return "chebyshev (degree " + std::to_string(degree_) + " on [" + format_number(lower_) + ", " +
+    return blocks + "chebyshev4 (fourth kind, degree " + std::to_string(degree_) + " on (0, " + format_number(upper_) +
+           "])";
+  return blocks + "chebyshev (degree " + std::to_string(degree_) + " on [" + format_number(lower_) + ", " +
          format_number(upper_) + "])";
 }
 

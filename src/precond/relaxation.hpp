@@ -74,12 +74,18 @@ class Relaxation {
   void start_refresh(Matrix& A);
   void finish_refresh(double gershgorin);
   void refresh(Matrix& A, double gershgorin);
-  // The bound on lambda_max(D^-1 A) the smoother uses.
+  // The bound on lambda_max(D^-1 A) the smoother uses (of B^-1 A with node blocks).
   virtual double lambda_max() const = 0;
+  // Whether the residual is scaled by node blocks (the inverse of A's node-block diagonal) instead
+  // of 1 / diag(A): the steps of schedule() then run unfused (apply says how).
+  bool uses_node_blocks() const { return blocks_ != nullptr; }
   virtual std::string description() const = 0;
 
  protected:
-  Relaxation(Blas& blas, Vector& dinv, SpectrumPolicy policy) : blas_(blas), dinv_(dinv), policy_(policy) {}
+  // `blocks`: the block-diagonal inverse of A's node blocks (node_block_inverse.hpp), or null for the
+  // point scaling by dinv. The caller keeps it (and refreshes its values before start_refresh).
+  Relaxation(Blas& blas, Vector& dinv, Matrix* blocks, SpectrumPolicy policy)
+      : blas_(blas), dinv_(dinv), blocks_(blocks), policy_(policy) {}
   // Takes new bounds (at setup and after a refresh).
   virtual void use_bounds(const SpectrumBounds& bounds) = 0;
   // The smoother's own vector for a role (R, D0, D1).
@@ -87,19 +93,26 @@ class Relaxation {
 
   Blas& blas_;
   Vector& dinv_;
+  Matrix* blocks_;
   SpectrumPolicy policy_;
   SpectrumBounds setup_bounds_;
 
  private:
+  void apply_with_blocks(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps);
+
   SpectrumRun refresh_run_;                    // start_refresh's Lanczos steps, until finish_refresh
   std::unique_ptr<LanczosWork> refresh_work_;  // their vectors and scalars, kept from one refresh to the next
 };
 
+// With node blocks (Relaxation's `blocks`), D below is the node-block diagonal B and `gershgorin` the
+// bound on B^-1 A (NodeBlockInverse::gershgorin).
+//
 // x += w D^-1 (b - A x), w = `weight`, or 4 / (3 lambda_max) when weight is 0 (damps the upper two
 // thirds of the spectrum; 2/3 for the 3D Poisson stencil's lambda_max of 2).
 class DampedJacobi : public Relaxation {
  public:
-  DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy);
+  DampedJacobi(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, double weight, SpectrumPolicy policy,
+               Matrix* blocks = nullptr);
   std::vector<RelaxStep> schedule(bool x_is_zero, int sweeps) const override;
   double lambda_max() const override { return bounds_.upper; }
   std::string description() const override;
@@ -128,7 +141,7 @@ enum class ChebyshevKind { First, Fourth };
 class ChebyshevRelaxation : public Relaxation {
  public:
   ChebyshevRelaxation(Blas& blas, Matrix& A, double gershgorin, Vector& dinv, int degree, ChebyshevKind kind,
-                      double lower_ratio, SpectrumPolicy policy);
+                      double lower_ratio, SpectrumPolicy policy, Matrix* blocks = nullptr);
   std::vector<RelaxStep> schedule(bool x_is_zero, int sweeps) const override;
   double lambda_max() const override { return upper_; }
   std::string description() const override;

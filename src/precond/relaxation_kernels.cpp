@@ -83,6 +83,18 @@ void RelaxationKernels::chebyshev_spmv_step(Matrix& A, double c1, double c2, Vec
   fused_spmv(blas_, "chebyshev_step", A, d, r, e);
 }
 
+void RelaxationKernels::node_block_correction(Matrix& B, Vector& r, double c1, double c2, Vector* d_prev, Vector& d_out,
+                                              Vector& x, bool set_x) {
+  SpmvEpilogue e;
+  e.kind = SpmvEpilogue::Kind::Correction;
+  e.c1 = c1;
+  e.c2 = c2;
+  e.d_prev = d_prev;
+  e.xs = &x;
+  e.set_x = set_x;
+  fused_spmv(blas_, "node_block_correction", B, r, d_out, e);
+}
+
 void RelaxationKernels::chebyshev_start(double c2, Vector& dinv, Vector& b, Vector& d, Vector& x) {
   const std::size_t n = x.size();
   check_sizes("chebyshev_start", n, {&dinv, &b, &d});

@@ -29,6 +29,11 @@ class RelaxationKernels {
   // `last` (the sweep's last step) r and d_next are not written. r_in may be r; d_next must differ from d.
   void chebyshev_spmv_step(Matrix& A, double c1, double c2, Vector& dinv, Vector& r_in, Vector& d, Vector& r,
                            Vector& d_next, Vector& x, bool last);
+  // A correction from the inverse node blocks B applied to the residual r, in one SpMV of B:
+  // d_out = c1 d_prev + c2 B r (c2 B r without d_prev; d_prev may be d_out), then x += d_out, or
+  // x = d_out with set_x (x's old values not read).
+  void node_block_correction(Matrix& B, Vector& r, double c1, double c2, Vector* d_prev, Vector& d_out, Vector& x,
+                             bool set_x);
 
  private:
   void diagonal_step(bool accumulate, double w, Vector& dinv, Vector& r, Vector& out);

@@ -74,13 +74,22 @@ namespace {
 // there). r, z, p, q: the run's vectors (r holds the start vector).
 class CgScalars {
  public:
-  CgScalars(Blas& blas, Matrix& A, Vector& dinv, LanczosWork& work)
-      : blas_(blas), A_(A), dinv_(dinv), r_(work.r), z_(work.z), p_(work.p), q_(work.q), work_(work), kernels_(blas) {}
+  CgScalars(Blas& blas, Matrix& A, Vector& dinv, Matrix* blocks, LanczosWork& work)
+      : blas_(blas),
+        A_(A),
+        dinv_(dinv),
+        blocks_(blocks),
+        r_(work.r),
+        z_(work.z),
+        p_(work.p),
+        q_(work.q),
+        work_(work),
+        kernels_(blas) {}
 
   // On the host the scalars are returned; on the device they are filed there and `history` receives
   // them once the queue reaches the read (scalars_from_history converts them).
   std::vector<double> run(int steps, PendingRead& history) {
-    kernels_.scale_by_diagonal(1.0, dinv_, r_, z_);  // z = D^-1 r
+    precondition();
     blas_.copy(z_, p_);
     if (blas_.location() != Location::Device) return on_host(steps);
     on_device(steps, history);
@@ -88,6 +97,15 @@ class CgScalars {
   }
 
  private:
+  // z = D^-1 r, or B^-1 r with node blocks.
+  void precondition() {
+    if (blocks_) {
+      blas_.spmv(1.0, *blocks_, r_, 0.0, z_);
+    } else {
+      kernels_.scale_by_diagonal(1.0, dinv_, r_, z_);
+    }
+  }
+
   // The host backend: the scalars are at hand after every dot.
   std::vector<double> on_host(int steps) {
     std::vector<double> scalars{blas_.dot(r_, z_)};
@@ -95,7 +113,7 @@ class CgScalars {
       blas_.spmv(1.0, A_, p_, 0.0, q_);
       const double rz = scalars.back(), pq = blas_.dot(p_, q_);
       blas_.axpy(-(rz / pq), q_, r_);
-      kernels_.scale_by_diagonal(1.0, dinv_, r_, z_);
+      precondition();
       const double rz_next = blas_.dot(r_, z_);
       blas_.aypx(rz_next / rz, z_, p_);
       scalars.push_back(pq);
@@ -136,6 +154,9 @@ class CgScalars {
           .value(history)
           .value(static_cast<cl_uint>(2 * j));  // rz_j, pq_j
       blas_.launch_elementwise("lanczos_update_r", update_r, n, 3.0 * static_cast<double>(n), 5.0 * e);
+      // With node blocks the kernel's z = D^-1 r is replaced by z = B^-1 r (one SpMV more a step; the
+      // scalars still stay on the device).
+      if (blocks_) blas_.spmv(1.0, *blocks_, r_, 0.0, z_);
       DeviceScalar rz_next = blas_.dot_async(r_, z_, *rz_next_at);
       KernelArgs(update_p, precision)
           .value(cl_ulong{0})
@@ -155,7 +176,9 @@ class CgScalars {
 
   Blas& blas_;
   Matrix& A_;
-  Vector &dinv_, &r_, &z_, &p_, &q_;
+  Vector& dinv_;
+  Matrix* blocks_;
+  Vector &r_, &z_, &p_, &q_;
   LanczosWork& work_;
   RelaxationKernels kernels_;
 };
@@ -199,7 +222,7 @@ bool LanczosWork::fits(std::size_t n, int run_steps, Precision run_precision, Lo
 }
 
 SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,
-                                    std::unique_ptr<LanczosWork>* kept) {
+                                    std::unique_ptr<LanczosWork>* kept, Matrix* blocks) {
   SpectrumRun run;
   const std::size_t n = static_cast<std::size_t>(A.rows());
   if (n == 0 || steps <= 0) return run;
@@ -212,15 +235,15 @@ SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int ste
     if (!work || !work->fits(n, steps, blas.precision(), blas.location()))
       work = std::make_unique<LanczosWork>(A.context(), n, steps, blas.precision(), blas.location());
     fill_lanczos_start(blas, work->r, seed);
-    run.scalars_ = CgScalars(blas, A, dinv, *work).run(steps, run.history_);
+    run.scalars_ = CgScalars(blas, A, dinv, blocks, *work).run(steps, run.history_);
   });
   run.on_device_ = run.scalars_.empty();
   return run;
 }
 
-SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,
-                                   const char* who) {
-  SpectrumRun run = start_spectrum_estimate(blas, A, dinv, steps, seed);
+SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed, const char* who,
+                                   Matrix* blocks) {
+  SpectrumRun run = start_spectrum_estimate(blas, A, dinv, steps, seed, nullptr, blocks);
   if (run.in_flight()) A.context()->finish();
   return run.finish(who);
 }

@@ -27,8 +27,11 @@ struct SpectrumEstimate {
 // relation: T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}, T_j,j+1 = sqrt(beta_j)/alpha_j). Runs on `blas`:
 // on the device with the scalars kept there and read once when the run ends (kernels/precond/lanczos.cl),
 // one wait for the run; `dinv` holds 1 / diag(A). Throws clkr::Error naming `who` when a
-// curvature p'Ap or r'D^-1 r is not positive and finite (A or D is not SPD).
-SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed, const char* who);
+// curvature p'Ap or r'D^-1 r is not positive and finite (A or D is not SPD). With `blocks` (the
+// block-diagonal inverse of A's node blocks, node_block_inverse.hpp) the spectrum is that of B^-1 A:
+// z = B^-1 r by one SpMV more a step; the scalars stay on the device all the same.
+SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed, const char* who,
+                                   Matrix* blocks = nullptr);
 
 // The vectors and device scalars of a Lanczos run (the start vector r, z, p, q; the history of its
 // scalars and three dot results), kept by a caller that runs one repeatedly, as an AMG smoother does at
@@ -60,8 +63,8 @@ class SpectrumRun {
   SpectrumEstimate finish(const char* who);
 
  private:
-  friend SpectrumRun start_spectrum_estimate(Blas&, Matrix&, Vector&, int, std::uint64_t,
-                                             std::unique_ptr<LanczosWork>*);
+  friend SpectrumRun start_spectrum_estimate(Blas&, Matrix&, Vector&, int, std::uint64_t, std::unique_ptr<LanczosWork>*,
+                                             Matrix*);
   int steps_ = 0;  // 0: nothing to estimate (no steps asked, or an empty matrix)
   Precision precision_ = Precision::Double;
   bool on_device_ = false;       // the scalars are still to be read from history_
@@ -69,7 +72,7 @@ class SpectrumRun {
   std::vector<double> scalars_;  // rz_0, pq_0, rz_1, ..., rz_steps
 };
 SpectrumRun start_spectrum_estimate(Blas& blas, Matrix& A, Vector& dinv, int steps, std::uint64_t seed,
-                                    std::unique_ptr<LanczosWork>* kept = nullptr);
+                                    std::unique_ptr<LanczosWork>* kept = nullptr, Matrix* blocks = nullptr);
 
 // max_i sum_j |a_ij| / |a_ii|: an upper bound on |lambda| of D^-1 A (Gershgorin's theorem for the
 // rows of D^-1 A). Rows with a zero diagonal are skipped (callers have refused them already).

@@ -121,6 +121,10 @@ const std::vector<SettingSpec>& setting_specs() {
       {"amg.update_eigen_iterations",
        "Lanczos steps per level for the smoother bounds of an update; 0: Gershgorin's bound (4)", Needs::Amg,
        integer("amg.update_eigen_iterations", CLKR_FIELD(p.precond.amg.update_eigen_iterations))},
+      {"amg.block_smoothing", "smoothers scale by the inverse node blocks instead of 1 / diag (false)", Needs::Amg,
+       [](SolverPlan& p, const std::string& v) {
+         p.precond.amg.block_smoothing = bool_value("amg.block_smoothing", v);
+       }},
       {"amg.update_prolongator", "an update re-smooths the prolongators too (false)", Needs::Amg,
        [](SolverPlan& p, const std::string& v) {
          p.precond.amg.update_prolongator = bool_value("amg.update_prolongator", v);

@@ -1,5 +1,6 @@
 // The SpMV kernels' fused epilogues (kernels/spmv/spmv_epilogue.cl, spmv.hpp's SpmvEpilogue: the
-// residual y = b - A x and the Chebyshev step r = r_in - A d, d' = c1 d + c2 dinv r, xs += d') in every
+// residual y = b - A x, the Chebyshev step r = r_in - A d, d' = c1 d + c2 dinv r, xs += d', and the
+// node blocks' correction y = d' = c1 d_prev + c2 B r, xs += d' or xs = d') in every
 // kernel that takes one and every precision (single also on binary16 values, ValueStorage::Half, the
 // AMG smoothers' option), and their host version, against a long double reference
 // on the awkward shapes of spmv_test_support.hpp (empty rows, a 3000-entry row, sizes around powers of
@@ -120,6 +121,41 @@ ChebyshevExpected chebyshev_reference(const HostCsrMatrix& H, const Operands& o,
     e.xs.value.push_back(stored(o.xs[i], p) + d);
     e.xs.scale.push_back(std::fabs(stored(o.xs[i], p)) + d_scale);
   }
+  return e;
+}
+
+// The correction from the matrix's SpMV of the residual x: d = c1 d_prev + c2 s (c2 s without d_prev),
+// xs + d, or d itself with set_x.
+struct CorrectionExpected {
+  Expected d, xs;
+};
+
+CorrectionExpected correction_reference(const HostCsrMatrix& H, const Operands& o, Precision p, bool from_d,
+                                        bool set_x) {
+  CorrectionExpected e;
+  std::vector<long double> s_scale;
+  const std::vector<long double> s = row_sums(H, o.x, p, s_scale);
+  const long double c1 = stored(o.c1, p), c2 = stored(o.c2, p);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    // d_prev is r_in's values (a vector of A's rows).
+    const long double prev = from_d ? c1 * stored(o.r_in[i], p) : 0;
+    const long double d = prev + c2 * s[i], d_scale = std::fabs(prev) + std::fabs(c2) * s_scale[i];
+    e.d.value.push_back(d);
+    e.d.scale.push_back(d_scale);
+    e.xs.value.push_back(set_x ? d : stored(o.xs[i], p) + d);
+    e.xs.scale.push_back(set_x ? d_scale : std::fabs(stored(o.xs[i], p)) + d_scale);
+  }
+  return e;
+}
+
+detail::SpmvEpilogue correction(const Operands& o, Vector* d_prev, Vector& xs, bool set_x) {
+  detail::SpmvEpilogue e;
+  e.kind = detail::SpmvEpilogue::Kind::Correction;
+  e.c1 = o.c1;
+  e.c2 = o.c2;
+  e.d_prev = d_prev;
+  e.xs = &xs;
+  e.set_x = set_x;
   return e;
 }
 
@@ -275,6 +311,38 @@ TEST_P(SpmvEpilogueDevice, TheLastChebyshevStepWritesOnlyXs) {
   }
 }
 
+// d_prev absent, apart from y, or y itself; xs added to or set (its poisoned old values then unread).
+TEST_P(SpmvEpilogueDevice, NodeBlockCorrectionMatchesTheReference) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    const Shape& shape = shapes()[s];
+    const HostCsrMatrix H = random_matrix(shape, 500 + static_cast<std::uint32_t>(s));
+    Matrix A(test_context(), H, kernel_.format, test_matrix_options());
+    const Operands o = random_operands(H, 110 + static_cast<std::uint32_t>(s));
+    const HostCsrMatrix computed = as_computed(A, H, storage_);
+    const std::size_t n = o.b.size();
+    for (const int d_prev_case : {0, 1, 2}) {
+      for (const bool set_x : {false, true}) {
+        const CorrectionExpected expected = correction_reference(computed, o, p_, d_prev_case > 0, set_x);
+        const std::string what = kernel_.name + " " + shape.name + " " + to_string(p_) +
+                                 (d_prev_case == 0   ? " no d_prev"
+                                  : d_prev_case == 1 ? " d_prev apart"
+                                                     : " d_prev = y") +
+                                 (set_x ? " set x" : " add to x");
+        Vector x = device_vector(o.x, "r"), d_prev = device_vector(o.r_in, "d_prev");
+        Vector xs = set_x ? poisoned(n, p_, "xs") : device_vector(o.xs, "xs");
+        Vector y = d_prev_case == 2 ? device_vector(o.r_in, "d") : poisoned(n, p_, "d");
+        Vector* prev = d_prev_case == 0 ? nullptr : d_prev_case == 1 ? &d_prev : &y;
+        run(A, x, y, correction(o, prev, xs, set_x));
+        expect_near(expected.d, read_device(y, p_), H, p_, what + " d");
+        expect_near(expected.xs, read_device(xs, p_), H, p_, what + " xs");
+        const std::vector<double> x_after = read_device(x, p_);
+        for (std::size_t i = 0; i < o.x.size(); ++i)
+          ASSERT_EQ(static_cast<long double>(x_after[i]), stored(o.x[i], p_)) << what << ": r changed";
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryKernel, SpmvEpilogueDevice,
                          testing::Combine(testing::Range<std::size_t>(0, epilogue_kernels().size()),
                                           testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double),
@@ -316,6 +384,15 @@ TEST(SpmvEpilogueHost, MatchesTheReferenceInDouble) {
         expect_near(expected.r, r.to_host(), H, Precision::Double, what + " r");
         expect_near(expected.d, d_out.to_host(), H, Precision::Double, what + " d_out");
       }
+    }
+    for (const bool set_x : {false, true}) {
+      const CorrectionExpected expected = correction_reference(H, o, Precision::Double, true, set_x);
+      Vector d_prev(test_context(), o.r_in, "d_prev"), xs(test_context(), o.xs, "xs");
+      Vector d(test_context(), std::vector<double>(n, kNaN), "d");
+      detail::spmv_epilogue_host(A, x, d, correction(o, &d_prev, xs, set_x));
+      const std::string what = shape.name + (set_x ? " correction, set x" : " correction");
+      expect_near(expected.d, d.to_host(), H, Precision::Double, what + " d");
+      expect_near(expected.xs, xs.to_host(), H, Precision::Double, what + " xs");
     }
   }
 }
@@ -377,6 +454,21 @@ TEST(SpmvEpilogueErrors, RefusesWhatTheKernelsCannotDo) {
   Matrix rectangular(test_context(), R, Format::Csr);
   Vector x5(test_context(), 5, "x5");
   fails(rectangular, x5, y, step, "a Chebyshev step needs a square matrix");
+
+  detail::SpmvEpilogue blocks;
+  blocks.kind = detail::SpmvEpilogue::Kind::Correction;
+  blocks.xs = &x;  // the residual every row reads
+  fails(csr, x, y, blocks, "xs must differ from x and y");
+  blocks.xs = &y;
+  fails(csr, x, y, blocks, "xs must differ from x and y");
+  blocks.xs = &xs;
+  blocks.d_prev = &x;
+  fails(csr, x, y, blocks, "d_prev from x");
+  blocks.d_prev = &short_b;
+  fails(csr, x, y, blocks, "the epilogue's d_prev ('short_b') has 7 elements");
+  blocks.d_prev = nullptr;
+  blocks.xs = nullptr;
+  fails(csr, x, y, blocks, "the epilogue's xs is missing");
 }
 
 }  // namespace

@@ -71,8 +71,7 @@ static void test_coo(clkr_context ctx, const Csr* A, const double* b, const doub
   solve_and_check(ctx, m64, b2, x_true, n, &o, 1e-7, "coo64 after update_values (2 A)");
 
   /* Bad input, each naming the triplet or the count. */
-  EXPECT_ERROR(clkr_matrix_update_values(m64, doubled, A->nnz), CLKR_ERROR_INVALID_ARGUMENT,
-               "made from 2432 triplets");
+  EXPECT_ERROR(clkr_matrix_update_values(m64, doubled, A->nnz), CLKR_ERROR_INVALID_ARGUMENT, "made from 2432 triplets");
   doubled[5] = NAN;
   EXPECT_ERROR(clkr_matrix_update_values(m32, doubled, t1.count), CLKR_ERROR_INVALID_ARGUMENT,
                "the value of triplet 6 (index base 1) is nan");
@@ -110,8 +109,7 @@ static void test_formats(clkr_context ctx, const Csr* A, const double* b, const 
   for (f = 0; f < sizeof formats / sizeof *formats; ++f) {
     CHECK(clkr_matrix_convert(m, formats[f]) == CLKR_OK, "convert to %s: %s", formats[f], clkr_last_error());
     CHECK(clkr_matrix_format(m, name, (int)sizeof name) == CLKR_OK, "format: %s", clkr_last_error());
-    CHECK(strcmp(formats[f], "auto") == 0 || strcmp(name, formats[f]) == 0, "converted to %s, is %s", formats[f],
-          name);
+    CHECK(strcmp(formats[f], "auto") == 0 || strcmp(name, formats[f]) == 0, "converted to %s, is %s", formats[f], name);
     sprintf(label, "cg + jacobi, converted to %s (%s)", formats[f], name);
     solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, label);
   }
@@ -167,6 +165,8 @@ static void test_settings(clkr_context ctx, const Csr* A, const double* b, const
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg in single inside a double cg");
   o.settings = "precond.precision=half";
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg on binary16 values inside a double cg");
+  o.settings = "amg.block_size=2, amg.block_smoothing=true, amg.coarse_size=40";
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg with node-block smoothing on nodes of 2");
 
   /* Bad settings: the key, the value or the reason named. */
   o.settings = "amg.coarse_sise=10";

@@ -3,6 +3,7 @@
 // relative error they measure against it.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -15,12 +16,61 @@ namespace clkr::test {
 using detail::amg::HostHierarchy;
 using Vec = std::vector<long double>;
 
-// One smoothing sweep sequence on the host, as src/precond/relaxation.cpp documents it.
+// The inverse of A's node-block diagonal (AmgOptions::block_smoothing), by Gauss-Jordan elimination in
+// long double on each node's dense block; empty (rows 0) where every node is a single unknown, as the
+// smoothers then scale by the diagonal.
+inline HostCsrMatrix reference_node_block_inverse(const HostCsrMatrix& A, const detail::amg::NodeLayout& nodes) {
+  HostCsrMatrix B;
+  if (nodes.largest() <= 1) return B;
+  B.rows = B.cols = A.rows;
+  for (std::int32_t k = 0; k < nodes.count(); ++k) {
+    const std::int32_t s = nodes.offsets[k], m = nodes.offsets[k + 1] - s;
+    std::vector<long double> a(static_cast<std::size_t>(m) * 2 * m, 0.0L);  // [block | I]
+    for (std::int32_t i = 0; i < m; ++i) {
+      for (std::int64_t p = A.row_offsets[s + i]; p < A.row_offsets[s + i + 1]; ++p)
+        if (A.col_indices[p] >= s && A.col_indices[p] < s + m) a[i * 2 * m + (A.col_indices[p] - s)] = A.values[p];
+      a[i * 2 * m + m + i] = 1;
+    }
+    for (std::int32_t c = 0; c < m; ++c) {
+      std::int32_t pivot = c;
+      for (std::int32_t i = c + 1; i < m; ++i)
+        if (std::fabs(a[i * 2 * m + c]) > std::fabs(a[pivot * 2 * m + c])) pivot = i;
+      for (std::int32_t j = 0; j < 2 * m; ++j) std::swap(a[c * 2 * m + j], a[pivot * 2 * m + j]);
+      const long double d = a[c * 2 * m + c];
+      for (std::int32_t j = 0; j < 2 * m; ++j) a[c * 2 * m + j] /= d;
+      for (std::int32_t i = 0; i < m; ++i) {
+        if (i == c) continue;
+        const long double f = a[i * 2 * m + c];
+        for (std::int32_t j = 0; j < 2 * m; ++j) a[i * 2 * m + j] -= f * a[c * 2 * m + j];
+      }
+    }
+    for (std::int32_t i = 0; i < m; ++i) {
+      for (std::int32_t j = 0; j < m; ++j) {
+        B.col_indices.push_back(s + j);
+        B.values.push_back(static_cast<double>(a[i * 2 * m + m + j]));
+      }
+      B.row_offsets.push_back(static_cast<std::int64_t>(B.col_indices.size()));
+    }
+  }
+  return B;
+}
+
+// One smoothing sweep sequence on the host, as src/precond/relaxation.cpp documents it; with `blocks`
+// (rows > 0: reference_node_block_inverse) the residual is scaled by them instead of the diagonal.
 struct ReferenceSmoother {
   const HostCsrMatrix& A;
   const std::vector<double>& diagonal;
   const AmgOptions& options;
   double lambda_max;
+  HostCsrMatrix blocks = {};
+
+  // D^-1 r, or B^-1 r.
+  Vec scaled(const Vec& r) const {
+    if (blocks.rows > 0) return multiply(blocks, r);
+    Vec z(r.size());
+    for (std::size_t i = 0; i < r.size(); ++i) z[i] = r[i] / diagonal[i];
+    return z;
+  }
 
   void apply(const Vec& b, Vec& x, bool x_is_zero, int sweeps) const {
     const std::size_t n = b.size();
@@ -33,7 +83,8 @@ struct ReferenceSmoother {
       }
       if (options.smoother == AmgSmoother::Jacobi) {
         const long double w = options.jacobi_weight > 0 ? options.jacobi_weight : 4.0L / (3.0L * lambda_max);
-        for (std::size_t i = 0; i < n; ++i) x[i] = (zero ? 0.0L : x[i]) + w * r[i] / diagonal[i];
+        const Vec z = scaled(r);
+        for (std::size_t i = 0; i < n; ++i) x[i] = (zero ? 0.0L : x[i]) + w * z[i];
         continue;
       }
       // Chebyshev4: Lottes' fourth-kind steps, d = 4/(3 upper) D^-1 r, then
@@ -43,8 +94,9 @@ struct ReferenceSmoother {
       const long double theta = (upper + lower) / 2, delta = (upper - lower) / 2, sigma = theta / delta;
       long double rho = 1 / sigma;
       Vec d(n);
+      const Vec z = scaled(r);
       for (std::size_t i = 0; i < n; ++i) {
-        d[i] = r[i] / diagonal[i] * (fourth ? 4 / (3 * upper) : 1 / theta);
+        d[i] = z[i] * (fourth ? 4 / (3 * upper) : 1 / theta);
         x[i] = (zero ? 0.0L : x[i]) + d[i];
       }
       for (int k = 1; k < options.chebyshev_degree; ++k) {
@@ -53,8 +105,9 @@ struct ReferenceSmoother {
         const long double rho_next = 1 / (2 * sigma - rho);
         const long double c1 = fourth ? (2.0L * k - 1) / (2.0L * k + 3) : rho_next * rho;
         const long double c2 = fourth ? (8.0L * k + 4) / ((2.0L * k + 3) * upper) : 2 * rho_next / delta;
+        const Vec zr = scaled(r);
         for (std::size_t i = 0; i < n; ++i) {
-          d[i] = c1 * d[i] + c2 * r[i] / diagonal[i];
+          d[i] = c1 * d[i] + c2 * zr[i];
           x[i] += d[i];
         }
         rho = rho_next;
@@ -72,7 +125,9 @@ inline void reference_cycle(const HostHierarchy& h, const std::vector<AmgLevelIn
     return;
   }
   const auto& level = h.level(l);
-  const ReferenceSmoother smoother{*level.A, level.diagonal, options, info[l].lambda_max};
+  const ReferenceSmoother smoother{
+      *level.A, level.diagonal, options, info[l].lambda_max,
+      options.block_smoothing ? reference_node_block_inverse(*level.A, level.nodes) : HostCsrMatrix{}};
   if (zero) x.assign(b.size(), 0.0L);
   if (options.pre_sweeps > 0) {
     smoother.apply(b, x, zero, options.pre_sweeps);

@@ -68,6 +68,15 @@ struct AmgOptions {
   // ---- the cycle ---------------------------------------------------------------------------------
   AmgSmoother smoother = AmgSmoother::Chebyshev;
   int pre_sweeps = 1, post_sweeps = 1;
+  // Node-block smoothing: the smoothers (Chebyshev, Chebyshev4, damped Jacobi) scale the residual by
+  // the inverse of each node's diagonal block (the unknowns of a mesh node: block_size or
+  // node_offsets; on coarser levels the coarse unknowns of an aggregate) instead of 1 / diag(A), and
+  // their spectrum bound is that of B^-1 A. Levels whose nodes are all single unknowns keep the point
+  // kernels. The blocks are built and refreshed on the host (from the host setup's operators, or A
+  // read back after a device update), so only a host-built hierarchy has them (a device-built one
+  // aggregates single unknowns), and a level smoothed with blocks runs its steps unfused (an SpMV with
+  // the blocks, BLAS1 updates) and outside the one-launch cycle (docs/preconditioners.md measures it).
+  bool block_smoothing = false;
   // How often a level visits the next coarser one per cycle: 1, a V-cycle; 2, a W-cycle (level l is
   // visited 2^l times; the coarsest level's solve is exact, so the last coarse level visits it once).
   int cycle_index = 1;

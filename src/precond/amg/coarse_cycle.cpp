@@ -53,6 +53,8 @@ std::unique_ptr<CoarseCycle> CoarseCycle::make(Blas& blas, std::size_t first_lev
   if (blas.location() != Location::Device || levels.size() < 2) return nullptr;
   std::int64_t entries = 0, elements = 0;
   for (const CoarseLevelView& level : levels) {
+    // Its kernel's smoothing steps scale by the diagonal, row by row.
+    if (level.relaxation && level.relaxation->uses_node_blocks()) return nullptr;
     for (Matrix* m : {level.A, level.P, level.R}) {
       if (!m) continue;
       if (!reads(*m)) return nullptr;

@@ -84,9 +84,42 @@ void VCycle::make_vectors(std::size_t l) {
 
 void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
   const auto start = Clock::now();
-  for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
-    levels_[l].relaxation = make_relaxation(levels_[l], refresh_diagonal(l, h ? h->level(l).A : nullptr), l);
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    const double gershgorin = refresh_diagonal(l, h ? h->level(l).A : nullptr);
+    make_node_blocks(l, h);
+    Level& level = levels_[l];
+    level.relaxation = make_relaxation(level, level.node_blocks ? level.node_blocks->gershgorin() : gershgorin, l);
+  }
   phases.add("smoother setup", start);
+}
+
+void VCycle::make_node_blocks(std::size_t l, const HostHierarchy* h) {
+  if (!options_.block_smoothing || !h) return;
+  const HostLevel& host = h->level(l);
+  auto blocks = std::make_unique<NodeBlockInverse>(*host.A, host.nodes.offsets, static_cast<int>(l));
+  if (!blocks->has_blocks()) return;
+  MatrixOptions matrix_options;
+  matrix_options.keep_host_copy = blas_.location() == Location::Host;
+  Level& level = levels_[l];
+  level.block_matrix = std::make_unique<Matrix>(level.A->context(), blocks->matrix(), Format::Csr, matrix_options);
+  level.node_blocks = std::move(blocks);
+}
+
+void VCycle::refresh_node_blocks(const HostHierarchy* h, PhaseLog& phases) {
+  const auto start = Clock::now();
+  bool any = false;
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    Level& level = levels_[l];
+    if (!level.node_blocks) continue;
+    if (h) {
+      level.node_blocks->refresh(*h->level(l).A);
+    } else {
+      level.node_blocks->refresh(level.A->to_host());
+    }
+    level.block_matrix->update_values(level.node_blocks->matrix().values);
+    any = true;
+  }
+  if (any) phases.add("node blocks", start);
 }
 
 VCycle::~VCycle() = default;
@@ -154,12 +187,14 @@ void VCycle::refresh_fine_level(Matrix& A) {
 std::unique_ptr<Relaxation> VCycle::make_relaxation(Level& level, double gershgorin, std::size_t l) {
   const SpectrumPolicy policy{options_.eigen_iterations, 1.1, static_cast<std::uint64_t>(l) + 1,
                               options_.update_eigen_iterations};
+  Matrix* blocks = level.block_matrix.get();
   if (options_.smoother == AmgSmoother::Jacobi)
-    return std::make_unique<DampedJacobi>(blas_, *level.A, gershgorin, *level.inv_diag, options_.jacobi_weight, policy);
+    return std::make_unique<DampedJacobi>(blas_, *level.A, gershgorin, *level.inv_diag, options_.jacobi_weight, policy,
+                                          blocks);
   const ChebyshevKind kind =
       options_.smoother == AmgSmoother::Chebyshev4 ? ChebyshevKind::Fourth : ChebyshevKind::First;
   return std::make_unique<ChebyshevRelaxation>(blas_, *level.A, gershgorin, *level.inv_diag, options_.chebyshev_degree,
-                                               kind, options_.chebyshev_lower_ratio, policy);
+                                               kind, options_.chebyshev_lower_ratio, policy, blocks);
 }
 
 void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, PhaseLog& phases) {
@@ -177,6 +212,7 @@ void VCycle::refresh(Matrix& A, const HostHierarchy& h, bool prolongators, Phase
   inverse_->update_values(h.coarsest_inverse().inverse.values);
   refresh_fine_level(A);
   phases.add("upload", start);
+  refresh_node_blocks(&h, phases);
   refresh_smoothers(&h, phases);
   if (coarse_) coarse_->refresh();
 }
@@ -209,6 +245,7 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phas
   start = Clock::now();
   refresh_fine_level(A);
   if (fine_csr_) phases.add("one-launch CSR copy", start);
+  refresh_node_blocks(nullptr, phases);  // the host hierarchy's values are the setup's: read the new ones back
   refresh_smoothers(h, phases);
   if (coarse_) coarse_->refresh();
 }
@@ -231,7 +268,8 @@ void VCycle::refresh_smoothers(const HostHierarchy* h, PhaseLog& phases) {
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
     const DiagonalScan scan = scans[l].collect();
     if (scan.first_bad_row >= 0) throw diagonal_error(l, scan.first_bad_row, scan.bad_value);
-    levels_[l].relaxation->finish_refresh(scan.gershgorin);
+    const Level& level = levels_[l];
+    level.relaxation->finish_refresh(level.node_blocks ? level.node_blocks->gershgorin() : scan.gershgorin);
   }
   phases.add("smoother setup", start);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../diagonal_scan.hpp"
+#include "../node_block_inverse.hpp"
 #include "../relaxation.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/precond/amg.hpp"
@@ -61,6 +62,10 @@ class VCycle {
     std::shared_ptr<Matrix> AP;           // A P of this level, for the device update (made on first use)
     std::unique_ptr<Vector> inv_diag, b, x, r;
     std::unique_ptr<Relaxation> relaxation;
+    // With AmgOptions::block_smoothing on a level with nodes of several unknowns: the inverse node
+    // blocks on the host and as the matrix the smoother multiplies by.
+    std::unique_ptr<NodeBlockInverse> node_blocks;
+    std::unique_ptr<Matrix> block_matrix;
     DiagonalScanBuffers scan_buffers;  // the update's diagonal scan of A, kept across updates
   };
 
@@ -71,6 +76,12 @@ class VCycle {
   // (refresh_diagonal; from a host-built hierarchy's host operators where the scan runs on the host).
   void make_smoothers(const HostHierarchy* hierarchy, PhaseLog& phases);
   std::unique_ptr<Relaxation> make_relaxation(Level& level, double gershgorin, std::size_t l);
+  // Level l's node blocks (block_smoothing, a host-built hierarchy, nodes of more than one unknown),
+  // from `host`, its operator with its current values; none otherwise.
+  void make_node_blocks(std::size_t l, const HostHierarchy* hierarchy);
+  // After new values: the node blocks recomputed from the host hierarchy's operators (`hierarchy`, when
+  // its values are the new ones) or from the levels' operators read back (null), and uploaded.
+  void refresh_node_blocks(const HostHierarchy* hierarchy, PhaseLog& phases);
   // 1 / diag of level l's operator into its inv_diag (on the device where the Blas is and the device
   // has fp64; else on the host, from `host` when given: the level's operator with its current values),
   // and Gershgorin's bound, which it returns. Refuses a diagonal entry that is not positive and finite.

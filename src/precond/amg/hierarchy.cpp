@@ -89,6 +89,7 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
   double eps = options.strength_threshold;
   for (std::size_t l = 0;; ++l) {
     check_diagonal(l);
+    levels_[l].nodes = nodes;
     const HostCsrMatrix& Al = *levels_[l].A;
     if (Al.rows <= options.coarse_size || static_cast<int>(l) + 1 >= options.max_levels) break;
 

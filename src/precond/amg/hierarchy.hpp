@@ -12,6 +12,7 @@
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/precond/amg.hpp"
 #include "coarse_solver.hpp"
+#include "nodes.hpp"
 #include "phase_times.hpp"
 #include "smoothed_prolongator.hpp"
 #include "sparse_products.hpp"
@@ -24,6 +25,7 @@ struct HostLevel {
   const HostCsrMatrix* A = nullptr;  // level 0: the caller's matrix; below: `galerkin.RAP`
   TripleProduct galerkin;            // R A P of the level above (and its A P)
   std::vector<double> diagonal;
+  NodeLayout nodes;  // the level's nodes (aggregated whole; the smoothers' node blocks)
   // What builds the prolongator to the next level (absent on the coarsest).
   std::vector<char> keep;        // the filtered matrix's entries of A
   HostCsrMatrix tentative;       // P_tent

@@ -1,0 +1,140 @@
+// Node blocks gathered from A's rows, inverted by Cholesky (nodes are small: 1-6 unknowns of a mesh
+// point, as many coarse unknowns as near-null-space vectors), and Gershgorin's bound on B^-1 A.
+#include "node_block_inverse.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "../runtime/format_number.hpp"
+#include "clkr/runtime/error.hpp"
+
+namespace clkr::detail {
+namespace {
+
+// Cholesky of the m x m block `a` (row-major, lower triangle read) and its inverse into `inv`
+// (row-major, full). False where a pivot is not positive and finite.
+bool invert_spd(std::vector<double>& a, int m, double* inv) {
+  if (m == 1) {  // a single unknown: exactly the point smoother's 1 / a_ii
+    inv[0] = 1.0 / a[0];
+    return a[0] > 0 && std::isfinite(inv[0]);
+  }
+  for (int j = 0; j < m; ++j) {
+    double d = a[j * m + j];
+    for (int k = 0; k < j; ++k) d -= a[j * m + k] * a[j * m + k];
+    if (!(d > 0) || !std::isfinite(d)) return false;
+    a[j * m + j] = std::sqrt(d);
+    for (int i = j + 1; i < m; ++i) {
+      double s = a[i * m + j];
+      for (int k = 0; k < j; ++k) s -= a[i * m + k] * a[j * m + k];
+      a[i * m + j] = s / a[j * m + j];
+    }
+  }
+  // Column c of the inverse: L y = e_c, then L^T x = y.
+  std::vector<double> x(static_cast<std::size_t>(m));
+  for (int c = 0; c < m; ++c) {
+    for (int i = 0; i < m; ++i) {
+      double s = i == c ? 1.0 : 0.0;
+      for (int k = 0; k < i; ++k) s -= a[i * m + k] * x[k];
+      x[i] = s / a[i * m + i];
+    }
+    for (int i = m - 1; i >= 0; --i) {
+      double s = x[i];
+      for (int k = i + 1; k < m; ++k) s -= a[k * m + i] * x[k];
+      x[i] = s / a[i * m + i];
+    }
+    for (int i = 0; i < m; ++i) inv[i * m + c] = x[i];
+  }
+  return true;
+}
+
+}  // namespace
+
+NodeBlockInverse::NodeBlockInverse(const HostCsrMatrix& A, std::vector<std::int32_t> offsets, int level)
+    : offsets_(std::move(offsets)), level_(level) {
+  const std::string where = " (level " + std::to_string(level) + ")";
+  if (offsets_.empty() || offsets_.front() != 0 || offsets_.back() != A.rows)
+    throw Error("node blocks" + where + ": the node offsets must run from 0 to the " + std::to_string(A.rows) +
+                " rows");
+  inverse_.rows = inverse_.cols = A.rows;
+  inverse_.row_offsets.assign(1, 0);
+  inverse_.row_offsets.reserve(static_cast<std::size_t>(A.rows) + 1);
+  for (std::size_t k = 0; k + 1 < offsets_.size(); ++k) {
+    const std::int32_t s = offsets_[k], e = offsets_[k + 1];
+    if (e <= s)
+      throw Error("node blocks" + where + ": node " + std::to_string(k) + " is empty (offsets must increase)");
+    for (std::int32_t i = s; i < e; ++i) {
+      inverse_.row_offsets.push_back(inverse_.row_offsets.back() + (e - s));
+      for (std::int32_t j = s; j < e; ++j) inverse_.col_indices.push_back(j);
+    }
+  }
+  inverse_.values.assign(inverse_.col_indices.size(), 0.0);
+  refresh(A);
+}
+
+bool NodeBlockInverse::has_blocks() const {
+  for (std::size_t k = 0; k + 1 < offsets_.size(); ++k)
+    if (offsets_[k + 1] - offsets_[k] > 1) return true;
+  return false;
+}
+
+// Per node (in parallel): the block gathered from the node's rows (their sorted columns searched for
+// the node's range), inverted into the node's rows of `inverse_`, then |B^-1 A|'s row sums over the
+// union of the node's columns, accumulated in a dense row of the thread's own.
+void NodeBlockInverse::refresh(const HostCsrMatrix& A) {
+  const auto nodes = static_cast<std::int64_t>(offsets_.size()) - 1;
+  std::int64_t bad_node = std::numeric_limits<std::int64_t>::max();
+  double bound = 0;
+#pragma omp parallel reduction(min : bad_node) reduction(max : bound)
+  {
+    std::vector<double> block, acc(static_cast<std::size_t>(A.cols), 0.0);
+    std::vector<std::int32_t> touched;
+#pragma omp for schedule(static)
+    for (std::int64_t k = 0; k < nodes; ++k) {
+      const std::int32_t s = offsets_[k], e = offsets_[k + 1], m = e - s;
+      block.assign(static_cast<std::size_t>(m) * m, 0.0);
+      for (std::int32_t i = s; i < e; ++i) {
+        const auto* first = A.col_indices.data() + A.row_offsets[i];
+        const auto* last = A.col_indices.data() + A.row_offsets[i + 1];
+        for (const auto* c = std::lower_bound(first, last, s); c != last && *c < e; ++c)
+          block[static_cast<std::size_t>(i - s) * m + (*c - s)] = A.values[c - A.col_indices.data()];
+      }
+      double* inv = inverse_.values.data() + inverse_.row_offsets[s];
+      if (!invert_spd(block, m, inv)) {
+        bad_node = std::min(bad_node, k);
+        continue;
+      }
+      for (std::int32_t i = 0; i < m; ++i) {
+        for (std::int32_t l = 0; l < m; ++l) {
+          const double w = inv[i * m + l];
+          for (std::int64_t p = A.row_offsets[s + l]; p < A.row_offsets[s + l + 1]; ++p) {
+            const std::int32_t c = A.col_indices[p];
+            if (acc[c] == 0.0) touched.push_back(c);
+            acc[c] += w * A.values[p];
+            if (acc[c] == 0.0) acc[c] = std::numeric_limits<double>::min();  // stays touched
+          }
+        }
+        double sum = 0;
+        for (std::int32_t c : touched) {
+          sum += std::abs(acc[c]);
+          acc[c] = 0.0;
+        }
+        touched.clear();
+        bound = std::max(bound, sum);
+      }
+    }
+  }
+  if (bad_node != std::numeric_limits<std::int64_t>::max()) {
+    const std::int32_t s = offsets_[bad_node], e = offsets_[bad_node + 1];
+    throw Error("node blocks (level " + std::to_string(level_) + "): the diagonal block of node " +
+                std::to_string(bad_node) + " (rows " + std::to_string(s) + ".." + std::to_string(e - 1) +
+                ") is not symmetric positive definite");
+  }
+  if (!std::isfinite(bound))
+    throw Error("node blocks (level " + std::to_string(level_) + "): B^-1 A has an entry that is not finite (" +
+                format_number(bound) + ")");
+  gershgorin_ = bound;
+}
+
+}  // namespace clkr::detail
