@@ -43,14 +43,16 @@
 #define OP_NNZ_BASE 3
 #define OP_X 4      // the SpMV's input, or the elementwise step's
 #define OP_Y 5      // the main output
-#define OP_B 6      // b (residual), r_in (Chebyshev step)
+#define OP_B 6      // b (residual), r_in (Chebyshev step), d_prev (node-block correction)
 #define OP_DINV 7   // 1 / diag
 #define OP_D 8      // the correction written (Chebyshev start, first, step)
 #define OP_R 9      // the residual a Chebyshev step keeps
 #define OP_COEF 10  // c1 = coef[i], c2 = coef[i + 1]
 #define OP_FLAGS 11
-#define FLAG_LAST 1        // a sweep's last Chebyshev step: r and d are not written
+#define FLAG_LAST 1        // a sweep's last Chebyshev step (or a node-block correction): r and d are not written
 #define FLAG_ACCUMULATE 2  // an SpMV step adds into y
+#define FLAG_SET 4         // a node-block correction sets y = d instead of adding it
+#define FLAG_PREV 8        // a node-block correction adds c1 d_prev
 
 // The kinds (relaxation.hpp's RelaxStep, and the cycle's own): y, x, ... are the operands above.
 #define K_COPY 0        // y = x
@@ -61,6 +63,9 @@
 #define K_RESIDUAL 5    // y = b - A x
 #define K_CHEB_STEP 6   // r' = b - A x;  d = c1 x + c2 dinv .* r';  y += d;  r = r' (unless FLAG_LAST)
 #define K_SPMV 7        // y = A x (+ y with FLAG_ACCUMULATE)
+// With node blocks (AmgOptions::block_smoothing) the matrix is B^-1, the inverse of the level's node
+// blocks, in place of dinv .*; a Chebyshev step is then a K_RESIDUAL and this:
+#define K_BLOCK 8  // d = c2 B x (+ c1 d_prev with FLAG_PREV);  y = d (FLAG_SET) or y += d
 
 #define REF_B (-1)
 #define REF_X (-2)
@@ -144,6 +149,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void amg_coarse_cycle(
           STORE(y, row, R_SUB(LOAD(b, row), sum));
         } else if (kind == K_SPMV) {
           STORE(y, row, (flags & FLAG_ACCUMULATE) ? R_ADD(LOAD(y, row), sum) : sum);
+        } else if (kind == K_BLOCK) {  // as spmv_epilogue.cl's correction epilogue
+          const real scaled = R_MUL(c2, sum);
+          const real di = (flags & FLAG_PREV) ? R_MAD(c1, LOAD(b, row), scaled) : scaled;
+          if (!(flags & FLAG_LAST)) STORE(d, row, di);
+          STORE(y, row, (flags & FLAG_SET) ? di : R_ADD(LOAD(y, row), di));
         } else {  // K_CHEB_STEP, as spmv_epilogue.cl's SPMV_CHEBYSHEV
           const real ri = R_SUB(LOAD(b, row), sum);
           const real di = R_MAD(c1, LOAD(x, row), R_MUL(c2, R_MUL(LOAD(dinv, row), ri)));

@@ -76,9 +76,6 @@ class Relaxation {
   void refresh(Matrix& A, double gershgorin);
   // The bound on lambda_max(D^-1 A) the smoother uses (of B^-1 A with node blocks).
   virtual double lambda_max() const = 0;
-  // Whether the residual is scaled by node blocks (the inverse of A's node-block diagonal) instead
-  // of 1 / diag(A): the steps of schedule() then run unfused (apply says how).
-  bool uses_node_blocks() const { return blocks_ != nullptr; }
   virtual std::string description() const = 0;
 
  protected:

@@ -1,7 +1,8 @@
 // Node-block smoothing (AmgOptions::block_smoothing): detail::NodeBlockInverse against a long double
 // reference (each node's block inverted, Gershgorin's bound on B^-1 A, the refresh, the single-unknown
 // case and the blocks it refuses); the AMG's M^-1 r with the blocks against the host reference cycle
-// (amg_reference_cycle.hpp) for every smoother, precision and location; the symmetry PCG needs; fewer
+// (amg_reference_cycle.hpp) for every smoother, precision and location, and in one launch
+// (coarse_cycle.cl) with its update; the symmetry PCG needs; fewer
 // iterations where nodes couple their unknowns; no change where every node is one unknown; the update
 // step; and the errors.
 #include <gtest/gtest.h>
@@ -237,6 +238,86 @@ std::string block_cycle_name(const ::testing::TestParamInfo<BlockCycleCase>& inf
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AmgBlockCycle, ::testing::ValuesIn(block_cycle_cases()), block_cycle_name);
+
+// The cycle in one launch (kernels/precond/coarse_cycle.cl) with the blocks: its coarse levels only or
+// the whole cycle, against the host reference; one launch a cycle and no other kernel for the whole
+// cycle; and after an update (the blocks' new values copied into the launch's arrays) the same M^-1 r
+// as the cycle launched step by step.
+BlasOptions one_launch_options(bool whole) {
+  BlasOptions options;
+  options.params = device_params(test::amg_context()->info(), "off");
+  options.params->amg_cycle.coarse_max_rows = 1u << 30;
+  options.params->amg_cycle.fine_max_rows = whole ? 1u << 30 : 0;
+  options.params->amg_cycle.work_group_size = 64;
+  options.params->amg_cycle.lanes = 4;
+  options.params->amg_cycle.groups_per_compute_unit = 2;
+  return options;
+}
+
+using OneLaunchCase = std::tuple<bool, AmgSmoother, Precision>;
+class AmgBlockOneLaunch : public ::testing::TestWithParam<OneLaunchCase> {};
+
+TEST_P(AmgBlockOneLaunch, MatchesTheHostReferenceAndTheLaunchedCycle) {
+  const auto [whole, smoother, precision] = GetParam();
+  const BlockProblem& problem = block_problems()[1];
+  const AmgOptions options = block_options(problem, smoother);
+  auto context = test::amg_context();
+  CLKR_SKIP_UNLESS_AVAILABLE(context, precision);
+  Matrix A(context, problem.A, Format::Csr);
+  const Precision solver_precision =
+      test::device_supports(*context, Precision::Double) ? Precision::Double : Precision::QuasiDouble;
+  Blas one_launch(context, Location::Device, solver_precision, one_launch_options(whole));
+  BlasOptions launched_options;
+  launched_options.params = device_params(context->info(), "off");
+  launched_options.params->amg_cycle.coarse_max_rows = launched_options.params->amg_cycle.fine_max_rows = 0;
+  Blas launched(context, Location::Device, solver_precision, launched_options);
+  Amg M(one_launch, A, options, precision), L(launched, A, options, precision);
+  const std::string levels = std::to_string(M.levels().size() - 1);
+  EXPECT_NE(M.description().find(std::string(whole ? "levels 0-" : "levels 1-") + levels + " in one launch"),
+            std::string::npos)
+      << M.description();
+
+  PhaseTimes times;
+  detail::amg::PhaseLog phases(times);
+  const HostHierarchy h(problem.A, options, detail::amg::near_null_space(options, problem.A.rows), phases);
+  const std::vector<double> r = test::random_values(problem.A.rows, 31);
+  Vector rv(context, r, "r"), z(context, problem.A.rows, "z"), zl(context, problem.A.rows, "zl");
+  z.assign(std::vector<double>(problem.A.rows, std::nan("")));
+  M.blas().reset_counters();
+  M.apply(rv, z);
+  const double tolerance = precision == Precision::Single ? 2e-5 : precision == Precision::QuasiDouble ? 1e-11 : 1e-12;
+  const Vec reference = test::reference_cycle(h, M.levels(), options, 0, Vec(r.begin(), r.end()));
+  EXPECT_LT(test::relative_error(z.to_host(), reference), tolerance) << M.description();
+  if (whole) {
+    for (const auto& [op, counter] : M.blas().counters())
+      EXPECT_EQ(counter.calls, op == "amg_coarse_cycle" ? 1u : 0u) << op;
+  }
+
+  HostCsrMatrix changed = problem.A;  // new values on the same pattern: A + 0.5 I (still SPD, new blocks)
+  for (std::int32_t i = 0; i < changed.rows; ++i)
+    for (std::int64_t k = changed.row_offsets[i]; k < changed.row_offsets[i + 1]; ++k)
+      if (changed.col_indices[k] == i) changed.values[k] += 0.5;
+  A.update_values(changed);
+  M.update(A);
+  L.update(A);
+  M.apply(rv, z);
+  L.apply(rv, zl);
+  const std::vector<double> launched_z = zl.to_host();
+  EXPECT_LT(test::relative_error(z.to_host(), Vec(launched_z.begin(), launched_z.end())), tolerance) << M.description();
+  EXPECT_GT(test::relative_error(z.to_host(), reference), 1e-3) << "the update did not reach the launch";
+}
+
+std::string one_launch_name(const ::testing::TestParamInfo<OneLaunchCase>& info) {
+  const auto& [whole, smoother, precision] = info.param;
+  return std::string(whole ? "whole_" : "coarse_") + to_string(smoother) + "_" + to_string(precision);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, AmgBlockOneLaunch,
+    ::testing::Combine(::testing::Bool(),
+                       ::testing::Values(AmgSmoother::Jacobi, AmgSmoother::Chebyshev, AmgSmoother::Chebyshev4),
+                       ::testing::Values(Precision::Single, Precision::QuasiDouble, Precision::Double)),
+    one_launch_name);
 
 class AmgBlockSolve : public ::testing::Test {
  protected:

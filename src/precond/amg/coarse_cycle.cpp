@@ -15,8 +15,8 @@ namespace {
 // coarse_cycle.cl's steps (kOpInts ints each: kind, rows, row base, entry base, x, y, b, dinv, d, r,
 // coefficient index, flags), kinds, flags and vector references.
 constexpr int kOpInts = 12;
-enum OpKind : cl_int { kCopy, kScale, kAddScaled, kChebStart, kChebFirst, kResidual, kChebStep, kSpmv };
-constexpr cl_int kFlagLast = 1, kFlagAccumulate = 2;
+enum OpKind : cl_int { kCopy, kScale, kAddScaled, kChebStart, kChebFirst, kResidual, kChebStep, kSpmv, kBlock };
+constexpr cl_int kFlagLast = 1, kFlagAccumulate = 2, kFlagSet = 4, kFlagPrev = 8;
 constexpr cl_int kRefB = -1, kRefX = -2;
 // Every this many launches the kernel's status is read back (asynchronously) to notice an aborted
 // launch; a read after every launch would put a transfer between the cycle and the solver's next kernel.
@@ -43,7 +43,7 @@ struct CoarseCycle::Slot {
     Matrix* matrix = nullptr;
     cl_int row_base = 0, nnz_base = 0;
   };
-  Csr A, R, P;
+  Csr A, R, P, B;  // B: the inverse node blocks (no matrix without node-block smoothing)
   std::int32_t rows = 0;
   cl_int b = 0, x = 0, r = 0, d0 = 0, d1 = 0, dinv = 0;  // vector offsets into the arena, or kRefB / kRefX
 };
@@ -53,9 +53,7 @@ std::unique_ptr<CoarseCycle> CoarseCycle::make(Blas& blas, std::size_t first_lev
   if (blas.location() != Location::Device || levels.size() < 2) return nullptr;
   std::int64_t entries = 0, elements = 0;
   for (const CoarseLevelView& level : levels) {
-    // Its kernel's smoothing steps scale by the diagonal, row by row.
-    if (level.relaxation && level.relaxation->uses_node_blocks()) return nullptr;
-    for (Matrix* m : {level.A, level.P, level.R}) {
+    for (Matrix* m : {level.A, level.P, level.R, level.node_blocks}) {
       if (!m) continue;
       if (!reads(*m)) return nullptr;
       entries += m->nnz();
@@ -99,6 +97,7 @@ CoarseCycle::CoarseCycle(Blas& blas, std::size_t first_level, std::vector<Coarse
     if (l + 1 < levels_.size()) {
       place(view.R, slot.R);
       place(view.P, slot.P);
+      if (view.node_blocks) place(view.node_blocks, slot.B);
       slot.r = vector(slot.rows);
       slot.d0 = vector(slot.rows);
       slot.d1 = vector(slot.rows);
@@ -142,7 +141,7 @@ CoarseCycle::~CoarseCycle() {
 void CoarseCycle::copy_patterns() {
   auto& queue = blas_.context()->queue();
   for (Slot& slot : slots_)
-    for (Slot::Csr* csr : {&slot.A, &slot.R, &slot.P}) {
+    for (Slot::Csr* csr : {&slot.A, &slot.R, &slot.P, &slot.B}) {
       if (!csr->matrix) continue;
       const Matrix::CsrPart& part = csr->matrix->csr_part();
       queue.enqueueCopyBuffer(part.row_offsets, row_offsets_, 0, csr->row_base * sizeof(cl_int),
@@ -227,7 +226,7 @@ void CoarseCycle::copy_values() {
   auto& queue = blas_.context()->queue();
   for (std::size_t l = 0; l < slots_.size(); ++l) {
     Slot& slot = slots_[l];
-    for (Slot::Csr* csr : {&slot.A, &slot.R, &slot.P})
+    for (Slot::Csr* csr : {&slot.A, &slot.R, &slot.P, &slot.B})
       if (csr->matrix)
         copy_elements(queue, precision_, csr->matrix->csr_values(precision_), values_, csr->nnz_base,
                       csr->matrix->nnz());
@@ -253,9 +252,11 @@ void CoarseCycle::write_steps() {
     coef.push_back(c1);
     coef.push_back(c2);
     // Bytes: the matrix's entries and offsets, and the vectors' elements each step reads or writes.
-    static const double vectors[] = {2, 3, 4, 4, 5, 3, 7, 2};
+    static const double vectors[] = {2, 3, 4, 4, 5, 3, 7, 2, 2};
     double moved = vectors[kind] + (kind == kSpmv && (flags & kFlagAccumulate) ? 1 : 0);
     if (kind == kChebStep && (flags & kFlagLast)) moved -= 2;
+    if (kind == kBlock)
+      moved += ((flags & kFlagSet) ? 0 : 1) + ((flags & kFlagLast) ? 0 : 1) + ((flags & kFlagPrev) ? 1 : 0);
     bytes += moved * e * rows;
     flops += 3.0 * rows;
     if (m) {
@@ -288,7 +289,38 @@ void CoarseCycle::write_steps() {
         }
         return s.r;
       };
+      // With node blocks, as Relaxation::apply_with_blocks: B^-1 x in place of dinv .* x, and a
+      // Chebyshev step's residual a step of its own (B^-1 needs the residuals of the whole node).
+      auto block_step = [&](const RelaxStep& step) {
+        const cl_int in = role(step.in);
+        switch (step.kind) {
+          case RelaxStep::Kind::ScaleByDiagonal:
+            emit(kBlock, s.rows, &s.B, in, s.x, 0, 0, 0, 0, 0, step.c2, kFlagSet | kFlagLast);
+            break;
+          case RelaxStep::Kind::AddScaledByDiagonal:
+            emit(kBlock, s.rows, &s.B, in, s.x, 0, 0, 0, 0, 0, step.c2, kFlagLast);
+            break;
+          case RelaxStep::Kind::Residual:
+            emit(kResidual, s.rows, &s.A, s.x, s.r, s.b, 0, 0, 0, 0, 0, 0);
+            break;
+          case RelaxStep::Kind::ChebyshevStart:
+            emit(kBlock, s.rows, &s.B, in, s.x, 0, 0, role(step.d), 0, 0, step.c2, kFlagSet);
+            break;
+          case RelaxStep::Kind::ChebyshevFirst:
+            emit(kBlock, s.rows, &s.B, in, s.x, 0, 0, role(step.d), 0, 0, step.c2, 0);
+            break;
+          case RelaxStep::Kind::ChebyshevSpmvStep:
+            emit(kResidual, s.rows, &s.A, role(step.d), s.r, in, 0, 0, 0, 0, 0, 0);
+            emit(kBlock, s.rows, &s.B, s.r, s.x, role(step.d), 0, role(step.d_next), 0, step.c1, step.c2,
+                 kFlagPrev | (step.last ? kFlagLast : 0));
+            break;
+        }
+      };
       for (const RelaxStep& step : levels_[l].relaxation->schedule(zero, sweeps)) {
+        if (s.B.matrix) {
+          block_step(step);
+          continue;
+        }
         switch (step.kind) {
           case RelaxStep::Kind::ScaleByDiagonal:
             emit(kScale, s.rows, nullptr, role(step.in), s.x, 0, s.dinv, 0, 0, 0, step.c2, 0);

@@ -1,6 +1,7 @@
 // The AMG cycle's coarse levels in one launch (kernels/precond/coarse_cycle.cl): from a first coarse
 // level down to the coarsest, the steps the V-cycle would launch one by one (the smoothers' schedules,
-// relaxation.hpp, the residuals, restrictions, prolongations and the coarsest level's dense inverse)
+// relaxation.hpp, the residuals, restrictions, prolongations and the coarsest level's dense inverse;
+// with node-block smoothing, the products with the inverse node blocks)
 // become a list of steps that one kernel runs, its work-groups meeting at grid barriers.
 //
 // The kernel reads its own copies of the levels' operators (concatenated CSR arrays) and inverse
@@ -28,6 +29,7 @@ struct CoarseLevelView {
   Matrix* R = nullptr;
   Vector* inv_diag = nullptr;
   const Relaxation* relaxation = nullptr;
+  Matrix* node_blocks = nullptr;  // B^-1 where the smoother scales by node blocks (relaxation.hpp)
 };
 
 class CoarseCycle {

@@ -146,8 +146,8 @@ void VCycle::make_coarse_cycle(Matrix& A, PhaseLog& phases) {
     if (l + 1 == levels_.size()) {
       views.push_back({inverse_.get()});
     } else {
-      views.push_back(
-          {l == 0 ? fine : level.A, level.P.get(), level.R.get(), level.inv_diag.get(), level.relaxation.get()});
+      views.push_back({l == 0 ? fine : level.A, level.P.get(), level.R.get(), level.inv_diag.get(),
+                       level.relaxation.get(), level.block_matrix.get()});
     }
   }
   coarse_ = CoarseCycle::make(blas_, first, std::move(views), options_);
