@@ -32,8 +32,8 @@ std::vector<OptionSpec> bench_solve_specs() {
        "clkr's methods: cg (no preconditioner), jacobi, chebyshev, amg, amg-single (a single-precision\n"
        "hierarchy), amg-update (setup = Preconditioner::update after new values on the same pattern),\n"
        "amg-update-single (the same with a single-precision hierarchy); amg-half,\n"
-       "amg-update-half (single precision on binary16 values); amg-blocks (node-block smoothing,\n"
-       "--amg-block-smoothing 1, beside amg in the same run);\n"
+       "amg-update-half (single precision on binary16 values); amg-blocks, amg-points (node-block\n"
+       "smoothing on, off: --amg-block-smoothing on, off, side by side in one run);\n"
        "prefix host: for the host backend (default cg,jacobi,amg,amg-single,host:amg)"},
       {"--peers", "LIST", "eigen-ic, eigen-cg, hypre (CPU), or none (default eigen-ic,eigen-cg,hypre)"},
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8), b = ones"},
@@ -56,8 +56,9 @@ struct Method {
   PrecondKind kind = PrecondKind::None;
   std::optional<Precision> precond_precision;
   ValueStorage matrix_values = ValueStorage::Working;  // amg-half: binary16 values in the hierarchy
-  bool update = false;           // time Preconditioner::update (after Matrix::update_values) instead of a setup
-  bool block_smoothing = false;  // amg-blocks: node-block smoothing whatever --amg-block-smoothing says
+  bool update = false;  // time Preconditioner::update (after Matrix::update_values) instead of a setup
+  // amg-blocks, amg-points: node-block smoothing on or off whatever --amg-block-smoothing says
+  std::optional<AmgOptions::BlockSmoothing> block_smoothing;
 };
 
 Method parse_method(const std::string& text) {
@@ -69,9 +70,9 @@ Method parse_method(const std::string& text) {
     name = name.substr(5);
   }
   if (name == "cg") return m;
-  if (name == "amg-blocks") {
+  if (name == "amg-blocks" || name == "amg-points") {
     m.kind = PrecondKind::Amg;
-    m.block_smoothing = true;
+    m.block_smoothing = name == "amg-blocks" ? AmgOptions::BlockSmoothing::On : AmgOptions::BlockSmoothing::Off;
     return m;
   }
   // amg-single, amg-half: the hierarchy in single precision, its values in single or in binary16;
@@ -92,7 +93,7 @@ Method parse_method(const std::string& text) {
   } catch (const Error&) {
     throw UsageError("--methods: unknown method '" + text +
                      "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-half, amg-update, amg-update-single, "
-                     "amg-update-half, amg-blocks, each optionally host:)");
+                     "amg-update-half, amg-blocks, amg-points, each optionally host:)");
   }
   if (m.kind == PrecondKind::None) m.name = m.location == Location::Host ? "host:cg" : "cg";
   return m;
@@ -350,7 +351,7 @@ int bench_solve_command(const Args& args) {
         options.kind = m.kind;
         options.precision = m.precond_precision;
         options.matrix_values = m.matrix_values;
-        if (m.block_smoothing) options.amg.block_smoothing = true;
+        if (m.block_smoothing) options.amg.block_smoothing = *m.block_smoothing;
         // amg-update: one setup first, then every run gives A new values (a few percent larger each
         // time, as a time step would) and times the preconditioner's update.
         std::unique_ptr<Preconditioner> kept;

@@ -47,9 +47,10 @@ const std::vector<OptionSpec>& precond_option_specs() {
        "unknowns per mesh node, aggregated together, or auto: read from the\n"
        "sparsity pattern, nodes of different sizes too (blocks and nodes found\n"
        "move a GPU's setup to the host) (default auto)"},
-      {"--amg-block-smoothing", "B",
-       "1: the smoothers scale by the inverse of each node's diagonal block\n"
-       "(the unknowns of a mesh node together) instead of 1 / diag (default 0)"},
+      {"--amg-block-smoothing", "W",
+       "on | off | auto: the smoothers scale by the inverse of each node's\n"
+       "diagonal block (the unknowns of a mesh node together) instead of\n"
+       "1 / diag; auto: on where the cycle runs on a CPU (default auto)"},
       {"--amg-max-levels", "N", "at most N levels (default 20)"},
       {"--amg-aggressive", "N",
        "levels (from the finest) aggregated on the distance-two strength graph:\n"
@@ -130,7 +131,13 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   }
   amg.max_levels = static_cast<int>(opts.integer("--amg-max-levels", amg.max_levels, 1, 100));
   amg.aggressive_levels = static_cast<int>(opts.integer("--amg-aggressive", amg.aggressive_levels, 0, 100));
-  amg.block_smoothing = opts.integer("--amg-block-smoothing", amg.block_smoothing ? 1 : 0, 0, 1) == 1;
+  if (opts.has("--amg-block-smoothing")) {
+    try {
+      amg.block_smoothing = parse_amg_block_smoothing(opts.text("--amg-block-smoothing"));
+    } catch (const Error& e) {
+      throw UsageError(std::string("--amg-block-smoothing: ") + e.what());
+    }
+  }
   const int update_eigen = static_cast<int>(opts.integer("--amg-update-eigen", amg.update_eigen_iterations, 0, 1000));
   if (update_eigen == 1) throw UsageError("--amg-update-eigen 1: must be 0 (Gershgorin) or at least 2");
   amg.update_eigen_iterations = update_eigen;

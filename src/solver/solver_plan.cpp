@@ -121,9 +121,15 @@ const std::vector<SettingSpec>& setting_specs() {
       {"amg.update_eigen_iterations",
        "Lanczos steps per level for the smoother bounds of an update; 0: Gershgorin's bound (4)", Needs::Amg,
        integer("amg.update_eigen_iterations", CLKR_FIELD(p.precond.amg.update_eigen_iterations))},
-      {"amg.block_smoothing", "smoothers scale by the inverse node blocks instead of 1 / diag (false)", Needs::Amg,
+      {"amg.block_smoothing",
+       "auto, true or false: smoothers scale by the inverse node blocks instead of 1 / diag (auto: on CPUs)",
+       Needs::Amg,
        [](SolverPlan& p, const std::string& v) {
-         p.precond.amg.block_smoothing = bool_value("amg.block_smoothing", v);
+         try {
+           p.precond.amg.block_smoothing = parse_amg_block_smoothing(lower(v));
+         } catch (const Error& e) {
+           throw Error("amg.block_smoothing=" + v + ": " + e.what());
+         }
        }},
       {"amg.update_prolongator", "an update re-smooths the prolongators too (false)", Needs::Amg,
        [](SolverPlan& p, const std::string& v) {

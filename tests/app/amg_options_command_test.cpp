@@ -12,6 +12,12 @@ using namespace app_test;
 
 namespace {
 
+// The report's "iterations  N" line.
+std::string iterations_line(const std::string& report) {
+  const std::size_t at = report.find("\niterations ");
+  return at == std::string::npos ? std::string() : report.substr(at + 1, report.find('\n', at + 1) - at - 1);
+}
+
 // The operator complexity from the "precond" line of `clkr solve`.
 double operator_complexity(const std::string& out) {
   const std::string key = "operator complexity ";
@@ -40,16 +46,24 @@ TEST(AmgOptionsCommand, BlockSizeAutoAndUpdateEigenAreAccepted) {
   }
 }
 
-// --amg-block-smoothing 1 on a matrix with nodes (the bundled bcsstk14: 6 unknowns a node, read from
-// its pattern) smooths with the node blocks, which the report names; 0 (the default) does not.
+// --amg-block-smoothing on, on a matrix with nodes (the bundled bcsstk14: 6 unknowns a node, read from
+// its pattern), smooths with the node blocks, which the report names; off does not; auto (the
+// default) is one of the two (which one, by device: AmgBlockSmoothingAuto in tests/precond); 1 and 0
+// are taken for on and off.
 TEST(AmgOptionsCommand, BlockSmoothingIsReported) {
   const std::string matrix = std::string(CLKR_SOURCE_DIR) + "/matrices/bcsstk14.mtx";
-  const Result blocks = run_clkr({"solve", matrix, "--precond", "amg", "--amg-block-smoothing", "1"});
-  const Result point = run_clkr({"solve", matrix, "--precond", "amg"});
-  ASSERT_EQ(blocks.code, 0) << describe(blocks);
-  ASSERT_EQ(point.code, 0) << describe(point);
+  const Result blocks = run_clkr({"solve", matrix, "--precond", "amg", "--amg-block-smoothing", "on"});
+  const Result point = run_clkr({"solve", matrix, "--precond", "amg", "--amg-block-smoothing", "off"});
+  const Result one = run_clkr({"solve", matrix, "--precond", "amg", "--amg-block-smoothing", "1"});
+  const Result automatic = run_clkr({"solve", matrix, "--precond", "amg"});
+  for (const Result* r : {&blocks, &point, &one, &automatic}) ASSERT_EQ(r->code, 0) << describe(*r);
   EXPECT_NE(blocks.out.find("node-block chebyshev"), std::string::npos) << blocks.out;
+  EXPECT_NE(one.out.find("node-block chebyshev"), std::string::npos) << one.out;
   EXPECT_EQ(point.out.find("node-block"), std::string::npos) << point.out;
+  ASSERT_FALSE(iterations_line(blocks.out).empty()) << blocks.out;
+  EXPECT_NE(iterations_line(blocks.out), iterations_line(point.out));
+  const bool auto_blocks = automatic.out.find("node-block chebyshev") != std::string::npos;
+  EXPECT_EQ(iterations_line(automatic.out), iterations_line(auto_blocks ? blocks.out : point.out)) << automatic.out;
 }
 
 // --precond-precision half: single arithmetic on binary16 values, in the report's description, the
@@ -136,18 +150,20 @@ int csv_iterations(const std::string& csv, const std::string& method) {
   return -1;
 }
 
-// `clkr bench solve --methods amg,amg-blocks` runs point and node-block smoothing side by side in one
-// run: on bcsstk14 (6 unknowns a node) the blocks take far fewer iterations (118 against 29 on PoCL,
-// 2026-12-03), on the host backend too.
+// `clkr bench solve --methods amg-points,amg-blocks` runs point and node-block smoothing side by side
+// in one run: on bcsstk14 (6 unknowns a node) the blocks take far fewer iterations (118 against 29 on
+// PoCL, 2026-12-03), on the host backend too.
 TEST(AmgOptionsCommand, BenchSolveComparesNodeBlocksInOneRun) {
   const fs::path csv = scratch_dir() / "bench_solve_blocks.csv";
   const std::string matrix = std::string(CLKR_SOURCE_DIR) + "/matrices/bcsstk14.mtx";
-  const Result r = run_clkr({"bench", "solve", matrix, "--methods", "amg,amg-blocks,host:amg,host:amg-blocks",
-                             "--peers", "none", "--reps", "1", "--csv", csv.string()});
+  const Result r =
+      run_clkr({"bench", "solve", matrix, "--methods", "amg-points,amg-blocks,host:amg-points,host:amg-blocks",
+                "--peers", "none", "--reps", "1", "--csv", csv.string()});
   ASSERT_EQ(r.code, 0) << describe(r);
   const std::string text = read_text(csv);
-  const int point = csv_iterations(text, "amg"), blocks = csv_iterations(text, "amg-blocks");
-  const int host_point = csv_iterations(text, "host:amg"), host_blocks = csv_iterations(text, "host:amg-blocks");
+  const int point = csv_iterations(text, "amg-points"), blocks = csv_iterations(text, "amg-blocks");
+  const int host_point = csv_iterations(text, "host:amg-points");
+  const int host_blocks = csv_iterations(text, "host:amg-blocks");
   ASSERT_GT(point, 0) << text;
   ASSERT_GT(blocks, 0) << text;
   ASSERT_GT(host_blocks, 0) << text;

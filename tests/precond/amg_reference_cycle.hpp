@@ -125,9 +125,10 @@ inline void reference_cycle(const HostHierarchy& h, const std::vector<AmgLevelIn
     return;
   }
   const auto& level = h.level(l);
-  const ReferenceSmoother smoother{
-      *level.A, level.diagonal, options, info[l].lambda_max,
-      options.block_smoothing ? reference_node_block_inverse(*level.A, level.nodes) : HostCsrMatrix{}};
+  const ReferenceSmoother smoother{*level.A, level.diagonal, options, info[l].lambda_max,
+                                   options.block_smoothing == AmgOptions::BlockSmoothing::On
+                                       ? reference_node_block_inverse(*level.A, level.nodes)
+                                       : HostCsrMatrix{}};
   if (zero) x.assign(b.size(), 0.0L);
   if (options.pre_sweeps > 0) {
     smoother.apply(b, x, zero, options.pre_sweeps);

@@ -178,7 +178,7 @@ AmgOptions block_options(const BlockProblem& problem, AmgSmoother smoother) {
   options.block_size = problem.block_size;
   options.node_offsets = problem.node_offsets;
   options.smoother = smoother;
-  options.block_smoothing = true;
+  options.block_smoothing = AmgOptions::BlockSmoothing::On;
   options.setup_on = AmgOptions::SetupOn::Host;
   return options;
 }
@@ -215,7 +215,7 @@ TEST_P(AmgBlockCycle, MatchesTheHostReferenceCycle) {
   EXPECT_LT(test::relative_error(z.to_host(), reference), tolerance) << M.description();
   // The point smoother is another operator: the reference tells them apart.
   AmgOptions point = options;
-  point.block_smoothing = false;
+  point.block_smoothing = AmgOptions::BlockSmoothing::Off;
   const Vec point_reference = test::reference_cycle(h, M.levels(), point, 0, Vec(r.begin(), r.end()));
   EXPECT_GT(test::relative_error(std::vector<double>(reference.begin(), reference.end()), point_reference), 1e-3);
 }
@@ -359,8 +359,9 @@ TEST_F(AmgBlockSolve, CylindricalShellTakesFewerIterations) {
   options.block_size = 0;
   options.setup_on = AmgOptions::SetupOn::Host;
   Blas device(context, Location::Device, Precision::Double), host(context, Location::Host, Precision::Double);
+  options.block_smoothing = AmgOptions::BlockSmoothing::Off;
   Amg point(device, A, options);
-  options.block_smoothing = true;
+  options.block_smoothing = AmgOptions::BlockSmoothing::On;
   Amg blocks(device, A, options), host_blocks(host, A, options);
   const int with_blocks = iterations(device, A, blocks), without = iterations(device, A, point);
   EXPECT_LT(with_blocks, 0.7 * without) << with_blocks << " against " << without;
@@ -374,8 +375,9 @@ TEST_F(AmgBlockSolve, SingleUnknownsKeepThePointSmoother) {
   Blas blas(context, Location::Device, Precision::Double);
   AmgOptions options;
   options.setup_on = AmgOptions::SetupOn::Host;
+  options.block_smoothing = AmgOptions::BlockSmoothing::Off;
   Amg point(blas, A, options);
-  options.block_smoothing = true;
+  options.block_smoothing = AmgOptions::BlockSmoothing::On;
   Amg blocks(blas, A, options);
   EXPECT_EQ(blocks.description().find("node-block"), std::string::npos) << blocks.description();
   EXPECT_EQ(iterations(blas, A, blocks), iterations(blas, A, point));
@@ -406,6 +408,28 @@ TEST_F(AmgBlockSolve, UpdateRefreshesTheBlocks) {
   }
 }
 
+// Auto: the blocks where the cycle runs on a CPU (a CPU device, the host backend), not on a GPU;
+// Amg::options() reports the choice, and the description follows it.
+TEST_F(AmgBlockSolve, AutoChoosesTheBlocksOnCpus) {
+  const BlockProblem& problem = block_problems()[1];
+  for (Location location : {Location::Device, Location::Host}) {
+    Matrix A(context, problem.A, Format::Csr);
+    Blas blas(context, location, Precision::Double);
+    AmgOptions options = block_options(problem, AmgSmoother::Chebyshev);
+    options.block_smoothing = AmgOptions::BlockSmoothing::Auto;
+    const Amg M(blas, A, options);
+    const bool cpu = location == Location::Host || context->info().type == DeviceType::Cpu;
+    EXPECT_EQ(M.options().block_smoothing, cpu ? AmgOptions::BlockSmoothing::On : AmgOptions::BlockSmoothing::Off)
+        << to_string(location);
+    EXPECT_EQ(M.description().find("node-block") != std::string::npos, cpu) << M.description();
+  }
+  EXPECT_EQ(AmgOptions().block_smoothing, AmgOptions::BlockSmoothing::Auto);
+  EXPECT_EQ(parse_amg_block_smoothing("on"), AmgOptions::BlockSmoothing::On);
+  EXPECT_EQ(parse_amg_block_smoothing("false"), AmgOptions::BlockSmoothing::Off);
+  EXPECT_EQ(to_string(parse_amg_block_smoothing("auto")), "auto");
+  EXPECT_THROW(parse_amg_block_smoothing("sometimes"), Error);
+}
+
 // An indefinite node block (whose diagonal entries are positive, and whose coarse operators are too) is
 // refused when the smoothers are made, naming the node and the level.
 TEST_F(AmgBlockSolve, RefusesAnIndefiniteNodeBlock) {
@@ -414,7 +438,7 @@ TEST_F(AmgBlockSolve, RefusesAnIndefiniteNodeBlock) {
   AmgOptions options;
   options.block_size = 2;
   options.coarse_size = 40;
-  options.block_smoothing = true;
+  options.block_smoothing = AmgOptions::BlockSmoothing::On;
   options.setup_on = AmgOptions::SetupOn::Host;
   try {
     Amg M(blas, A, options);

@@ -34,6 +34,12 @@ const std::pair<AmgOptions::SetupOn, const char*> kSetupNames[] = {
     {AmgOptions::SetupOn::Host, "host"},
 };
 
+const std::pair<AmgOptions::BlockSmoothing, const char*> kBlockSmoothingNames[] = {
+    {AmgOptions::BlockSmoothing::Auto, "auto"},
+    {AmgOptions::BlockSmoothing::Off, "off"},
+    {AmgOptions::BlockSmoothing::On, "on"},
+};
+
 void check_options(const AmgOptions& o, std::int32_t rows) {
   auto fail = [](const std::string& what) { throw Error("amg: " + what); };
   if (!(o.strength_threshold >= 0 && o.strength_threshold < 1))
@@ -118,6 +124,18 @@ AmgOptions::SetupOn parse_amg_setup_on(const std::string& text) {
   return detail::parse_enum_name(kSetupNames, text, "AMG setup location");
 }
 
+std::string to_string(AmgOptions::BlockSmoothing choice) {
+  return detail::enum_name(kBlockSmoothingNames, choice, "AmgOptions::BlockSmoothing");
+}
+
+AmgOptions::BlockSmoothing parse_amg_block_smoothing(const std::string& text) {
+  for (const char* yes : {"true", "1", "yes"})
+    if (text == yes) return AmgOptions::BlockSmoothing::On;
+  for (const char* no : {"false", "0", "no"})
+    if (text == no) return AmgOptions::BlockSmoothing::Off;
+  return detail::parse_enum_name(kBlockSmoothingNames, text, "AMG block smoothing (auto, on or off)");
+}
+
 int parse_amg_cycle(const std::string& text) {
   if (text != "v" && text != "w") throw Error("expected v or w");
   return text == "w" ? 2 : 1;
@@ -161,6 +179,15 @@ struct Amg::Impl {
     phases.add("block size", start);
   }
 
+  // Auto: node blocks where the cycle runs on a CPU. There a Chebyshev step's second kernel costs
+  // 5-25% of an iteration and the blocks took 18-60% of the iterations off the shells and bcsstk17;
+  // on a GPU it was not measured with the one-launch cycle when the choice was made (2026-12-03).
+  void resolve_block_smoothing(const Blas& blas) {
+    if (options.block_smoothing != AmgOptions::BlockSmoothing::Auto) return;
+    const bool cpu = blas.location() == Location::Host || blas.context()->info().type == DeviceType::Cpu;
+    options.block_smoothing = cpu ? AmgOptions::BlockSmoothing::On : AmgOptions::BlockSmoothing::Off;
+  }
+
   // Whether the device would build the hierarchy with the options as they are.
   bool device_builds(const Blas& blas) const {
     if (options.setup_on == AmgOptions::SetupOn::Host || !detail::amg::device_setup_refusal(options, blas).empty())
@@ -201,6 +228,7 @@ Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precis
   PhaseTimes times;
   detail::amg::PhaseLog phases(times, &impl_->setup_commands, context().get());
   impl_->resolve_block_size(A, blas(), phases);
+  impl_->resolve_block_smoothing(blas());
   if (impl_->build_on_device(blas())) {
     // The detection's workers end before the device's turn; a host setup keeps them for its own loops
     // (on the H200's host a release takes 0.2-0.7 ms and the next loop's start 0.4: host_threads.hpp).

@@ -94,7 +94,7 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
 }
 
 void VCycle::make_node_blocks(std::size_t l, const HostHierarchy* h) {
-  if (!options_.block_smoothing || !h) return;
+  if (options_.block_smoothing != AmgOptions::BlockSmoothing::On || !h) return;
   const HostLevel& host = h->level(l);
   auto blocks = std::make_unique<NodeBlockInverse>(*host.A, host.nodes.offsets, static_cast<int>(l));
   if (!blocks->has_blocks()) return;
