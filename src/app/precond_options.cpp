@@ -50,7 +50,7 @@ const std::vector<OptionSpec>& precond_option_specs() {
       {"--amg-block-smoothing", "W",
        "on | off | auto: the smoothers scale by the inverse of each node's\n"
        "diagonal block (the unknowns of a mesh node together) instead of\n"
-       "1 / diag; auto: on where the cycle runs on a CPU (default auto)"},
+       "1 / diag; auto: the library's choice, on for now (default auto)"},
       {"--amg-max-levels", "N", "at most N levels (default 20)"},
       {"--amg-aggressive", "N",
        "levels (from the finest) aggregated on the distance-two strength graph:\n"

@@ -52,7 +52,7 @@ TEST_P(AmgCycle, MatchesTheHostReferenceCycle) {
   options.post_sweeps = post;
   options.cycle_index = cycle_index;
   options.chebyshev_degree = 3;
-  // The point smoothers on every device (Auto's node blocks on CPUs are node_block_smoothing_test.cpp's).
+  // The point smoothers (Auto's node blocks are node_block_smoothing_test.cpp's).
   options.block_smoothing = AmgOptions::BlockSmoothing::Off;
   // The host-built hierarchy, which HostHierarchy mirrors aggregate by aggregate (Auto builds on the
   // device on GPUs, with aggregates of its own: device_setup_solve_test.cpp and device_*_test.cpp test that one).

@@ -408,9 +408,9 @@ TEST_F(AmgBlockSolve, UpdateRefreshesTheBlocks) {
   }
 }
 
-// Auto: the blocks where the cycle runs on a CPU (a CPU device, the host backend), not on a GPU;
-// Amg::options() reports the choice, and the description follows it.
-TEST_F(AmgBlockSolve, AutoChoosesTheBlocksOnCpus) {
+// Auto (the default): the blocks, on the device and the host backend; Amg::options() reports the
+// choice, and the description follows it.
+TEST_F(AmgBlockSolve, AutoChoosesTheBlocks) {
   const BlockProblem& problem = block_problems()[1];
   for (Location location : {Location::Device, Location::Host}) {
     Matrix A(context, problem.A, Format::Csr);
@@ -418,10 +418,8 @@ TEST_F(AmgBlockSolve, AutoChoosesTheBlocksOnCpus) {
     AmgOptions options = block_options(problem, AmgSmoother::Chebyshev);
     options.block_smoothing = AmgOptions::BlockSmoothing::Auto;
     const Amg M(blas, A, options);
-    const bool cpu = location == Location::Host || context->info().type == DeviceType::Cpu;
-    EXPECT_EQ(M.options().block_smoothing, cpu ? AmgOptions::BlockSmoothing::On : AmgOptions::BlockSmoothing::Off)
-        << to_string(location);
-    EXPECT_EQ(M.description().find("node-block") != std::string::npos, cpu) << M.description();
+    EXPECT_EQ(M.options().block_smoothing, AmgOptions::BlockSmoothing::On) << to_string(location);
+    EXPECT_NE(M.description().find("node-block"), std::string::npos) << M.description();
   }
   EXPECT_EQ(AmgOptions().block_smoothing, AmgOptions::BlockSmoothing::Auto);
   EXPECT_EQ(parse_amg_block_smoothing("on"), AmgOptions::BlockSmoothing::On);

@@ -179,13 +179,14 @@ struct Amg::Impl {
     phases.add("block size", start);
   }
 
-  // Auto: node blocks where the cycle runs on a CPU. There a Chebyshev step's second kernel costs
-  // 5-25% of an iteration and the blocks took 18-60% of the iterations off the shells and bcsstk17;
-  // on a GPU it was not measured with the one-launch cycle when the choice was made (2026-12-03).
-  void resolve_block_smoothing(const Blas& blas) {
-    if (options.block_smoothing != AmgOptions::BlockSmoothing::Auto) return;
-    const bool cpu = blas.location() == Location::Host || blas.context()->info().type == DeviceType::Cpu;
-    options.block_smoothing = cpu ? AmgOptions::BlockSmoothing::On : AmgOptions::BlockSmoothing::Off;
+  // Auto: node blocks on every device. A Chebyshev step's second kernel (or, in the one-launch
+  // cycle, its second step) costs 5-25% of an iteration, and the blocks took 18-60% of the iterations
+  // off the shells and bcsstk17, none off bcsstk16 (2026-12-03: PoCL and an H200 alike, where the
+  // time to solution moved by -50%..+16% and -31%..+14%; docs/preconditioners.md). A rule that tells
+  // those matrices apart before the solve (how strongly a node's unknowns couple) is not known yet.
+  void resolve_block_smoothing() {
+    if (options.block_smoothing == AmgOptions::BlockSmoothing::Auto)
+      options.block_smoothing = AmgOptions::BlockSmoothing::On;
   }
 
   // Whether the device would build the hierarchy with the options as they are.
@@ -228,7 +229,7 @@ Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precis
   PhaseTimes times;
   detail::amg::PhaseLog phases(times, &impl_->setup_commands, context().get());
   impl_->resolve_block_size(A, blas(), phases);
-  impl_->resolve_block_smoothing(blas());
+  impl_->resolve_block_smoothing();
   if (impl_->build_on_device(blas())) {
     // The detection's workers end before the device's turn; a host setup keeps them for its own loops
     // (on the H200's host a release takes 0.2-0.7 ms and the next loop's start 0.4: host_threads.hpp).
