@@ -122,8 +122,7 @@ const std::vector<SettingSpec>& setting_specs() {
        "Lanczos steps per level for the smoother bounds of an update; 0: Gershgorin's bound (4)", Needs::Amg,
        integer("amg.update_eigen_iterations", CLKR_FIELD(p.precond.amg.update_eigen_iterations))},
       {"amg.block_smoothing",
-       "auto, true or false: smoothers scale by the inverse node blocks instead of 1 / diag (auto: on)",
-       Needs::Amg,
+       "auto, true or false: smoothers scale by the inverse node blocks instead of 1 / diag (auto: on)", Needs::Amg,
        [](SolverPlan& p, const std::string& v) {
          try {
            p.precond.amg.block_smoothing = parse_amg_block_smoothing(lower(v));
