@@ -14,8 +14,21 @@
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/io/generators.hpp"
 #include "clkr/runtime/context.hpp"
+#include "clkr/solver/cg.hpp"
 
 namespace clkr::test {
+
+// PCG with M on b = ones from x = 0 to a relative residual of 1e-8 (at most 5000 iterations): its
+// iterations, and a failure where it does not converge.
+inline int pcg_iterations_on_ones(Blas& blas, Matrix& A, Preconditioner& M) {
+  Vector b(A.context(), std::vector<double>(A.rows(), 1.0), "b"), x(A.context(), A.rows(), "x");
+  SolveOptions options;
+  options.relative_tolerance = 1e-8;
+  options.max_iterations = 5000;
+  const SolveResult r = cg(blas, A, M, b, x, options);
+  EXPECT_TRUE(r.converged()) << r.message;
+  return r.iterations;
+}
 
 inline std::shared_ptr<Context> amg_context() {
   static std::shared_ptr<Context> shared = Context::create();

@@ -322,15 +322,7 @@ INSTANTIATE_TEST_SUITE_P(
 class AmgBlockSolve : public ::testing::Test {
  protected:
   void SetUp() override { CLKR_SKIP_UNLESS_AVAILABLE(context, Precision::Double); }
-  int iterations(Blas& blas, Matrix& A, Amg& M) {
-    Vector b(context, std::vector<double>(A.rows(), 1.0), "b"), x(context, A.rows(), "x");
-    SolveOptions options;
-    options.relative_tolerance = 1e-8;
-    options.max_iterations = 5000;
-    const SolveResult r = cg(blas, A, M, b, x, options);
-    EXPECT_TRUE(r.converged()) << r.message;
-    return r.iterations;
-  }
+  int iterations(Blas& blas, Matrix& A, Amg& M) { return test::pcg_iterations_on_ones(blas, A, M); }
   std::shared_ptr<Context> context = test::amg_context();
 };
 
