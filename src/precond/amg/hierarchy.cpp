@@ -85,11 +85,11 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
   levels_.reserve(static_cast<std::size_t>(options.max_levels));
   levels_.emplace_back();
   levels_[0].A = &A;
-  NodeLayout nodes = finest_nodes(options, A.rows);
+  levels_[0].nodes = finest_nodes(options, A.rows);
   double eps = options.strength_threshold;
   for (std::size_t l = 0;; ++l) {
     check_diagonal(l);
-    levels_[l].nodes = nodes;
+    const NodeLayout& nodes = levels_[l].nodes;  // levels_ never moves (reserved above)
     const HostCsrMatrix& Al = *levels_[l].A;
     if (Al.rows <= options.coarse_size || static_cast<int>(l) + 1 >= options.max_levels) break;
 
@@ -126,7 +126,7 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
     phases.add("galerkin product", start);
     levels_.push_back(std::move(next));
     levels_.back().A = &levels_.back().galerkin.RAP;
-    nodes = std::move(t.coarse_nodes);
+    levels_.back().nodes = std::move(t.coarse_nodes);
     B = std::move(t.coarse_space);
     eps *= 0.5;
   }
