@@ -131,7 +131,8 @@ HostCsrMatrix random_symmetric_indefinite(std::int32_t n, unsigned seed) {
   return to_csr(a, n);
 }
 
-const std::vector<std::int32_t> kCoarseSizes = {1, 2, 3, 100, 500};
+// 31, 33: a panel of LDL^T (32 columns) -+ 1; 257: past the parallel threshold of the inverse.
+const std::vector<std::int32_t> kCoarseSizes = {1, 2, 3, 31, 33, 100, 257, 500};
 
 TEST(DenseInverse, SpdMatricesByLdlt) {
   for (std::int32_t n : kCoarseSizes) {
@@ -180,9 +181,16 @@ TEST(DenseInverse, SymmetricIndefiniteMatricesFallBackToLu) {
 // Symmetric, nonsingular and indefinite, but with a zero pivot in LDL^T before any negative one:
 // [0 1; 1 0] (eigenvalues -1, 1) and [1 1 0; 1 1 1; 0 1 1] (det -1, the second pivot 1 - 1 = 0). A
 // zero pivot of a positive semidefinite matrix has a zero column below it; here it does not.
+// The third: the identity with a zero pivot in LDL^T's second panel (row 40) whose nonzero column
+// entry (row 290) is in the rows below it, which are finished in parallel.
 TEST(DenseInverse, SymmetricIndefiniteWithAZeroPivotIsStillInverted) {
-  for (const auto& [a, n] : {std::make_pair(std::vector<double>{0, 1, 1, 0}, 2),
-                             std::make_pair(std::vector<double>{1, 1, 0, 1, 1, 1, 0, 1, 1}, 3)}) {
+  std::vector<double> panels(300 * 300, 0.0);
+  for (std::size_t i = 0; i < 300; ++i) panels[i * 300 + i] = 1;
+  panels[40 * 300 + 40] = 0;
+  panels[40 * 300 + 290] = panels[290 * 300 + 40] = 1;
+  for (const auto& [a, n] :
+       {std::make_pair(std::vector<double>{0, 1, 1, 0}, 2),
+        std::make_pair(std::vector<double>{1, 1, 0, 1, 1, 1, 0, 1, 1}, 3), std::make_pair(panels, 300)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const HostCsrMatrix A = to_csr(a, n);
     const auto result = detail::amg::dense_inverse(A, 1);
