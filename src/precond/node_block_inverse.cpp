@@ -14,8 +14,8 @@ namespace clkr::detail {
 namespace {
 
 // Cholesky of the m x m block `a` (row-major, lower triangle read) and its inverse into `inv`
-// (row-major, full). False where a pivot is not positive and finite.
-bool invert_spd(std::vector<double>& a, int m, double* inv) {
+// (row-major, full); `x` is scratch. False where a pivot is not positive and finite.
+bool invert_spd(std::vector<double>& a, int m, double* inv, std::vector<double>& x) {
   if (m == 1) {  // a single unknown: exactly the point smoother's 1 / a_ii
     inv[0] = 1.0 / a[0];
     return a[0] > 0 && std::isfinite(inv[0]);
@@ -32,7 +32,7 @@ bool invert_spd(std::vector<double>& a, int m, double* inv) {
     }
   }
   // Column c of the inverse: L y = e_c, then L^T x = y.
-  std::vector<double> x(static_cast<std::size_t>(m));
+  x.resize(static_cast<std::size_t>(m));
   for (int c = 0; c < m; ++c) {
     for (int i = 0; i < m; ++i) {
       double s = i == c ? 1.0 : 0.0;
@@ -79,48 +79,54 @@ bool NodeBlockInverse::has_blocks() const {
   return false;
 }
 
-// Per node (in parallel): the block gathered from the node's rows (their sorted columns searched for
-// the node's range), inverted into the node's rows of `inverse_`, then |B^-1 A|'s row sums over the
-// union of the node's columns, accumulated in a dense row of the thread's own.
+// Per node (in parallel): the node's rows of A as a dense m x u matrix on the union of their u columns
+// (a mesh node's rows share their pattern), the square block on the node's own columns inverted into
+// the node's rows of `inverse_`, and |B^-1 A|'s row sums from the dense product of the two. Every
+// inner loop runs along a dense row; a sparse product with a column search per entry took 0.6 us a
+// row on the shells (5,489 rows, 48 entries each: 3.3 ms on one core).
 void NodeBlockInverse::refresh(const HostCsrMatrix& A) {
   const auto nodes = static_cast<std::int64_t>(offsets_.size()) - 1;
   std::int64_t bad_node = std::numeric_limits<std::int64_t>::max();
   double bound = 0;
 #pragma omp parallel reduction(min : bad_node) reduction(max : bound)
   {
-    std::vector<double> block, acc(static_cast<std::size_t>(A.cols), 0.0);
-    std::vector<std::int32_t> touched;
+    std::vector<std::int32_t> slot(static_cast<std::size_t>(A.cols), -1), columns;  // column -> dense column
+    std::vector<double> rows, block, product, scratch;
 #pragma omp for schedule(static)
     for (std::int64_t k = 0; k < nodes; ++k) {
       const std::int32_t s = offsets_[k], e = offsets_[k + 1], m = e - s;
-      block.assign(static_cast<std::size_t>(m) * m, 0.0);
-      for (std::int32_t i = s; i < e; ++i) {
-        const auto* first = A.col_indices.data() + A.row_offsets[i];
-        const auto* last = A.col_indices.data() + A.row_offsets[i + 1];
-        for (const auto* c = std::lower_bound(first, last, s); c != last && *c < e; ++c)
-          block[static_cast<std::size_t>(i - s) * m + (*c - s)] = A.values[c - A.col_indices.data()];
+      columns.clear();
+      for (std::int64_t p = A.row_offsets[s]; p < A.row_offsets[e]; ++p) {
+        const std::int32_t c = A.col_indices[p];
+        if (slot[c] < 0) {
+          slot[c] = static_cast<std::int32_t>(columns.size());
+          columns.push_back(c);
+        }
       }
+      const std::size_t u = columns.size();
+      rows.assign(static_cast<std::size_t>(m) * u, 0.0);
+      for (std::int32_t i = s; i < e; ++i)
+        for (std::int64_t p = A.row_offsets[i]; p < A.row_offsets[i + 1]; ++p)
+          rows[static_cast<std::size_t>(i - s) * u + slot[A.col_indices[p]]] = A.values[p];
+      block.assign(static_cast<std::size_t>(m) * m, 0.0);
+      for (std::int32_t j = 0; j < m; ++j)
+        if (slot[s + j] >= 0)
+          for (std::int32_t i = 0; i < m; ++i) block[i * m + j] = rows[static_cast<std::size_t>(i) * u + slot[s + j]];
+      for (std::int32_t c : columns) slot[c] = -1;
       double* inv = inverse_.values.data() + inverse_.row_offsets[s];
-      if (!invert_spd(block, m, inv)) {
+      if (!invert_spd(block, m, inv, scratch)) {
         bad_node = std::min(bad_node, k);
         continue;
       }
       for (std::int32_t i = 0; i < m; ++i) {
+        product.assign(u, 0.0);
         for (std::int32_t l = 0; l < m; ++l) {
           const double w = inv[i * m + l];
-          for (std::int64_t p = A.row_offsets[s + l]; p < A.row_offsets[s + l + 1]; ++p) {
-            const std::int32_t c = A.col_indices[p];
-            if (acc[c] == 0.0) touched.push_back(c);
-            acc[c] += w * A.values[p];
-            if (acc[c] == 0.0) acc[c] = std::numeric_limits<double>::min();  // stays touched
-          }
+          const double* row = rows.data() + static_cast<std::size_t>(l) * u;
+          for (std::size_t q = 0; q < u; ++q) product[q] += w * row[q];
         }
         double sum = 0;
-        for (std::int32_t c : touched) {
-          sum += std::abs(acc[c]);
-          acc[c] = 0.0;
-        }
-        touched.clear();
+        for (double v : product) sum += std::abs(v);
         bound = std::max(bound, sum);
       }
     }
