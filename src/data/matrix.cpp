@@ -267,7 +267,7 @@ void Matrix::init(std::shared_ptr<Context> context, const CsrView& A, Format for
   m.rows = A.rows;
   m.cols = A.cols;
   m.symmetric = A.symmetric;
-  m.stats = detail::matrix_stats(A, {}, A.rows);
+  m.stats = detail::matrix_stats(A, {}, A.rows, options.format_statistics);
   m.find_diagonal(A);
   translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(A, format)); });
   if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(A.to_host());

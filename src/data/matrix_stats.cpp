@@ -40,7 +40,7 @@ std::int32_t hyb_width_of(const CsrView& A, std::int64_t all_rows) {
   return hyb_width_from_lengths(std::move(lengths), all_rows);
 }
 
-MatrixStats matrix_stats(const CsrView& A, ArrayView<std::int32_t> row_ids, std::int64_t all_rows) {
+MatrixStats matrix_stats(const CsrView& A, ArrayView<std::int32_t> row_ids, std::int64_t all_rows, bool formats) {
   const RowNumbering rows{row_ids, all_rows};
   MatrixStats s;
   s.rows = rows.all;
@@ -62,6 +62,7 @@ MatrixStats matrix_stats(const CsrView& A, ArrayView<std::int32_t> row_ids, std:
   }
   s.mean_row_length = rows.all > 0 ? static_cast<double>(s.nnz) / static_cast<double>(rows.all) : 0.0;
   s.hyb_ell_width = hyb_width_of(A, rows.all);
+  if (!formats) return s;
   const LayoutChoices layout = layout_choices(MatrixOptions{}, s.hyb_ell_width);
   for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb})
     s.bytes_per_format[f] = format_bytes(format_shape(A, f, layout, rows.all), rows.all, 8);

@@ -10,8 +10,9 @@
 namespace clkr::detail {
 
 // A's statistics: A's row k is row row_ids[k] of a matrix of all_rows rows (the rows between them
-// empty) when row_ids is not empty, else row k of A's own A.rows rows (all_rows == A.rows).
-MatrixStats matrix_stats(const CsrView& A, ArrayView<std::int32_t> row_ids, std::int64_t all_rows);
+// empty) when row_ids is not empty, else row k of A's own A.rows rows (all_rows == A.rows). Without
+// `formats` the bytes per format and the diagonals are not counted (MatrixOptions::format_statistics).
+MatrixStats matrix_stats(const CsrView& A, ArrayView<std::int32_t> row_ids, std::int64_t all_rows, bool formats = true);
 
 // choose_hyb_width's rule on a validated matrix; all_rows counts the rows A does not list too (empty
 // rows: they only count towards the rows a width must cover).

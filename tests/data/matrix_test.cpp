@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "clkr/io/generators.hpp"
 #include "clkr/runtime/error.hpp"
 #include "data_test_support.hpp"
 
@@ -390,6 +391,32 @@ TEST(Matrix, StatsOfAHandMadeMatrix) {
   EXPECT_EQ(empty.min_row_length, 0);
   EXPECT_EQ(empty.mean_row_length, 0.0);
   EXPECT_EQ(empty.bytes_per_format.at(Format::Csr), 4);
+}
+
+// Without format statistics (the AMG's own matrices): the row statistics as before, no bytes per format
+// and no diagonals counted, and every format still built and multiplied from the pattern itself.
+TEST(Matrix, WithoutFormatStatisticsOnlyTheRowStatisticsAreKept) {
+  const HostCsrMatrix A = poisson2d(9);
+  MatrixOptions options;
+  options.format_statistics = false;
+  Matrix lean(context(), A, Format::Csr, options);
+  const MatrixStats full = compute_stats(A), s = lean.stats();
+  EXPECT_EQ(s.nnz, full.nnz);
+  EXPECT_EQ(s.min_row_length, full.min_row_length);
+  EXPECT_EQ(s.max_row_length, full.max_row_length);
+  EXPECT_DOUBLE_EQ(s.mean_row_length, full.mean_row_length);
+  EXPECT_EQ(s.bandwidth, full.bandwidth);
+  EXPECT_EQ(s.hyb_ell_width, full.hyb_ell_width);
+  EXPECT_TRUE(s.bytes_per_format.empty());
+  EXPECT_EQ(s.diagonals, -1);
+  EXPECT_EQ(full.diagonals, 5);
+  for (Format f : {Format::Dia, Format::Hyb, Format::Csr}) {
+    SCOPED_TRACE(to_string(f));
+    lean.convert(f);
+    const HostCsrMatrix back = lean.to_host();
+    EXPECT_EQ(back.col_indices, A.col_indices);
+    EXPECT_EQ(back.values, A.values);
+  }
 }
 
 TEST(Matrix, HybWidthFromTheRowLengthHistogram) {

@@ -18,9 +18,7 @@ namespace clkr::detail::amg {
 VCycle::VCycle(Blas& blas, Matrix& A, const HostHierarchy& h, const AmgOptions& options, PhaseLog& phases)
     : blas_(blas), options_(options) {
   const auto& context = A.context();
-  MatrixOptions matrix_options;
-  // The host backend multiplies with the host CSR: keep it rather than read the device back.
-  matrix_options.keep_host_copy = blas.location() == Location::Host;
+  const MatrixOptions matrix_options = upload_options();
   const auto start = Clock::now();
   levels_.resize(h.size());
   for (std::size_t l = 0; l < h.size(); ++l) {
@@ -64,7 +62,7 @@ VCycle::VCycle(Blas& blas, Matrix& A, const DeviceHierarchy& h, const AmgOptions
     }
     make_vectors(l);
   }
-  inverse_ = std::make_unique<Matrix>(A.context(), h.coarsest_inverse().inverse, Format::Csr);
+  inverse_ = std::make_unique<Matrix>(A.context(), h.coarsest_inverse().inverse, Format::Csr, upload_options());
   phases.add("upload", start);
   make_smoothers(nullptr, phases);
   make_coarse_cycle(A, phases);
@@ -98,10 +96,8 @@ void VCycle::make_node_blocks(std::size_t l, const HostHierarchy* h) {
   const HostLevel& host = h->level(l);
   auto blocks = std::make_unique<NodeBlockInverse>(*host.A, host.nodes.offsets, static_cast<int>(l));
   if (!blocks->has_blocks()) return;
-  MatrixOptions matrix_options;
-  matrix_options.keep_host_copy = blas_.location() == Location::Host;
   Level& level = levels_[l];
-  level.block_matrix = std::make_unique<Matrix>(level.A->context(), blocks->matrix(), Format::Csr, matrix_options);
+  level.block_matrix = std::make_unique<Matrix>(level.A->context(), blocks->matrix(), Format::Csr, upload_options());
   level.node_blocks = std::move(blocks);
 }
 
@@ -155,6 +151,13 @@ void VCycle::make_coarse_cycle(Matrix& A, PhaseLog& phases) {
   phases.add("one-launch cycle", start);
 }
 
+MatrixOptions VCycle::upload_options() const {
+  MatrixOptions options;
+  options.keep_host_copy = blas_.location() == Location::Host;
+  options.format_statistics = false;
+  return options;
+}
+
 SetupKernels VCycle::copy_kernels() const {
   return SetupKernels(blas_.context(), blas_.params().amg_setup, blas_.params().galerkin);
 }
@@ -165,7 +168,7 @@ SetupKernels VCycle::copy_kernels() const {
 // copy bounded by the rows (100,000 rows of 30 entries: 36 MB in double).
 std::shared_ptr<Matrix> VCycle::make_fine_copy(Matrix& A) const {
   if (A.context()->info().fp64) return csr_copy(copy_kernels(), A);
-  return std::make_shared<Matrix>(A.context(), A.to_host(), Format::Csr);
+  return std::make_shared<Matrix>(A.context(), A.to_host(), Format::Csr, upload_options());
 }
 
 void VCycle::refresh_fine_level(Matrix& A) {
@@ -228,7 +231,8 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phas
       continue;
     }
     const auto start = Clock::now();
-    if (!level.AP) level.AP = std::make_shared<Matrix>(A.context(), h->level(l + 1).galerkin.AP, Format::Csr);
+    if (!level.AP)
+      level.AP = std::make_shared<Matrix>(A.context(), h->level(l + 1).galerkin.AP, Format::Csr, upload_options());
     multiply_on_device(*level.A, *level.P, *level.AP, blas_.params().galerkin);
     multiply_on_device(*level.R, *level.AP, *next.owned, blas_.params().galerkin);
     next.owned->values_written_on_device();

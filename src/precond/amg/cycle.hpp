@@ -94,6 +94,10 @@ class VCycle {
   // CoarseCycle::make declines).
   void make_coarse_cycle(Matrix& A, PhaseLog& phases);
   SetupKernels copy_kernels() const;
+  // For the matrices the cycle uploads from the host: the host CSR kept where the Blas is the host
+  // backend (it multiplies with it rather than read the device back), no format statistics (nothing
+  // reads them: MatrixOptions::format_statistics).
+  MatrixOptions upload_options() const;
   // A CSR copy of the finest operator A (one the launch cannot read as it is) for the one launch.
   std::shared_ptr<Matrix> make_fine_copy(Matrix& A) const;
   // After new values, where the one launch runs from level 0: its CSR copy of A refreshed, or A (which
