@@ -13,6 +13,11 @@
 namespace clkr::detail {
 namespace {
 
+// From 2^20 multiply-adds (~0.5 ms on one core) the nodes are shared out over the cores: a team's
+// start costs about 0.4 ms on the 16-core H200 host (host_threads.hpp), more than a coarse level's
+// blocks take on one core.
+constexpr std::int64_t kParallelWork = std::int64_t{1} << 20;
+
 // Cholesky of the m x m block `a` (row-major, lower triangle read) and its inverse into `inv`
 // (row-major, full); `x` is scratch. False where a pivot is not positive and finite.
 bool invert_spd(std::vector<double>& a, int m, double* inv, std::vector<double>& x) {
@@ -86,9 +91,12 @@ bool NodeBlockInverse::has_blocks() const {
 // row on the shells (5,489 rows, 48 entries each: 3.3 ms on one core).
 void NodeBlockInverse::refresh(const HostCsrMatrix& A) {
   const auto nodes = static_cast<std::int64_t>(offsets_.size()) - 1;
+  std::int64_t work = 0;  // multiply-adds of the products: a node's entries times its unknowns
+  for (std::int64_t k = 0; k < nodes; ++k)
+    work += (A.row_offsets[offsets_[k + 1]] - A.row_offsets[offsets_[k]]) * (offsets_[k + 1] - offsets_[k]);
   std::int64_t bad_node = std::numeric_limits<std::int64_t>::max();
   double bound = 0;
-#pragma omp parallel reduction(min : bad_node) reduction(max : bound)
+#pragma omp parallel reduction(min : bad_node) reduction(max : bound) if (work > kParallelWork)
   {
     std::vector<std::int32_t> slot(static_cast<std::size_t>(A.cols), -1), columns;  // column -> dense column
     std::vector<double> rows, block, product, scratch;

@@ -73,12 +73,10 @@ class VCycle {
   // The work vectors of level l (rows of its operator).
   void make_vectors(std::size_t l);
   // The smoothers of every level but the coarsest, with their inverse diagonals and Gershgorin bounds
-  // (refresh_diagonal; from a host-built hierarchy's host operators where the scan runs on the host).
+  // (refresh_diagonal; from a host-built hierarchy's host operators where the scan runs on the host),
+  // and their node blocks (block_smoothing, a host-built hierarchy, nodes of more than one unknown).
   void make_smoothers(const HostHierarchy* hierarchy, PhaseLog& phases);
   std::unique_ptr<Relaxation> make_relaxation(Level& level, double gershgorin, std::size_t l);
-  // Level l's node blocks (block_smoothing, a host-built hierarchy, nodes of more than one unknown),
-  // from `host`, its operator with its current values; none otherwise.
-  void make_node_blocks(std::size_t l, const HostHierarchy* hierarchy);
   // After new values: the node blocks recomputed from the host hierarchy's operators (`hierarchy`, when
   // its values are the new ones) or from the levels' operators read back (null), and uploaded.
   void refresh_node_blocks(const HostHierarchy* hierarchy, PhaseLog& phases);
