@@ -78,9 +78,9 @@ NodeBlockInverse::NodeBlockInverse(const HostCsrMatrix& A, std::vector<std::int3
   refresh(A);
 }
 
-bool NodeBlockInverse::has_blocks() const {
-  for (std::size_t k = 0; k + 1 < offsets_.size(); ++k)
-    if (offsets_[k + 1] - offsets_[k] > 1) return true;
+bool NodeBlockInverse::has_blocks(const std::vector<std::int32_t>& offsets) {
+  for (std::size_t k = 0; k + 1 < offsets.size(); ++k)
+    if (offsets[k + 1] - offsets[k] > 1) return true;
   return false;
 }
 

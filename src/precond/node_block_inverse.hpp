@@ -31,8 +31,9 @@ class NodeBlockInverse {
   // B^-1 A (real and positive: B^-1 A is similar to the SPD B^-1/2 A B^-1/2).
   double gershgorin() const { return gershgorin_; }
   // Whether some node has more than one unknown (else the blocks are 1 / diag(A) and a smoother
-  // should use its point kernels).
-  bool has_blocks() const;
+  // should use its point kernels): of these blocks, and of nodes at `offsets` before any is built.
+  bool has_blocks() const { return has_blocks(offsets_); }
+  static bool has_blocks(const std::vector<std::int32_t>& offsets);
 
  private:
   std::vector<std::int32_t> offsets_;

@@ -90,17 +90,23 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
   std::vector<std::unique_ptr<NodeBlockInverse>> blocks(levels_.size());
   std::exception_ptr failed;
   std::size_t failed_level = levels_.size();
+  bool any = false;
   if (options_.block_smoothing == AmgOptions::BlockSmoothing::On && h) {
     for (std::size_t l = 0; l + 1 < levels_.size() && !failed; ++l) {
+      const HostLevel& host = h->level(l);
+      // Nodes of one unknown each (a scalar problem): the point smoother, no inverse to compute (it
+      // took 12.5 ms for poisson3d:64 on 2 cores).
+      if (!NodeBlockInverse::has_blocks(host.nodes.offsets)) continue;
+      any = true;
       try {
-        const HostLevel& host = h->level(l);
         blocks[l] = std::make_unique<NodeBlockInverse>(*host.A, host.nodes.offsets, static_cast<int>(l));
-        if (!blocks[l]->has_blocks()) blocks[l].reset();
       } catch (const Error&) {
         failed = std::current_exception();
         failed_level = l;
       }
     }
+  }
+  if (any) {
     phases.add("node blocks", start);
     start = Clock::now();
   }
