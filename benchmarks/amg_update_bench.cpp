@@ -82,7 +82,7 @@ void print_update(int k, double wall_ms, const clkr::Amg& amg) {
               static_cast<double>(c.wait_nanoseconds) * 1e-6, static_cast<unsigned long long>(c.reads),
               static_cast<unsigned long long>(c.allocations), static_cast<double>(c.allocation_nanoseconds) * 1e-6);
   // A buffer allocated, used by a kernel and released costs ~80 us a command on NVIDIA's OpenCL, against
-  // ~6 us for a kernel on a kept buffer (docs/performance-amg.md): the allocations by phase.
+  // ~6 us for a kernel on a kept buffer (docs/performance-amg-host.md): the allocations by phase.
   std::printf("  allocations by phase:");
   for (const auto& [phase, counts] : amg.update_commands())
     std::printf(" %s %llu,", phase.c_str(), static_cast<unsigned long long>(counts.allocations));

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The short table of benchmarks/run_gpu_amg_setup.sh, printed last: the device AMG setup per matrix
 (total and its largest phases, the waits for the device and the time in them, the allocations and
-their time), against the H200 measurement of 2026-11-25 and the prediction of docs/performance-amg.md
+their time), against the H200 measurement of 2026-11-25 and the prediction of docs/performance-amg-setup.md
 ("Fewer host round trips in the device setup"); then time to solution per matrix and method.
 
     usage: benchmarks/gpu_amg_setup_summary.py RESULTS_DIR
@@ -10,7 +10,7 @@ import csv
 import os
 import sys
 
-# H200, 2026-11-25 (docs/performance-amg.md): setup ms by `clkr solve` in fresh processes, and the
+# H200, 2026-11-25 (docs/performance-amg-setup.md): setup ms by `clkr solve` in fresh processes, and the
 # prediction for the changes of 2026-11-27 on that card.
 BEFORE = {"poisson3d:128": 198, "poisson3d:192": 467, "poisson3d:256": 1024}
 PREDICTED = {"poisson3d:128": 150, "poisson3d:192": 320, "poisson3d:256": 680}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The device AMG setup on the GPU machine (docs/performance-amg.md, "AMG setup on the device" and "Fewer
+# The device AMG setup on the GPU machine (docs/performance-amg-setup.md, "AMG setup on the device" and "Fewer
 # host round trips in the device setup"), in one call of about 3 minutes after the build: what the
 # device's commands cost (clkr bench commands: launch, wait, pageable transfer, allocation), the device
 # setup by phase with its launches, waits, transfers and allocations on poisson3d:128/192/256

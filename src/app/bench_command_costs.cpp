@@ -1,5 +1,5 @@
 // `clkr bench commands`: what the commands that are not bandwidth cost on this device, the constants
-// of the AMG setup's cost model (docs/performance-amg.md): a kernel launch (back to back, and followed by a
+// of the AMG setup's cost model (docs/performance-amg-setup.md): a kernel launch (back to back, and followed by a
 // wait), a wait for the device (a blocking 8-byte read), transfers between pageable host memory and the
 // device, and an allocation with its first touch and its release, by size.
 #include <iostream>

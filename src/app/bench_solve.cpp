@@ -303,7 +303,7 @@ int bench_solve_command(const Args& args) {
 
   BenchProgress progress(!stderr_is_terminal());
   // Wall times only: a queue that times every command would slow clkr down against peers that do not
-  // (3-11% of a GPU solve, docs/performance-amg.md).
+  // (3-11% of a GPU solve, docs/performance-amg-setup.md).
   ContextOptions context_options;
   context_options.profiling = false;
   const std::shared_ptr<Context> context = open_context(opts.text("--device"), context_options);

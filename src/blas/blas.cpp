@@ -294,7 +294,7 @@ struct Blas::Impl {
   // The result of a blocking dot or nrm2: read back before the call returns, so one kept buffer serves
   // them all (a Blas is used by one thread at a time). A fresh buffer per call cost about 14 us a dot on
   // an H200 (the unfused CG, two blocking dots an iteration: 209 -> 181 us an iteration;
-  // docs/performance-amg.md). Null on the host, which reduces there.
+  // docs/performance-amg-host.md). Null on the host, which reduces there.
   cl::Buffer blocking_result() {
     if (location == Location::Host) return {};
     if (blocking_result_buffer() == nullptr)

@@ -108,7 +108,7 @@ const AmgSetupParams kCpuAmgSetup = {64, 2, 32, 4096, 2048};
 // (2026-11-27) the device setup of poisson3d:256 took 229-237 ms against 335-340 with 4096 and 2048
 // (the numeric kernel of the time, spgemm_values_long, 115 -> ~30 ms; since 2026-11-28 the products'
 // values come from galerkin_multiply, DeviceParams::galerkin); work-groups of 64, 32 per compute unit,
-// were the best of 32-128 x 16-64 (docs/performance-amg.md, "AMG setup on the device"). Rows past the
+// were the best of 32-128 x 16-64 (docs/performance-amg-setup.md, "AMG setup on the device"). Rows past the
 // tables go through global memory, as before past 4096 and 2048.
 const AmgSetupParams kGpuAmgSetup = {64, 32, 32, 1024, 256};
 // CPUs: one work-item per row of the AMG update's Galerkin products (GalerkinParams says why).

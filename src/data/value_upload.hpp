@@ -4,7 +4,7 @@
 // poisson3d:128 in DIA and 726-732 ms for poisson3d:256, a GPU time step's largest cost. Here the values
 // go up in CSR order (the bytes the caller holds) through pinned memory, straight into CSR's values,
 // or for another format into a device staging buffer from which a kernel puts each where the format
-// keeps it (kernels/data/scatter_values.cl). docs/performance-amg.md has the measurements.
+// keeps it (kernels/data/scatter_values.cl). docs/performance-amg-host.md has the measurements.
 #pragma once
 
 #include <cstddef>

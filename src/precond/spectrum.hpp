@@ -37,7 +37,7 @@ SpectrumEstimate estimate_spectrum(Blas& blas, Matrix& A, Vector& dinv, int step
 // scalars and three dot results), kept by a caller that runs one repeatedly, as an AMG smoother does at
 // every update: on NVIDIA's OpenCL a buffer allocated and released around its kernels costs ~80 us, and
 // a 4-step run allocated 15: its vectors (r in two precisions), history and nine dot results
-// (docs/performance-amg.md).
+// (docs/performance-amg-host.md).
 struct LanczosWork {
   // The history and dot results only where the run is on the device.
   LanczosWork(const std::shared_ptr<Context>& context, std::size_t n, int steps, Precision precision,

@@ -3,7 +3,7 @@
 // (16 cores) that spin took the cores NVIDIA's OpenCL driver needs to complete the next blocking read:
 // an AMG update of poisson3d:128 right after Matrix::update_values' parallel scatter took 9.5-12 ms,
 // its first blocking read (a 30 us kernel's) alone 3-6 ms against 0.2 ms without the spin, and the
-// whole update 6.1-6.6 ms with OMP_WAIT_POLICY=passive (docs/performance-amg.md). PoCL's worker
+// whole update 6.1-6.6 ms with OMP_WAIT_POLICY=passive (docs/performance-amg-host.md). PoCL's worker
 // threads compete with the spin the same way on a CPU. A host loop that hands over to the device
 // therefore ends with release_host_threads().
 #pragma once

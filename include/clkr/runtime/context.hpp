@@ -38,7 +38,7 @@ struct DeviceMemoryUse {
 struct ContextOptions {
   // Time every command on the device (CL_QUEUE_PROFILING_ENABLE): the Blas counters' seconds, the
   // kernel tables of reports and the tuner need it. It costs: an AMG-PCG solve on an H200 ran 3-19%
-  // faster without it, CG on poisson3d:128 11% (docs/performance-amg.md). Without it the counters keep
+  // faster without it, CG on poisson3d:128 11% (docs/performance-amg-setup.md). Without it the counters keep
   // calls, flops and bytes, and their seconds stay 0.
   bool profiling = true;
 };
