@@ -233,8 +233,9 @@ struct Compensated {
 // Row i of A x in double, in four partial sums (entries k, k+1, k+2, k+3 to sums 0-3, the rest to sum
 // 0, added as (s0 + s1) + (s2 + s3)), as the device's CSR row kernels and the host CG (cg_host.cpp) add
 // it: one running sum waits on its own addition every entry (4 cycles a step), four keep the adder busy.
-double row_dot(const std::int64_t* offsets, const std::int32_t* cols, const double* vals, const double* x,
-               std::int32_t i) {
+// Always inlined: called once a row, a call costs as much as a short row's entries (poisson3d:64's 7).
+[[gnu::always_inline]] inline double row_dot(const std::int64_t* offsets, const std::int32_t* cols, const double* vals,
+                                             const double* x, std::int32_t i) {
   std::int64_t k = offsets[i];
   const std::int64_t end = offsets[i + 1];
   double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
