@@ -88,14 +88,15 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
   auto start = Clock::now();
   std::vector<std::unique_ptr<NodeBlockInverse>> blocks(levels_.size());
   bool any = false;
-  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
-    if (options_.block_smoothing != AmgOptions::BlockSmoothing::On || !h) break;
-    const HostLevel& host = h->level(l);
-    // Nodes of one unknown each (a scalar problem): the point smoother, no inverse to compute (it
-    // took 12.5 ms for poisson3d:64 on 2 cores).
-    if (!NodeBlockInverse::has_blocks(host.nodes.offsets)) continue;
-    blocks[l] = std::make_unique<NodeBlockInverse>(*host.A, host.nodes.offsets, static_cast<int>(l));
-    any = true;
+  if (options_.block_smoothing == AmgOptions::BlockSmoothing::On && h) {
+    for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+      const HostLevel& host = h->level(l);
+      // Nodes of one unknown each (a scalar problem): the point smoother, no inverse to compute (it
+      // took 12.5 ms for poisson3d:64 on 2 cores).
+      if (!NodeBlockInverse::has_blocks(host.nodes.offsets)) continue;
+      blocks[l] = std::make_unique<NodeBlockInverse>(*host.A, host.nodes.offsets, static_cast<int>(l));
+      any = true;
+    }
   }
   if (any) {
     phases.add("node blocks", start);
@@ -114,6 +115,8 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
   phases.add("smoother setup", start);
 }
 
+// As make_smoothers: every level's blocks on the host first, then their uploads (update_values
+// releases the workers, so uploading between the levels made each level start a new team).
 void VCycle::refresh_node_blocks(const HostHierarchy* h, PhaseLog& phases) {
   const auto start = Clock::now();
   bool any = false;
@@ -125,8 +128,11 @@ void VCycle::refresh_node_blocks(const HostHierarchy* h, PhaseLog& phases) {
     } else {
       level.node_blocks->refresh(level.A->to_host());
     }
-    level.block_matrix->update_values(level.node_blocks->matrix().values);
     any = true;
+  }
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    Level& level = levels_[l];
+    if (level.node_blocks) level.block_matrix->update_values(level.node_blocks->matrix().values);
   }
   if (any) phases.add("node blocks", start);
 }
