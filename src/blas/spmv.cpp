@@ -31,6 +31,12 @@ struct StoredEntries {
 
 StoredEntries stored_entries(const Matrix& A) {
   const double rows = A.rows();
+  // A matrix not yet on the device (MatrixOptions::defer_upload) is read by the host backend from its
+  // host CSR: counted as that, without building the device format for the count.
+  if (!A.uploaded()) {
+    const auto nnz = static_cast<double>(A.nnz());
+    return {nnz, nnz, rows + 1};
+  }
   switch (A.format()) {
     case Format::Csr:
     case Format::Csr4: {

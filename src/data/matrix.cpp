@@ -95,6 +95,9 @@ struct Matrix::Impl {
   MatrixStats stats;
   std::map<Format, DeviceFormat> formats;    // the current format and those kept by convert()
   std::unique_ptr<HostCsrMatrix> host_copy;  // made by host_csr(), or at construction without fp64
+  // MatrixOptions::defer_upload: `format` is not on the device yet; host_copy is the matrix until
+  // current() builds it there.
+  bool upload_pending = false;
   // The diagonal, and where each row's diagonal entry sits among the CSR entries (-1: none), found at
   // construction from host arrays: preconditioners ask for the diagonal, and reading a device format
   // back for it would cost a transfer and a conversion of the whole matrix. A matrix made on the device
@@ -171,7 +174,13 @@ struct Matrix::Impl {
     return detail::read_back_format(*context, formats.at(f), f, rows, cols, symmetric);
   }
 
-  DeviceFormat& current() { return formats.at(format); }
+  DeviceFormat& current() {
+    if (upload_pending) {
+      translate_cl_errors("Matrix upload", [&] { formats.emplace(format, upload(*host_copy, format)); });
+      upload_pending = false;
+    }
+    return formats.at(format);
+  }
 
   // The pattern (and the values as stored now) in CSR: the host copy when there is one.
   HostCsrMatrix csr_now() const { return host_copy ? *host_copy : read_back(format); }
@@ -269,7 +278,8 @@ void Matrix::init(std::shared_ptr<Context> context, const CsrView& A, Format for
   m.symmetric = A.symmetric;
   m.stats = detail::matrix_stats(A, {}, A.rows, options.format_statistics);
   m.find_diagonal(A);
-  translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(A, format)); });
+  m.upload_pending = options.defer_upload && options.keep_host_copy;
+  if (!m.upload_pending) translate_cl_errors("Matrix upload", [&] { m.formats.emplace(format, m.upload(A, format)); });
   if (!m.fp64() || options.keep_host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(A.to_host());
 }
 
@@ -342,6 +352,7 @@ void Matrix::convert(Format format, bool keep_previous) {
     if (m.diagonal_entry.empty() || m.diagonal_pending) m.find_diagonal(host);
     m.diagonal_pending = false;
     m.formats.emplace(format, m.upload(host, format));
+    m.upload_pending = false;  // the new format is on the device now
   });
   if (!keep_previous) m.formats.erase(m.format);
   m.format = format;
@@ -349,8 +360,11 @@ void Matrix::convert(Format format, bool keep_previous) {
 
 HostCsrMatrix Matrix::to_host() const {
   const Impl& m = checked(impl_);
+  if (m.upload_pending) return *m.host_copy;
   return translate_cl_errors("Matrix::to_host", [&] { return m.read_back(m.format); });
 }
+
+bool Matrix::uploaded() const { return !checked(impl_).upload_pending; }
 
 const HostCsrMatrix& Matrix::host_csr() const {
   Impl& m = checked(impl_);
@@ -384,7 +398,7 @@ void Matrix::update_values(const std::vector<double>& values) {
                 ", not a finite number");
   }
   translate_cl_errors("Matrix::update_values", [&] {
-    if (!values.empty()) m.upload_new_values(m.current(), values);
+    if (!values.empty() && !m.upload_pending) m.upload_new_values(m.current(), values);
     // Formats kept by convert() would now hold the old values.
     for (auto it = m.formats.begin(); it != m.formats.end();)
       it = it->first == m.format ? std::next(it) : m.formats.erase(it);

@@ -173,6 +173,7 @@ void VCycle::make_coarse_cycle(Matrix& A, PhaseLog& phases) {
 MatrixOptions VCycle::upload_options() const {
   MatrixOptions options;
   options.keep_host_copy = blas_.location() == Location::Host;
+  options.defer_upload = options.keep_host_copy;  // the host backend's cycle reads the host copies only
   options.format_statistics = false;
   return options;
 }
