@@ -400,6 +400,37 @@ TEST_F(AmgBlockSolve, UpdateRefreshesTheBlocks) {
   }
 }
 
+// Two device updates in a row with values that change unevenly (each row and column by its own
+// factor, so no block keeps its old inverse up to a scale): the device-updated preconditioner applies
+// as the host-updated one after each. A block refreshed from stale host values, or from the previous
+// update's, shows as a difference of percents.
+TEST_F(AmgBlockSolve, SuccessiveDeviceUpdatesRefreshTheBlocksFromTheNewValues) {
+  const BlockProblem& problem = block_problems()[1];
+  Matrix A(context, problem.A, Format::Csr);
+  Blas blas(context, Location::Device, Precision::Double);
+  AmgOptions on_device = block_options(problem, AmgSmoother::Chebyshev), on_host = on_device;
+  on_device.update_on = AmgOptions::UpdateOn::Device;
+  on_host.update_on = AmgOptions::UpdateOn::Host;
+  Amg D(blas, A, on_device), H(blas, A, on_host);
+  const std::vector<double> r = test::random_values(problem.A.rows, 8);
+  for (unsigned step = 0; step < 2; ++step) {
+    HostCsrMatrix changed = problem.A;
+    const std::vector<double> u = test::random_values(problem.A.rows, 20 + step);
+    for (std::int32_t i = 0; i < changed.rows; ++i)
+      for (std::int64_t k = changed.row_offsets[i]; k < changed.row_offsets[i + 1]; ++k)
+        changed.values[k] *= (1.5 + u[i]) * (1.5 + u[changed.col_indices[k]]);  // D A D, D in [0.5, 2.5]
+    A.update_values(changed.values);
+    D.update(A);
+    H.update(A);
+    Vector rv(context, r, "r"), zd(context, r.size(), "zd"), zh(context, r.size(), "zh");
+    D.apply(rv, zd);
+    H.apply(rv, zh);
+    const std::vector<double> host_updated = zh.to_host();
+    EXPECT_LT(test::relative_error(zd.to_host(), test::Vec(host_updated.begin(), host_updated.end())), 1e-9)
+        << "update " << step + 1;
+  }
+}
+
 // Auto (the default): the blocks, on the device and the host backend; Amg::options() reports the
 // choice, and the description follows it.
 TEST_F(AmgBlockSolve, AutoChoosesTheBlocks) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "../../runtime/format_number.hpp"
+#include "../../runtime/host_threads.hpp"
 #include "../diagonal_scan.hpp"
 #include "clkr/runtime/error.hpp"
 #include "device_csr_view.hpp"
@@ -99,6 +100,10 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
     }
   }
   if (any) {
+    // The blocks' workers must not spin through the device's turn: the finest level's diagonal scan
+    // comes next, and its blocking read waited on them (the shells' smoother setup on the H200 took
+    // 5-9 ms with them spinning, 3.4-3.8 before the blocks were moved ahead of the scans).
+    if (blas_.location() == Location::Device) release_host_threads();
     phases.add("node blocks", start);
     start = Clock::now();
   }
@@ -116,25 +121,28 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
 }
 
 // As make_smoothers: every level's blocks on the host first, then their uploads (update_values
-// releases the workers, so uploading between the levels made each level start a new team).
+// releases the workers, so uploading between the levels made each level start a new team). After a
+// device update the levels' operators come from their host copies (Matrix::host_csr: kept from the
+// first update on, refreshed by update_values and values_written_on_device, which read back only the
+// values), all of them before any block is computed: a read that followed a level's parallel refresh
+// waited on its spinning workers.
 void VCycle::refresh_node_blocks(const HostHierarchy* h, PhaseLog& phases) {
   const auto start = Clock::now();
+  std::vector<const HostCsrMatrix*> operators(levels_.size(), nullptr);
   bool any = false;
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
-    Level& level = levels_[l];
-    if (!level.node_blocks) continue;
-    if (h) {
-      level.node_blocks->refresh(*h->level(l).A);
-    } else {
-      level.node_blocks->refresh(level.A->to_host());
-    }
+    if (!levels_[l].node_blocks) continue;
+    operators[l] = h ? h->level(l).A : &levels_[l].A->host_csr();
     any = true;
   }
+  if (!any) return;
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
+    if (operators[l]) levels_[l].node_blocks->refresh(*operators[l]);
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
     Level& level = levels_[l];
     if (level.node_blocks) level.block_matrix->update_values(level.node_blocks->matrix().values);
   }
-  if (any) phases.add("node blocks", start);
+  phases.add("node blocks", start);
 }
 
 VCycle::~VCycle() = default;
