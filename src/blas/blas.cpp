@@ -1,5 +1,5 @@
 // clkr::Blas: checks operands, brings them to the Blas's location and precision, runs the BLAS1
-// kernels (kernels/blas1/*.cl), the host reference (blas1_host.cpp) or SpMV (spmv.cpp), and keeps
+// kernels (kernels/blas1/*.cl), the host reference (blas1_host.cpp) or SpMV (spmv.cpp, spmv_host.cpp), and keeps
 // per-operation counters timed by OpenCL profiling events or the host clock.
 #include "clkr/blas/blas.hpp"
 

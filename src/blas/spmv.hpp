@@ -1,5 +1,5 @@
 // Internal interface between the Blas object (src/blas/blas.cpp: dispatch and counters) and the SpMV
-// implementations (src/blas/spmv.cpp: kernels per format, host reference).
+// implementations (src/blas/spmv.cpp: kernels per format; src/blas/spmv_host.cpp: the host reference).
 #pragma once
 
 #include "clkr/blas/blas.hpp"
@@ -68,6 +68,13 @@ std::string dia_tile_option(const SpmvParams& params);
 
 // The row kernels' -D options for precision p: -DROW_CHAINS and -DROW_GROUP.
 std::string row_sum_build_options(const SpmvParams& params, Precision p);
+
+// Throws clkr::Error unless y = alpha*A*x + beta*y is well posed for these operands (sizes, no aliasing).
+void check_operands(const Matrix& A, const Vector& x, const Vector& y);
+
+// Throws clkr::Error unless the epilogue's operands fit A and none aliases what the kernel reads from
+// other rows (x) or writes besides (y, d_out, xs, each its own vector).
+void check_epilogue(const SpmvEpilogue& e, const Matrix& A, const Vector& x, const Vector& y);
 
 // The host reference: plain loops (OpenMP), in the arithmetic of precision p.
 void spmv_host(Precision p, bool kahan, double alpha, Matrix& A, Vector& x, double beta, Vector& y);

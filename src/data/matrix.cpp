@@ -249,7 +249,7 @@ namespace {
 
 // A template so that the private Matrix::Impl need not be named here.
 template <class Impl>
-Impl& checked(const std::unique_ptr<Impl>& impl) {
+Impl& checked_matrix(const std::unique_ptr<Impl>& impl) {
   if (!impl) throw Error("clkr::Matrix used after it was moved from");
   return *impl;
 }
@@ -325,22 +325,22 @@ Matrix::Matrix(Matrix&&) noexcept = default;
 Matrix& Matrix::operator=(Matrix&&) noexcept = default;
 Matrix::~Matrix() = default;
 
-std::int32_t Matrix::rows() const { return checked(impl_).rows; }
-std::int32_t Matrix::cols() const { return checked(impl_).cols; }
-std::int64_t Matrix::nnz() const { return checked(impl_).stats.nnz; }
-bool Matrix::symmetric() const { return checked(impl_).symmetric; }
-Format Matrix::format() const { return checked(impl_).format; }
+std::int32_t Matrix::rows() const { return checked_matrix(impl_).rows; }
+std::int32_t Matrix::cols() const { return checked_matrix(impl_).cols; }
+std::int64_t Matrix::nnz() const { return checked_matrix(impl_).stats.nnz; }
+bool Matrix::symmetric() const { return checked_matrix(impl_).symmetric; }
+Format Matrix::format() const { return checked_matrix(impl_).format; }
 const MatrixStats& Matrix::stats() const {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   translate_cl_errors("Matrix::stats", [&] { m.ensure_facts(); });
   return m.stats;
 }
-const std::shared_ptr<Context>& Matrix::context() const { return checked(impl_).context; }
+const std::shared_ptr<Context>& Matrix::context() const { return checked_matrix(impl_).context; }
 
-void Matrix::convert(Format format) { convert(format, checked(impl_).options.keep_previous_format); }
+void Matrix::convert(Format format) { convert(format, checked_matrix(impl_).options.keep_previous_format); }
 
 void Matrix::convert(Format format, bool keep_previous) {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (format == m.format) return;
   translate_cl_errors("Matrix::convert", [&] {
     if (m.formats.count(format)) return;  // kept by an earlier convert()
@@ -359,26 +359,26 @@ void Matrix::convert(Format format, bool keep_previous) {
 }
 
 HostCsrMatrix Matrix::to_host() const {
-  const Impl& m = checked(impl_);
+  const Impl& m = checked_matrix(impl_);
   if (m.upload_pending) return *m.host_copy;
   return translate_cl_errors("Matrix::to_host", [&] { return m.read_back(m.format); });
 }
 
-bool Matrix::uploaded() const { return !checked(impl_).upload_pending; }
+bool Matrix::uploaded() const { return !checked_matrix(impl_).upload_pending; }
 
 const HostCsrMatrix& Matrix::host_csr() const {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (!m.host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(to_host());
   return *m.host_copy;
 }
 
 std::vector<double> Matrix::diagonal() const {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   return translate_cl_errors("Matrix::diagonal", [&] { return m.current_diagonal(); });
 }
 
 void Matrix::update_values(const std::vector<double>& values) {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (static_cast<std::int64_t>(values.size()) != m.stats.nnz)
     throw Error("Matrix::update_values: " + std::to_string(values.size()) + " values given for a " + m.matrix_name() +
                 " (one per stored entry, in CSR order, is expected)");
@@ -424,7 +424,7 @@ void Matrix::update_values(const std::vector<double>& values) {
 }
 
 void Matrix::values_written_on_device() {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (m.format != Format::Csr || !m.fp64())
     throw Error("Matrix::values_written_on_device: needs a matrix in CSR on a device with fp64 (this one is " +
                 to_string(m.format) + " on " + m.context->info().name + ")");
@@ -443,7 +443,7 @@ void Matrix::values_written_on_device() {
 }
 
 void Matrix::update_values(const HostCsrMatrix& same_pattern) {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (same_pattern.rows != m.rows || same_pattern.cols != m.cols || same_pattern.nnz() != m.stats.nnz)
     throw Error("Matrix::update_values: the new matrix is " + std::to_string(same_pattern.rows) + " x " +
                 std::to_string(same_pattern.cols) + " with nnz " + std::to_string(same_pattern.nnz()) + ", not a " +
@@ -465,50 +465,50 @@ void Matrix::update_values(const HostCsrMatrix& same_pattern) {
 }
 
 const Matrix::CsrPart& Matrix::csr_part() const {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (!m.current().shape.has_csr) throw Error("a matrix in format " + to_string(m.format) + " has no CSR part");
   return m.current().csr;
 }
 
 const Matrix::EllPart& Matrix::ell_part() const {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (!m.current().shape.has_ell) throw Error("a matrix in format " + to_string(m.format) + " has no ELL part");
   return m.current().ell;
 }
 
 const Matrix::SellPart& Matrix::sell_part() const {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (!m.current().shape.has_sell) throw Error("a matrix in format " + to_string(m.format) + " has no SELL part");
   return m.current().sell;
 }
 
 const Matrix::DiaPart& Matrix::dia_part() const {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (!m.current().shape.has_dia) throw Error("a matrix in format " + to_string(m.format) + " has no DIA part");
   return m.current().dia;
 }
 
 Matrix::Values Matrix::dia_values(Precision p, ValueStorage storage) {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   dia_part();
   return translate_cl_errors("Matrix::dia_values", [&] { return m.values(m.current().ell_values, p, storage); });
 }
 
 Matrix::Values Matrix::sell_values(Precision p, ValueStorage storage) {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   sell_part();
   return translate_cl_errors("Matrix::sell_values", [&] { return m.values(m.current().ell_values, p, storage); });
 }
 
 Matrix::Values Matrix::csr_values(Precision p, ValueStorage storage) {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   csr_part();
   return translate_cl_errors("Matrix::csr_values", [&] { return m.values(m.current().csr_values, p, storage); });
 }
 
 ValueStorage Matrix::value_storage(ValueStorage wanted) {
   if (wanted == ValueStorage::Working) return wanted;
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   // The part SpMV reads most: CSR's for CSR and CSR4, the column-major one for the others (HYB's ELL).
   const bool csr = m.format == Format::Csr || m.format == Format::Csr4;
   return translate_cl_errors("Matrix::value_storage", [&] {
@@ -521,7 +521,7 @@ std::string offset_build_option(const Matrix& A) {
 }
 
 const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   if (m.format != Format::Csr)
     throw Error("Matrix::csr_row_blocks: the load-balanced kernels' row blocks are for CSR, not " +
                 to_string(m.format));
@@ -540,7 +540,7 @@ const Matrix::RowBlocks& Matrix::csr_row_blocks(const RowBlockShape& shape) {
 }
 
 Matrix::Values Matrix::ell_values(Precision p, ValueStorage storage) {
-  Impl& m = checked(impl_);
+  Impl& m = checked_matrix(impl_);
   ell_part();
   return translate_cl_errors("Matrix::ell_values", [&] { return m.values(m.current().ell_values, p, storage); });
 }

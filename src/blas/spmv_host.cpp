@@ -1,0 +1,166 @@
+// The host reference SpMV (the host backend's, in the arithmetic of each precision) and the fused
+// epilogues on the host; the device kernels are spmv.cpp's.
+#include <cstdint>
+
+#include "quasi_double_host.hpp"
+#include "spmv.hpp"
+
+namespace clkr::detail {
+namespace {
+
+// ---- host arithmetic ---------------------------------------------------------------------------------
+// Operation for operation what kernels/common.cl and kernels/spmv/spmv_common.cl compute; the
+// quasi-double arithmetic is quasi_double_host.hpp's.
+
+// Kahan-style compensated dot product (Dot2), as spmv_common.cl's acc_add with -DKAHAN.
+struct Compensated {
+  float sum = 0, error = 0;
+  void add(float a, float x) {
+    const Qd p = qd_two_prod(a, x);
+    const Qd s = qd_two_sum(sum, p.hi);
+    sum = s.hi;
+    error = error + (p.lo + s.lo);
+  }
+  float value() const { return sum + error; }
+};
+
+// Row i of A x in double, in four partial sums (entries k, k+1, k+2, k+3 to sums 0-3, the rest to sum
+// 0, added as (s0 + s1) + (s2 + s3)), as the device's CSR row kernels and the host CG (cg_host.cpp) add
+// it: one running sum waits on its own addition every entry (4 cycles a step), four keep the adder busy.
+// Always inlined: called once a row, a call costs as much as a short row's entries (poisson3d:64's 7).
+[[gnu::always_inline]] inline double row_dot(const std::int64_t* offsets, const std::int32_t* cols, const double* vals,
+                                             const double* x, std::int32_t i) {
+  std::int64_t k = offsets[i];
+  const std::int64_t end = offsets[i + 1];
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (; k + 4 <= end; k += 4) {
+    s0 = vals[k] * x[cols[k]] + s0;
+    s1 = vals[k + 1] * x[cols[k + 1]] + s1;
+    s2 = vals[k + 2] * x[cols[k + 2]] + s2;
+    s3 = vals[k + 3] * x[cols[k + 3]] + s3;
+  }
+  for (; k < end; ++k) s0 = vals[k] * x[cols[k]] + s0;
+  return (s0 + s1) + (s2 + s3);
+}
+
+template <class RowFn>
+void for_each_row(std::int32_t rows, const RowFn& row_fn) {
+#pragma omp parallel for schedule(static)
+  for (std::int32_t i = 0; i < rows; ++i) row_fn(i);
+}
+
+void host_single(bool kahan, double alpha, const HostCsrMatrix& A, Vector& x, double beta, Vector& y) {
+  const float* xs = x.host_single(Access::Read);
+  float* ys = y.host_single(beta == 0 ? Access::Write : Access::ReadWrite);
+  const float a = static_cast<float>(alpha), b = static_cast<float>(beta);
+  const std::int64_t* offsets = A.row_offsets.data();
+  const std::int32_t* cols = A.col_indices.data();
+  const double* vals = A.values.data();
+  for_each_row(A.rows, [&](std::int32_t i) {
+    float s = 0;
+    if (kahan) {
+      Compensated c;
+      for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k) c.add(static_cast<float>(vals[k]), xs[cols[k]]);
+      s = c.value();
+    } else {
+      for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k) s = static_cast<float>(vals[k]) * xs[cols[k]] + s;
+    }
+    ys[i] = beta == 0 ? a * s : b * ys[i] + a * s;
+  });
+}
+
+void host_quasi_double(double alpha, const HostCsrMatrix& A, Vector& x, double beta, Vector& y) {
+  const Vector::HostQuasiDouble xq = x.host_quasi_double(Access::Read);
+  const Vector::HostQuasiDouble yq = y.host_quasi_double(beta == 0 ? Access::Write : Access::ReadWrite);
+  const Qd a = qd_from_double(alpha), b = qd_from_double(beta);
+  const std::int64_t* offsets = A.row_offsets.data();
+  const std::int32_t* cols = A.col_indices.data();
+  const double* vals = A.values.data();
+  for_each_row(A.rows, [&](std::int32_t i) {
+    Qd s;
+    for (std::int64_t k = offsets[i]; k < offsets[i + 1]; ++k)
+      s = qd_add(qd_mul(qd_from_double(vals[k]), Qd{xq.head[cols[k]], xq.tail[cols[k]]}), s);
+    Qd r = qd_mul(a, s);
+    if (beta != 0) r = qd_add(qd_mul(b, Qd{yq.head[i], yq.tail[i]}), r);
+    yq.head[i] = r.hi;
+    yq.tail[i] = r.lo;
+  });
+}
+
+void host_double(double alpha, const HostCsrMatrix& A, Vector& x, double beta, Vector& y) {
+  const double* xd = x.host_double(Access::Read);
+  double* yd = y.host_double(beta == 0 ? Access::Write : Access::ReadWrite);
+  const std::int64_t* offsets = A.row_offsets.data();
+  const std::int32_t* cols = A.col_indices.data();
+  const double* vals = A.values.data();
+  for_each_row(A.rows, [&](std::int32_t i) {
+    const double s = row_dot(offsets, cols, vals, xd, i);
+    yd[i] = beta == 0 ? alpha * s : beta * yd[i] + alpha * s;
+  });
+}
+
+}  // namespace
+
+void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) {
+  check_operands(A, x, y);
+  check_epilogue(e, A, x, y);
+  const HostCsrMatrix& H = A.host_csr();
+  const std::int64_t* offsets = H.row_offsets.data();
+  const std::int32_t* cols = H.col_indices.data();
+  const double* vals = H.values.data();
+  const double* xd = x.host_double(Access::Read);
+  const auto row_sum = [&](std::int32_t i) { return row_dot(offsets, cols, vals, xd, i); };
+  if (e.kind == SpmvEpilogue::Kind::Residual) {
+    const double* b = e.b == &y ? nullptr : e.b->host_double(Access::Read);
+    double* yd = y.host_double(e.b == &y ? Access::ReadWrite : Access::Write);
+    if (b == nullptr) b = yd;
+    for_each_row(H.rows, [&](std::int32_t i) { yd[i] = b[i] - row_sum(i); });
+    return;
+  }
+  if (e.kind == SpmvEpilogue::Kind::Correction) {
+    const double* d = e.d_prev == &y || !e.d_prev ? nullptr : e.d_prev->host_double(Access::Read);
+    double* yd = y.host_double(e.d_prev == &y ? Access::ReadWrite : Access::Write);
+    if (e.d_prev == &y) d = yd;
+    double* xs = e.xs->host_double(e.set_x ? Access::Write : Access::ReadWrite);
+    for_each_row(H.rows, [&](std::int32_t i) {
+      const double s = row_sum(i);
+      const double c = d ? e.c1 * d[i] + e.c2 * s : e.c2 * s;
+      yd[i] = c;
+      xs[i] = e.set_x ? c : xs[i] + c;
+    });
+    return;
+  }
+  const double* dinv = e.dinv->host_double(Access::Read);
+  const double* r_in = e.r_in == &y ? nullptr : e.r_in->host_double(Access::Read);
+  double* yd = e.last ? nullptr : y.host_double(e.r_in == &y ? Access::ReadWrite : Access::Write);
+  if (r_in == nullptr) r_in = e.last ? y.host_double(Access::Read) : yd;
+  double* d_out = e.last ? nullptr : e.d_out->host_double(Access::Write);
+  double* xs = e.xs->host_double(Access::ReadWrite);
+  for_each_row(H.rows, [&](std::int32_t i) {
+    const double r = r_in[i] - row_sum(i);
+    const double d = e.c1 * xd[i] + e.c2 * (dinv[i] * r);
+    if (!e.last) {
+      yd[i] = r;
+      d_out[i] = d;
+    }
+    xs[i] += d;
+  });
+}
+
+void spmv_host(Precision p, bool kahan, double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
+  check_operands(A, x, y);
+  const HostCsrMatrix& host = A.host_csr();
+  switch (p) {
+    case Precision::Single:
+      host_single(kahan, alpha, host, x, beta, y);
+      return;
+    case Precision::QuasiDouble:
+      host_quasi_double(alpha, host, x, beta, y);
+      return;
+    case Precision::Double:
+      host_double(alpha, host, x, beta, y);
+      return;
+  }
+}
+
+}  // namespace clkr::detail
