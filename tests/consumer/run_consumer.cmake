@@ -1,7 +1,8 @@
 # Installs the built clkr into a scratch prefix, configures and builds tests/consumer against it with
-# find_package(clkr) (a C++, a C and, where the Fortran module was built, a Fortran program), runs them
-# and checks their output; then builds and runs the C and Fortran consumers again with nothing but the
-# flags of the installed clkr.pc. Invoked by ctest (installed_package_consumer).
+# find_package(clkr) (a C++, a C and, where the Fortran module was built, a Fortran program; then
+# cxx_only/, a project that enables C++ alone), runs them and checks their output; then builds and runs
+# the C and Fortran consumers again with nothing but the flags of the installed clkr.pc. Invoked by
+# ctest (installed_package_consumer).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 function(run)
@@ -34,6 +35,16 @@ foreach(entry IN LISTS programs)
   endif()
   message(STATUS "find_package: ${last_output}")
 endforeach()
+
+# A project that enables C++ alone (cxx_only/): find_package(clkr) must need no other language.
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/cxx_only -B ${WORK_DIR}/build-cxx-only -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_CXX_COMPILER=${CXX})
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build-cxx-only)
+run(${WORK_DIR}/build-cxx-only/cxx_only_consumer)
+if(NOT last_output MATCHES "consumer ok")
+  message(FATAL_ERROR "the C++-only consumer (find_package) ran but did not report success:\n${last_output}")
+endif()
+message(STATUS "find_package, C++ only: ${last_output}")
 
 # The C, C++ (and, where the module was built, Fortran) consumers compiled with nothing but what
 # pkg-config says about the installed clkr.pc.
