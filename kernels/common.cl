@@ -148,6 +148,40 @@ typedef float real;
 // computes with a_k rounded to 11 significant bits, reading 2 bytes a value instead of 4. Declaring a
 // half pointer and loading through vload_half needs no cl_khr_fp16. The solvers' fused kernels, which
 // never read half values, declare their value arrays as CVEC_ARG: the same parameter without the option.
+// ---- the matrix's entries as a stream (-DSTREAM_LOADS: SpmvParams::stream_loads, NVIDIA only) ---------
+// An SpMV reads each entry of the matrix once but gathers elements of x again and again (a column is
+// gathered by every row that has it). With plain loads the entries' lines push x's out of the L1 and the
+// L2; PTX's cache-streaming load (ld.global.cs) allocates its lines evict-first in both, the hint for
+// data read once. COL_LOAD(cols, k) reads a column index; MVAL_LOAD (below) a value. The host passes the
+// option only to NVIDIA's compiler (src/blas/spmv.cpp, stream_loads_option): the loads are inline PTX.
+#if defined(STREAM_LOADS)
+inline int stream_load_int(__global const int* p) {
+  int v;
+  asm("ld.global.cs.s32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+inline float stream_load_float(__global const float* p) {
+  float v;
+  asm("ld.global.cs.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+#if defined(CLKR_DOUBLE)
+inline double stream_load_double(__global const double* p) {
+  double v;
+  asm("ld.global.cs.f64 %0, [%1];" : "=d"(v) : "l"(p));
+  return v;
+}
+#define STREAM_LOAD_REAL(v, k) stream_load_double((v) + (k))
+#elif defined(CLKR_SINGLE)
+#define STREAM_LOAD_REAL(v, k) stream_load_float((v) + (k))
+#else
+#define STREAM_LOAD_REAL(v, k) ((float2)(stream_load_float((v##_hi) + (k)), stream_load_float((v##_lo) + (k))))
+#endif
+#define COL_LOAD(cols, k) stream_load_int((cols) + (k))
+#else
+#define COL_LOAD(cols, k) ((cols)[k])
+#endif
+
 #if defined(HALF_VALUES)
 #if !defined(CLKR_SINGLE)
 #error "-DHALF_VALUES is for single precision only"
@@ -157,7 +191,11 @@ typedef float real;
 #define MVAL_PASS(v) v, v##_unscale
 #else
 #define MVAL_ARG(v) CVEC_ARG(v)
+#if defined(STREAM_LOADS)
+#define MVAL_LOAD(v, k) STREAM_LOAD_REAL(v, k)
+#else
 #define MVAL_LOAD(v, k) VEC_LOAD(v, k)
+#endif
 #define MVAL_PASS(v) VEC_PASS(v)
 #endif
 

@@ -20,10 +20,10 @@ inline acc_t csr_row_sum(const offset_t begin, const offset_t end, __global cons
   acc_t a0 = ACC_ZERO, a1 = ACC_ZERO, a2 = ACC_ZERO, a3 = ACC_ZERO;
   offset_t k = begin;
   for (; k + 4 <= end; k += 4) {
-    a0 = acc_add(a0, MVAL_LOAD(val, k), VEC_LOAD(x, cols[k]));
-    a1 = acc_add(a1, MVAL_LOAD(val, k + 1), VEC_LOAD(x, cols[k + 1]));
-    a2 = acc_add(a2, MVAL_LOAD(val, k + 2), VEC_LOAD(x, cols[k + 2]));
-    a3 = acc_add(a3, MVAL_LOAD(val, k + 3), VEC_LOAD(x, cols[k + 3]));
+    a0 = acc_add(a0, MVAL_LOAD(val, k), VEC_LOAD(x, COL_LOAD(cols, k)));
+    a1 = acc_add(a1, MVAL_LOAD(val, k + 1), VEC_LOAD(x, COL_LOAD(cols, k + 1)));
+    a2 = acc_add(a2, MVAL_LOAD(val, k + 2), VEC_LOAD(x, COL_LOAD(cols, k + 2)));
+    a3 = acc_add(a3, MVAL_LOAD(val, k + 3), VEC_LOAD(x, COL_LOAD(cols, k + 3)));
   }
   a0 = strided_row_sum(a0, k, end, 1, cols, MVAL_PASS(val), VEC_PASS(x));  // the last 0-3 entries
   return acc_merge(acc_merge(a0, a1), acc_merge(a2, a3));

@@ -48,7 +48,7 @@ inline int balanced_block_sums(const int row0, const int row1, __global const of
   const bool stream = rows > 1;
   const offset_t stream_end = stream ? end : k0;
   for (offset_t k = k0 + lid; k < stream_end; k += wg)
-    products[k - k0] = acc_add(ACC_ZERO, MVAL_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
+    products[k - k0] = acc_add(ACC_ZERO, MVAL_LOAD(val, k), BALANCED_X_LOAD(x, COL_LOAD(cols, k)));
   barrier(CLK_LOCAL_MEM_FENCE);
   // Then `lanes` work-items per row sum its products; one row alone is summed by the whole group
   // straight from global memory.
@@ -57,7 +57,7 @@ inline int balanced_block_sums(const int row0, const int row1, __global const of
   acc_t acc = ACC_ZERO;
   const offset_t direct_end = stream ? k0 : end;
   for (offset_t k = k0 + lid; k < direct_end; k += wg)
-    acc = acc_add(acc, MVAL_LOAD(val, k), BALANCED_X_LOAD(x, cols[k]));
+    acc = acc_add(acc, MVAL_LOAD(val, k), BALANCED_X_LOAD(x, COL_LOAD(cols, k)));
   const int mine = row0 + min(row, rows - 1);  // a row of the block whichever the work-item (rows >= 1)
   // Within the block: its entries fit local memory, so int positions.
   const int stop = stream && row < rows ? (int)(row_offsets[mine + 1] - k0) : 0;

@@ -98,7 +98,7 @@ inline acc_t strided_row_sum(acc_t acc, long k, const long end, const int stride
   // Entry by entry, written as the plain loop: PoCL compiled the one-slot groups below into code 1.2-2.4x
   // slower than this (ELL and SELL on poisson3d:48 and s2rmq4m1).
   for (; k < end; k += stride) {
-    const int c = cols[k];
+    const int c = COL_LOAD(cols, k);
     if (c < 0) break;
     acc = acc_add(acc, MVAL_LOAD(val, k), ROW_X_LOAD(x, c));
   }
@@ -112,7 +112,7 @@ inline acc_t strided_row_sum(acc_t acc, long k, const long end, const int stride
       c[j] = -1;
       a[j] = R_ZERO;
       if (kj < end) {
-        c[j] = cols[kj];
+        c[j] = COL_LOAD(cols, kj);
         a[j] = MVAL_LOAD(val, kj);
       }
     }

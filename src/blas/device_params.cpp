@@ -289,6 +289,8 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.spmv.dia_tile_rows); }},
       {"spmv.row_load_group", [](DeviceParams& p, const std::string& v) { p.spmv.row_load_group = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.row_load_group); }},
+      {"spmv.stream_loads", [](DeviceParams& p, const std::string& v) { p.spmv.stream_loads = parse_size(v); },
+       [](const DeviceParams& p) { return text(p.spmv.stream_loads); }},
       {"amg_setup.work_group_size",
        [](DeviceParams& p, const std::string& v) { p.amg_setup.work_group_size = parse_size(v); },
        [](const DeviceParams& p) { return text(p.amg_setup.work_group_size); }},
@@ -471,6 +473,8 @@ void validate_device_params(const DeviceParams& params) {
   if (params.spmv.row_load_group < 1 || params.spmv.row_load_group > 32)
     throw Error("device parameter spmv.row_load_group must lie in [1, 32] (private arrays of that many), not " +
                 std::to_string(params.spmv.row_load_group));
+  if (params.spmv.stream_loads > 1)
+    throw Error("device parameter spmv.stream_loads must be 0 or 1, not " + std::to_string(params.spmv.stream_loads));
   for (const auto& [chains, name] : {std::pair{params.spmv.row_sum_chains, "spmv.row_sum_chains"},
                                      std::pair{params.spmv.row_sum_chains_single, "spmv.row_sum_chains_single"}}) {
     if (chains != 1 && chains != 4)

@@ -3,6 +3,7 @@
 #include "spmv.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -274,6 +275,13 @@ std::string row_sum_build_options(const SpmvParams& params, Precision p) {
          " -DROW_GROUP=" + std::to_string(params.row_load_group);
 }
 
+std::string stream_loads_option(const SpmvParams& params, const DeviceInfo& info) {
+  if (params.stream_loads == 0) return {};
+  std::string vendor = info.vendor + " " + info.platform_vendor;
+  std::transform(vendor.begin(), vendor.end(), vendor.begin(), [](unsigned char c) { return std::tolower(c); });
+  return vendor.find("nvidia") == std::string::npos ? std::string() : std::string(" -DSTREAM_LOADS");
+}
+
 // Kahan compensation applies to single precision only (quasi-double and double ignore the flag). HYB
 // refuses it: its row sums are split in two passes whose float combination would lose the
 // compensation, so the result would not be what was asked for.
@@ -308,7 +316,8 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
   }
 
   const std::string options =
-      build_options(params, p, kahan, alpha, beta) + offset_build_option(A) + epilogue_option(epilogue);
+      build_options(params, p, kahan, alpha, beta) + offset_build_option(A) + epilogue_option(epilogue) +
+      stream_loads_option(params, context.info());
   const Vector::DeviceBuffers xb = x.device(p, Access::Read);
   const Vector::DeviceBuffers yb = y.device(p, output_access(epilogue, y, beta));
   const AppendArgs append_epilogue = epilogue_args(epilogue, p, y, yb);

@@ -69,6 +69,10 @@ std::string dia_tile_option(const SpmvParams& params);
 // The row kernels' -D options for precision p: -DROW_CHAINS and -DROW_GROUP.
 std::string row_sum_build_options(const SpmvParams& params, Precision p);
 
+// -DSTREAM_LOADS where SpmvParams::stream_loads asks for it and the device is NVIDIA's (the loads are
+// inline PTX), else nothing: the matrix kernels' option for reading the entries as a stream.
+std::string stream_loads_option(const SpmvParams& params, const DeviceInfo& info);
+
 // Throws clkr::Error unless y = alpha*A*x + beta*y is well posed for these operands (sizes, no aliasing).
 void check_operands(const Matrix& A, const Vector& x, const Vector& y);
 

@@ -58,7 +58,8 @@ class PersistentKernel {
       options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
                 " -DLANES=" + std::to_string(lanes) + " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) +
                 (balanced_ ? " -DBALANCED" : "") + (dia ? " -DDIA" : "") + offset_build_option(A) +
-                " -DROW_GROUP=" + std::to_string(spmv_params.row_load_group);
+                " -DROW_GROUP=" + std::to_string(spmv_params.row_load_group) +
+                stream_loads_option(spmv_params, context.info());
       kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent", options);
       const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
       if (fits >= local_ || local_ == 1) break;

@@ -87,6 +87,7 @@ TEST(DeviceParams, FileRoundTripsEveryKey) {
   p.spmv.rows_per_work_item = 40;
   p.spmv.row_sum_chains = 1;
   p.spmv.row_sum_chains_single = 1;
+  p.spmv.stream_loads = 1;
   p.cg = {12345, 128, 2, 17, 8, 999};
   p.galerkin = {64, 16};
   const std::string path = dir.str() + "/p.txt";
@@ -139,6 +140,7 @@ TEST(DeviceParams, MalformedFilesNameTheLine) {
   expect_parse_error("cg.persistent_lanes = 3\n", 1, "cg.persistent_lanes");
   expect_parse_error("cg.persistent_iterations_per_launch = 0\n", 1, "cg.persistent_iterations_per_launch");
   expect_parse_error("galerkin.work_group_size = 100\n", 1, "galerkin.work_group_size");
+  expect_parse_error("spmv.stream_loads = 2\n", 1, "spmv.stream_loads");
   expect_parse_error("galerkin.max_lanes = 3\n", 1, "galerkin.max_lanes");
   expect_parse_error("galerkin.max_lanes = 256\n", 1, "galerkin.max_lanes");
   EXPECT_THROW(read_device_params(dir.str() + "/missing.txt", DeviceParams{}), Error);

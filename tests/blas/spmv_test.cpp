@@ -178,6 +178,67 @@ TEST_P(SpmvPrecision, RowLoadGroups) {
   }
 }
 
+// SpmvParams::stream_loads: a cache hint on the matrix's loads (NVIDIA's ld.global.cs; other devices
+// leave the option out), so every kernel must give the reference's result and the same bits as with
+// plain loads: CSR scalar and vector, the load-balanced CSR, ELL, SELL, HYB and DIA, on every shape.
+TEST_P(SpmvPrecision, StreamLoads) {
+  const Precision p = GetParam();
+  if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
+  struct Kernel {
+    std::string name;
+    Format format;
+    double vector_from;    // csr_vector_min_mean_row_length: 0 forces the vector kernel
+    double balanced_from;  // csr_balanced_min_row_ratio: 0 forces the load-balanced kernels
+  };
+  const double never = std::numeric_limits<double>::infinity();
+  const Kernel kernels[] = {{"csr scalar", Format::Csr, never, never}, {"csr vector", Format::Csr, 0, never},
+                            {"csr balanced", Format::Csr, never, 0},   {"ell", Format::Ell, never, never},
+                            {"sell", Format::Sell, never, never},      {"hyb", Format::Hyb, never, never},
+                            {"dia", Format::Dia, never, never}};
+  const std::vector<double> xv = random_vector(3100, 17);
+  for (const Kernel& kernel : kernels) {
+    for (const Shape& shape : shapes()) {
+      const HostCsrMatrix H = random_matrix(shape, 29);
+      Matrix A(test_context(), H, kernel.format, test_matrix_options());
+      std::vector<double> plain;
+      for (std::size_t stream : {0, 1}) {
+        SpmvParams params = device_params(test_context()->info()).spmv;
+        params.csr_vector_min_mean_row_length = kernel.vector_from;
+        params.csr_balanced_min_row_ratio = kernel.balanced_from;
+        params.stream_loads = stream;
+        const std::string what = kernel.name + " " + shape.name + " stream_loads=" + std::to_string(stream);
+        const auto run = [&](double alpha, Matrix& M, Vector& x, double beta, Vector& y) {
+          detail::spmv_device(*test_context(), params, p, false, alpha, M, x, beta, y);
+        };
+        check_spmv(A, H, p, {1.5, 0}, what, run);
+        Vector x(test_context(), std::vector<double>(xv.begin(), xv.begin() + H.cols), "x");
+        Vector y(test_context(), static_cast<std::size_t>(H.rows), "y");
+        run(1, A, x, 0, y);
+        const std::vector<double> got = read_device(y, p);
+        if (stream == 0) {
+          plain = got;
+        } else {
+          for (std::size_t i = 0; i < got.size(); ++i)
+            ASSERT_EQ(got[i], plain[i]) << what << ": row " << i << " differs from plain loads";
+        }
+      }
+    }
+  }
+}
+
+// The option reaches NVIDIA's compiler only: elsewhere the inline PTX would not compile.
+TEST(SpmvStreamLoads, OptionOnlyForNvidia) {
+  SpmvParams params;
+  DeviceInfo nvidia, pocl;
+  nvidia.vendor = "NVIDIA Corporation";
+  pocl.vendor = "AuthenticAMD";
+  pocl.platform_vendor = "The pocl project";
+  EXPECT_EQ(detail::stream_loads_option(params, nvidia), "");  // 0: plain loads
+  params.stream_loads = 1;
+  EXPECT_EQ(detail::stream_loads_option(params, nvidia), " -DSTREAM_LOADS");
+  EXPECT_EQ(detail::stream_loads_option(params, pocl), "");
+}
+
 // HYB with every row in the overflow (ELL width 0), a split, and no overflow at all.
 TEST_P(SpmvPrecision, HybSplits) {
   const Precision p = GetParam();

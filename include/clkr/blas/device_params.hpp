@@ -81,6 +81,12 @@ struct SpmvParams {
   // precision DIA SpMV 11% faster. CPUs: 1 (their cores overlap the loads themselves, and the guarded
   // groups made PoCL's CSR SpMV up to 2.8x slower).
   std::size_t row_load_group = 8;
+  // NVIDIA only (other devices ignore it): 1 reads the matrix's entries (column indices and values) in
+  // the CSR, ELL, SELL, HYB and DIA kernels with PTX's cache-streaming loads (ld.global.cs: lines
+  // allocated evict-first in the L1 and the L2), so that the entries, each read once, do not push out
+  // the elements of x that the rows gather again and again (kernels/common.cl, COL_LOAD and MVAL_LOAD).
+  // 0: plain loads.
+  std::size_t stream_loads = 0;
 };
 
 // The row_sum_chains entry for precision p.
