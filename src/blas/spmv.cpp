@@ -315,9 +315,8 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
     return marker;
   }
 
-  const std::string options =
-      build_options(params, p, kahan, alpha, beta) + offset_build_option(A) + epilogue_option(epilogue) +
-      stream_loads_option(params, context.info());
+  const std::string options = build_options(params, p, kahan, alpha, beta) + offset_build_option(A) +
+                              epilogue_option(epilogue) + stream_loads_option(params, context.info());
   const Vector::DeviceBuffers xb = x.device(p, Access::Read);
   const Vector::DeviceBuffers yb = y.device(p, output_access(epilogue, y, beta));
   const AppendArgs append_epilogue = epilogue_args(epilogue, p, y, yb);
