@@ -348,6 +348,7 @@ int bench_solve_command(const Args& args) {
         Vector b(context, ones, "b");
         Blas blas(context, m.location, Precision::Double);
         PrecondOptions options = base;
+        set_near_null_space(opts, spec, host.rows, options);
         options.kind = m.kind;
         options.precision = m.precond_precision;
         options.matrix_values = m.matrix_values;

@@ -4,6 +4,9 @@
 #include <cstdio>
 
 #include "app_common.hpp"
+#include "clkr/io/generators.hpp"
+#include "clkr/io/matrix_market.hpp"
+#include "clkr/precond/rigid_body_modes.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr::app {
@@ -15,12 +18,13 @@ struct KindOption {
   PrecondKind kind;
 };
 const KindOption kKindOptions[] = {
-    {"--amg-smoother", PrecondKind::Amg},      {"--amg-sweeps", PrecondKind::Amg},
-    {"--amg-cycle", PrecondKind::Amg},         {"--amg-degree", PrecondKind::Amg},
-    {"--amg-coarse-size", PrecondKind::Amg},   {"--amg-strength", PrecondKind::Amg},
-    {"--amg-block-size", PrecondKind::Amg},    {"--amg-max-levels", PrecondKind::Amg},
-    {"--amg-aggressive", PrecondKind::Amg},    {"--amg-update-eigen", PrecondKind::Amg},
-    {"--amg-setup", PrecondKind::Amg},         {"--amg-block-smoothing", PrecondKind::Amg},
+    {"--amg-smoother", PrecondKind::Amg},        {"--amg-sweeps", PrecondKind::Amg},
+    {"--amg-cycle", PrecondKind::Amg},           {"--amg-degree", PrecondKind::Amg},
+    {"--amg-coarse-size", PrecondKind::Amg},     {"--amg-strength", PrecondKind::Amg},
+    {"--amg-block-size", PrecondKind::Amg},      {"--amg-max-levels", PrecondKind::Amg},
+    {"--amg-aggressive", PrecondKind::Amg},      {"--amg-update-eigen", PrecondKind::Amg},
+    {"--amg-setup", PrecondKind::Amg},           {"--amg-block-smoothing", PrecondKind::Amg},
+    {"--amg-near-null-space", PrecondKind::Amg}, {"--coordinates", PrecondKind::Amg},
     {"--cheb-degree", PrecondKind::Chebyshev},
 };
 
@@ -61,6 +65,16 @@ const std::vector<OptionSpec>& precond_option_specs() {
       {"--amg-setup", "W",
        "auto | device | host: where the hierarchy is built (default auto:\n"
        "the device on GPUs, the host on CPU devices)"},
+      {"--amg-near-null-space", "B",
+       "constant | rigid: what the coarse levels must represent exactly: a\n"
+       "constant per unknown of a node, or the rigid-body modes of the mesh\n"
+       "(elasticity: translations and rotations; needs the node coordinates:\n"
+       "--coordinates, or a generated mesh, elasticity3d:N) (default constant)"},
+      {"--coordinates", "FILE",
+       "the mesh's node coordinates for --amg-near-null-space rigid: a Matrix\n"
+       "Market array, a row per node (2 or 3 columns), nodes in the matrix's\n"
+       "order, each node's unknowns consecutive (its displacements, then any\n"
+       "rotations)"},
       {"--cheb-degree", "K", "Chebyshev preconditioner degree: SpMVs per application (default 4)"},
   };
   return specs;
@@ -141,6 +155,11 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   const int update_eigen = static_cast<int>(opts.integer("--amg-update-eigen", amg.update_eigen_iterations, 0, 1000));
   if (update_eigen == 1) throw UsageError("--amg-update-eigen 1: must be 0 (Gershgorin) or at least 2");
   amg.update_eigen_iterations = update_eigen;
+  const std::string near_null = opts.text("--amg-near-null-space", "constant");
+  if (near_null != "constant" && near_null != "rigid")
+    throw UsageError("--amg-near-null-space: expected constant or rigid, not '" + near_null + "'");
+  if (opts.has("--coordinates") && near_null != "rigid")
+    throw UsageError("--coordinates is read for --amg-near-null-space rigid only");
   if (opts.has("--amg-setup")) {
     try {
       amg.setup_on = parse_amg_setup_on(opts.text("--amg-setup"));
@@ -192,6 +211,50 @@ void write_commands_json(JsonWriter& json, const char* key, const PhaseCommands&
 }
 
 }  // namespace
+
+void set_near_null_space(const ParsedArgs& opts, const std::string& matrix, std::int32_t rows, PrecondOptions& o) {
+  if (opts.text("--amg-near-null-space", "constant") != "rigid") return;
+  MeshCoordinates mesh;
+  if (opts.has("--coordinates")) {
+    const std::string file = opts.text("--coordinates");
+    HostCsrMatrix table;
+    try {
+      table = read_matrix_market(file);
+    } catch (const Error& e) {
+      throw Error("--coordinates: " + std::string(e.what()));
+    }
+    if (table.cols != 2 && table.cols != 3)
+      throw UsageError("--coordinates " + file + ": " + std::to_string(table.cols) +
+                       " columns, expected 2 or 3 (x, y[, z] of a node a row)");
+    mesh.dimension = table.cols;
+    mesh.values.assign(static_cast<std::size_t>(table.rows) * table.cols, 0.0);
+    for (std::int32_t node = 0; node < table.rows; ++node)
+      for (std::int64_t k = table.row_offsets[node]; k < table.row_offsets[node + 1]; ++k)
+        mesh.values[static_cast<std::size_t>(node) * table.cols + table.col_indices[k]] = table.values[k];
+  } else {
+    mesh = generator_coordinates(matrix);
+    if (mesh.dimension == 0)
+      throw UsageError(
+          "--amg-near-null-space rigid needs the mesh's node coordinates: --coordinates FILE, or a "
+          "generated mesh (elasticity3d:N); " +
+          matrix + " has none");
+  }
+  const auto nodes = static_cast<std::int64_t>(mesh.values.size() / mesh.dimension);
+  if (nodes == 0 || rows % nodes != 0)
+    throw UsageError("--amg-near-null-space rigid: " + std::to_string(nodes) + " nodes, but the matrix's " +
+                     std::to_string(rows) + " rows are not a whole number of unknowns per node");
+  const int unknowns = static_cast<int>(rows / nodes);
+  try {
+    o.amg.near_null_space = rigid_body_modes(mesh.values, mesh.dimension, unknowns);
+  } catch (const Error& e) {
+    throw UsageError("--amg-near-null-space rigid: " + std::string(e.what()));
+  }
+  // The modes number the unknowns node by node: nodes of `unknowns` rows, whatever the pattern says.
+  if (o.amg.block_size != 0 && o.amg.block_size != unknowns)
+    throw UsageError("--amg-block-size " + std::to_string(o.amg.block_size) + " does not match the " +
+                     std::to_string(unknowns) + " unknowns per node of --amg-near-null-space rigid");
+  o.amg.block_size = unknowns;
+}
 
 void print_precond(std::ostream& out, const Preconditioner& M) {
   out << "precond     " << M.description() << "\n"

@@ -3,7 +3,9 @@
 // reported (setup time by phase, the AMG levels) as text and as JSON.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "cli_options.hpp"
@@ -21,6 +23,12 @@ PrecondOptions parse_precond_options(const ParsedArgs& opts, bool solver_is_pcg)
 
 // The --amg-* and --cheb-* values into `options` (whatever its kind); throws UsageError for a bad value.
 void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& options);
+
+// --amg-near-null-space rigid: the rigid-body modes of `matrix`'s mesh (--coordinates, or the
+// generator's own: elasticity3d) into o.amg.near_null_space, and the unknowns per node (the matrix's
+// rows over the nodes) into o.amg.block_size; nothing for constant. Throws UsageError when there are
+// no coordinates, the rows are not a whole number of unknowns per node, or --amg-block-size disagrees.
+void set_near_null_space(const ParsedArgs& opts, const std::string& matrix, std::int32_t rows, PrecondOptions& o);
 
 // Whether any preconditioner option was given (iterative refinement refuses them).
 bool has_precond_options(const ParsedArgs& opts);

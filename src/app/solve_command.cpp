@@ -263,8 +263,7 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
         "--precond and its options do not apply to iterative refinement (--precision mixed or "
         "--solver ir): its inner solves run unpreconditioned; try --precond-precision single instead");
   // --solver pcg is CG with Jacobi (iterative refinement keeps its own inner PCG).
-  const PrecondOptions precond_options =
-      refinement ? PrecondOptions{} : parse_precond_options(opts, kind == SolverKind::Pcg);
+  PrecondOptions precond_options = refinement ? PrecondOptions{} : parse_precond_options(opts, kind == SolverKind::Pcg);
   const SolverKind solver_kind = kind == SolverKind::Pcg && !refinement ? SolverKind::Cg : kind;
   if (refinement) {
     options.inner_solver = kind == SolverKind::Ir ? SolverKind::Cg : kind;
@@ -299,6 +298,7 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
     throw UsageError(run.matrix + " is " + std::to_string(host.rows) + " x " + std::to_string(host.cols) +
                      ": the solvers need a square matrix");
   }
+  set_near_null_space(opts, run.matrix, host.rows, precond_options);
   run.stats = compute_stats(host);
   run.format_forced = forced_format.has_value();
   run.format = forced_format

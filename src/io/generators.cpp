@@ -1,4 +1,5 @@
-// Laplacian model problems written straight into CSR, and the matrix-spec dispatcher.
+// Laplacian model problems written straight into CSR, and the matrix-spec dispatcher (the other
+// generators: elasticity.cpp, powerlaw.cpp).
 #include "clkr/io/generators.hpp"
 
 #include <algorithm>
@@ -110,6 +111,7 @@ HostCsrMatrix stencil3d(int n, const char* name, const Face& face, const Boundar
 
 HostCsrMatrix anisotropic3d_default(int n) { return anisotropic3d(n, 1e-3); }
 HostCsrMatrix jumping3d_default(int n) { return jumping3d(n, 1e4); }
+HostCsrMatrix elasticity3d_default(int n) { return elasticity3d(n); }
 HostCsrMatrix powerlaw_default(int n) { return powerlaw(n); }
 HostCsrMatrix powerlaw_max_row(int n, double max_row) {
   if (!(max_row >= 1 && max_row <= kInt32Max) || max_row != std::floor(max_row))
@@ -130,6 +132,7 @@ constexpr Generator kGenerators[] = {
     {"poisson3d", poisson3d, nullptr, nullptr},
     {"anisotropic3d", anisotropic3d_default, anisotropic3d, "EPSILON"},
     {"jumping3d", jumping3d_default, jumping3d, "CONTRAST"},
+    {"elasticity3d", elasticity3d_default, elasticity3d, "NU"},
     {"powerlaw", powerlaw_default, powerlaw_max_row, "MAXROW"},
 };
 
@@ -192,6 +195,11 @@ DeclaredSize declared_size(const std::string& spec) {
       return {n, n, static_cast<std::int64_t>(std::min(static_cast<long double>(n) * std::max(longest, 1.0L), 9e18L)),
               true};
     }
+    if (g->name == "elasticity3d") {  // 3 n (n+1)^2 rows of at most 81 entries
+      const long double rows = 3.0L * n * (n + 1.0L) * (n + 1.0L);
+      return {static_cast<std::int64_t>(std::min(rows, 9e18L)), static_cast<std::int64_t>(std::min(rows, 9e18L)),
+              static_cast<std::int64_t>(std::min(81 * rows, 9e18L)), true};
+    }
     const int dims = g->name == "poisson2d" ? 2 : 3;
     // In long double: n^3 for n near 2^31 is beyond int64; the result only matters when it is small.
     const long double rows = std::pow(static_cast<long double>(n), dims);
@@ -211,6 +219,18 @@ DeclaredSize declared_size(const std::string& spec) {
   size.max_nnz = file.mirrored ? 2 * file.entries : file.entries;
   size.known = true;
   return size;
+}
+
+MeshCoordinates generator_coordinates(const std::string& spec) {
+  const Generator* g = find_generator(spec);
+  if (g == nullptr || g->name != "elasticity3d") return {};
+  const std::string_view args = std::string_view(spec).substr(g->name.size() + 1);
+  const std::string_view arg = args.substr(0, args.find(':'));
+  int n = 0;
+  const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
+  if (ec != std::errc() || ptr != arg.data() + arg.size() || n < 1)
+    throw Error("bad matrix spec '" + spec + "': expected elasticity3d:N[:NU] with N a positive integer");
+  return {elasticity3d_coordinates(n), 3};
 }
 
 HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& options) {
@@ -237,7 +257,7 @@ HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& op
   if (spec.find(':') != std::string::npos && !std::filesystem::exists(spec))
     throw Error("matrix spec '" + spec +
                 "' is neither an existing file nor a generator spec (poisson2d:N, poisson3d:N, "
-                "anisotropic3d:N[:EPSILON], jumping3d:N[:CONTRAST], powerlaw:N[:MAXROW])");
+                "anisotropic3d:N[:EPSILON], jumping3d:N[:CONTRAST], elasticity3d:N[:NU], powerlaw:N[:MAXROW])");
   return read_matrix_market(spec, options);
 }
 

@@ -1,12 +1,15 @@
 // `clkr solve --precond amg` with the options of the AMG's coarsening, smoothing and update:
-// --amg-block-size auto, --amg-aggressive, --amg-block-smoothing and --amg-update-eigen are accepted and
-// take effect, bad values exit 2 with one line.
+// --amg-block-size auto, --amg-aggressive, --amg-block-smoothing, --amg-update-eigen and
+// --amg-near-null-space (with --coordinates) are accepted and take effect, bad values exit 2 with one
+// line.
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "app_test_support.hpp"
+#include "clkr/io/generators.hpp"
 
 using namespace app_test;
 
@@ -90,6 +93,38 @@ TEST(AmgOptionsCommand, HalfPrecisionValues) {
   }
 }
 
+// --amg-near-null-space rigid on a generated elasticity mesh: the six rigid-body modes from the
+// generator's coordinates (the report says so), fewer iterations than the constants; from a
+// --coordinates file, the same hierarchy and iterations as from the generator.
+TEST(AmgOptionsCommand, RigidBodyModesFromTheGeneratorOrAFile) {
+  const Result constant = run_clkr({"solve", "elasticity3d:8", "--precond", "amg"});
+  const Result rigid = run_clkr({"solve", "elasticity3d:8", "--precond", "amg", "--amg-near-null-space", "rigid"});
+  ASSERT_EQ(constant.code, 0) << describe(constant);
+  ASSERT_EQ(rigid.code, 0) << describe(rigid);
+  EXPECT_NE(rigid.out.find("blocks of 3, 6 near-null vectors"), std::string::npos) << rigid.out;
+  EXPECT_EQ(constant.out.find("near-null vectors"), std::string::npos) << constant.out;
+  const std::string rigid_iterations = iterations_line(rigid.out), constant_iterations = iterations_line(constant.out);
+  ASSERT_FALSE(rigid_iterations.empty()) << rigid.out;
+  ASSERT_FALSE(constant_iterations.empty()) << constant.out;
+  EXPECT_LT(std::stoi(rigid_iterations.substr(rigid_iterations.find_last_of(' ') + 1)),
+            std::stoi(constant_iterations.substr(constant_iterations.find_last_of(' ') + 1)))
+      << rigid_iterations << " against " << constant_iterations;
+  // The same coordinates as a Matrix Market array, a row per node.
+  const std::vector<double> xyz = clkr::elasticity3d_coordinates(8);
+  const fs::path file = scratch_dir() / "elasticity8_coordinates.mtx";
+  {
+    std::ofstream out(file);
+    out << "%%MatrixMarket matrix array real general\n" << xyz.size() / 3 << " 3\n";
+    out.precision(17);
+    for (int c = 0; c < 3; ++c)  // array files list the columns one after the other
+      for (std::size_t node = 0; node < xyz.size() / 3; ++node) out << xyz[3 * node + c] << "\n";
+  }
+  const Result from_file = run_clkr({"solve", "elasticity3d:8", "--precond", "amg", "--amg-near-null-space", "rigid",
+                                     "--coordinates", file.string()});
+  ASSERT_EQ(from_file.code, 0) << describe(from_file);
+  EXPECT_EQ(iterations_line(from_file.out), rigid_iterations) << from_file.out;
+}
+
 TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--precond", "amg", "--amg-update-eigen", "1"}, "--amg-update-eigen 1"},
@@ -98,6 +133,10 @@ TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
       {{"--precond", "amg", "--amg-block-smoothing", "2"}, "--amg-block-smoothing"},
       {{"--precond", "jacobi", "--amg-aggressive", "1"}, "applies to --precond amg only"},
       {{"--precond", "amg", "--precond-precision", "quarter"}, "half"},
+      {{"--precond", "amg", "--amg-near-null-space", "rotations"}, "expected constant or rigid"},
+      {{"--precond", "amg", "--amg-near-null-space", "rigid"}, "needs the mesh's node coordinates"},
+      {{"--precond", "amg", "--coordinates", "xyz.mtx"}, "--amg-near-null-space rigid only"},
+      {{"--precond", "jacobi", "--amg-near-null-space", "rigid"}, "applies to --precond amg only"},
   };
   for (const auto& [extra, message] : cases) {
     std::vector<std::string> args = {"solve", "poisson2d:24"};

@@ -2,7 +2,8 @@
 // sparsity pattern. Node-structured matrices with structural zeros inside their couplings give their
 // block size, stencils and matrices whose rows no candidate divides give 1, ties go to the larger size;
 // Amg reports the size it used, and block sizes that do not divide the rows are refused; the size is
-// resolved before the setup's location is chosen.
+// resolved before the setup's location is chosen; a fixed size beats less consistent nodes of
+// different sizes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -174,6 +175,32 @@ TEST_F(AmgOnBlocks, AmgReportsTheDetectedSizeAndRefusesBadOnes) {
     options.block_size = bad;
     EXPECT_THROW(Amg M(*blas, *A, options), Error) << bad;
   }
+}
+
+// elasticity3d: every node has three unknowns (b = 3, every sampled node consistent), but the nodes
+// next to the clamped face and on the far face share enough columns with their neighbours' for the
+// variable-size detection to merge them (nodes of 3-6 rows, fewer than 13,872 / 3 of them). The more
+// consistent fixed size wins: the merged nodes were an artefact of the faces, not nodes of the mesh.
+TEST(AmgBlockSizeOnElasticity, FixedSizeKeptWhereMergedNodesAreLessConsistent) {
+  const HostCsrMatrix H = elasticity3d(16);
+  double fixed_share = 0, nodes_share = 0;
+  EXPECT_EQ(detect_block_size(H, &fixed_share), 3);
+  EXPECT_EQ(fixed_share, 1.0);
+  const auto merged = detail::amg::detect_variable_nodes(H, &nodes_share);
+  ASSERT_TRUE(merged.has_value());  // what the choice below must overrule
+  EXPECT_LT(merged->count() * 3, H.rows);
+  EXPECT_LT(nodes_share, fixed_share);
+  auto context = test::amg_context();
+  MatrixOptions keep;
+  keep.keep_host_copy = true;
+  Matrix A(context, H, Format::Csr, keep);
+  Blas host(context, Location::Host, Precision::Double);
+  AmgOptions options;
+  options.block_size = 0;
+  options.setup_on = AmgOptions::SetupOn::Host;
+  const Amg M(host, A, options);
+  EXPECT_EQ(M.options().block_size, 3);
+  EXPECT_TRUE(M.options().node_offsets.empty());
 }
 
 // Block size 0 with each setup_on: Auto and Host detect it on A's host copy (so a matrix with blocks is

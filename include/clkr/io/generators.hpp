@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/io/matrix_market.hpp"
@@ -27,6 +28,28 @@ HostCsrMatrix anisotropic3d(int n, double epsilon);
 // checkerboard of cubes and 1 on the others, the face couplings the harmonic mean of the two cells' k
 // (contrast >= 1; 1e4 is the spec's default). Jumps by `contrast` across every cube face.
 HostCsrMatrix jumping3d(int n, double contrast);
+
+// Linear elasticity on the unit cube (Young's modulus 1, Poisson's ratio nu, -1 < nu < 0.5; the
+// spec's default 0.3): n x n x n trilinear hexahedra (2 x 2 x 2 Gauss points), the face x = 0
+// clamped. Its (n+1)^2 nodes are left out; the other n (n+1)^2 nodes keep their three displacements,
+// numbered node by node (rows 3k, 3k+1, 3k+2: u, v, w of node k), nodes with x fastest, then y, then
+// z. 3 n (n+1)^2 rows, at most 81 entries a row (27 nodes of 3 unknowns), symmetric positive definite.
+// The near-null space that smoothed-aggregation AMG needs here is the six rigid-body modes
+// (rigid_body_modes(elasticity3d_coordinates(n), 3)): the default, a constant per unknown of a node,
+// holds the translations but not the rotations. Throws clkr::Error for n < 1, a bad nu, sizes beyond
+// int32 or more host memory than is available.
+HostCsrMatrix elasticity3d(int n, double poisson_ratio = 0.3);
+// The coordinates of elasticity3d(n)'s nodes: x, y, z of each node, in the matrix's node order.
+std::vector<double> elasticity3d_coordinates(int n);
+
+// The node coordinates of a generated mesh problem, for rigid_body_modes: elasticity3d:N[:NU]'s
+// (dimension 3, elasticity3d_coordinates); no values and dimension 0 for every other spec. Throws what
+// load_matrix throws for a malformed elasticity3d spec.
+struct MeshCoordinates {
+  std::vector<double> values;  // `dimension` values a node, node after node
+  int dimension = 0;
+};
+MeshCoordinates generator_coordinates(const std::string& spec);
 
 // powerlaw(): row lengths (the diagonal included) from min_row_length to max_row_length, distributed
 // with a density proportional to length^-exponent (the defaults: 15 to 1,015 entries, mean about 57,
@@ -57,9 +80,10 @@ struct DeclaredSize {
 };
 DeclaredSize declared_size(const std::string& spec);
 
-// Generates "poisson2d:N", "poisson3d:N", "anisotropic3d:N[:EPSILON]", "jumping3d:N[:CONTRAST]" or
-// "powerlaw:N[:MAXROW]" (N >= 1; powerlaw's rows have 15 to MAXROW entries, default 1015); anything else is read as a
-// Matrix Market file. A malformed generator spec throws clkr::Error saying what was expected.
+// Generates "poisson2d:N", "poisson3d:N", "anisotropic3d:N[:EPSILON]", "jumping3d:N[:CONTRAST]",
+// "elasticity3d:N[:NU]" or "powerlaw:N[:MAXROW]" (N >= 1; powerlaw's rows have 15 to MAXROW entries, default 1015);
+// anything else is read as a Matrix Market file. A malformed generator spec throws clkr::Error saying what was
+// expected.
 HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& options = {});
 
 }  // namespace clkr

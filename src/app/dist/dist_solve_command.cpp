@@ -114,6 +114,9 @@ Plan parse_plan(const std::string& command, const Args& args, bool cg_only) {
   plan.json = opts.has("--json");
   plan.quiet = opts.has("--quiet");
   plan.precond = parse_precond_options(opts, plan.kind == SolverKind::Pcg);
+  // Each rank's AMG aggregates its own rows; the modes would have to be cut to the rank's nodes.
+  if (opts.text("--amg-near-null-space", "constant") == "rigid")
+    throw UsageError("--amg-near-null-space rigid is not available in distributed solves (mpirun) yet");
   if (plan.kind == SolverKind::Pcg) plan.kind = SolverKind::Cg;
   plan.problem.plain_cg = plan.kind == SolverKind::Cg && plan.precond.kind == PrecondKind::None;
   plan.problem.keep_host_copy = plan.precond.kind == PrecondKind::Amg;

@@ -96,6 +96,11 @@ std::string node_note(const std::vector<std::int32_t>& offsets) {
          (largest > smallest ? "-" + std::to_string(largest) : std::string()) + " unknowns, ";
 }
 
+// "6 near-null vectors, " where the caller gave the near-null space (the rigid-body modes, say).
+std::string near_null_note(std::size_t vectors) {
+  return vectors == 0 ? std::string() : std::to_string(vectors) + " near-null vectors, ";
+}
+
 // With half values asked for: the levels whose operators read single ones instead (their range does
 // not fit binary16's, or the one-launch coarse cycle reads its own copies), as " (single values on
 // levels 3, 4)"; else nothing.
@@ -166,13 +171,17 @@ struct Amg::Impl {
     const HostCsrMatrix& host = A.host_csr();
     phases.add("matrix to the host", start);
     start = detail::amg::Clock::now();
-    options.block_size = detail::amg::detect_block_size(host);
+    double fixed_share = 0, nodes_share = 0;
+    options.block_size = detail::amg::detect_block_size(host, &fixed_share);
     // Nodes of different sizes, which win when larger on average than the fixed size's nodes, as larger
-    // fixed sizes do. Found, they move a GPU's setup to the host, as blocks do (the device setup
-    // aggregates single unknowns): on the H200 the host setup with the shells' nodes beat the device
-    // setup's single unknowns by 15-27% in time to solution (docs/preconditioners.md, 2026-12-02).
-    if (std::optional<detail::amg::NodeLayout> nodes = detail::amg::detect_variable_nodes(host);
-        nodes && host.rows > static_cast<std::int64_t>(options.block_size) * nodes->count()) {
+    // fixed sizes do, unless the fixed size is the more consistent (elasticity3d: b = 3 for every node,
+    // where merged nodes of 3-6 rows at the faces are 86% consistent). Found, they move a GPU's setup
+    // to the host, as blocks do (the device setup aggregates single unknowns): on the H200 the host
+    // setup with the shells' nodes beat the device setup's single unknowns by 15-27% in time to
+    // solution (docs/preconditioners.md, 2026-12-02).
+    if (std::optional<detail::amg::NodeLayout> nodes = detail::amg::detect_variable_nodes(host, &nodes_share);
+        nodes && host.rows > static_cast<std::int64_t>(options.block_size) * nodes->count() &&
+        nodes_share >= fixed_share) {
       options.block_size = 1;
       options.node_offsets = std::move(nodes->offsets);
     }
@@ -256,6 +265,7 @@ std::string Amg::description() const {
   const std::optional<std::size_t> one_launch = impl_->cycle->one_launch_level();
   return "amg (smoothed aggregation, " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
          (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + node_note(impl_->options.node_offsets) +
+         near_null_note(impl_->options.near_null_space.size()) +
          (impl_->options.cycle_index == 2 ? "W-cycle, " : std::string()) + impl_->cycle->smoother_description() +
          " smoothing, " +
          (one_launch ? "levels " + std::to_string(*one_launch) + "-" + std::to_string(n - 1) + " in one launch, "

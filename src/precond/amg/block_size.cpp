@@ -65,7 +65,7 @@ std::optional<double> consistent_share(const HostCsrMatrix& A, std::int32_t b) {
 
 }  // namespace
 
-std::int32_t detect_block_size(const HostCsrMatrix& A) {
+std::int32_t detect_block_size(const HostCsrMatrix& A, double* share) {
   // The candidates are independent: one a thread (bcsstk16/17: 2-3 full samples of 290-430 k entries).
   std::optional<double> shares[kMaxDetectedBlock + 1];
 #pragma omp parallel for schedule(dynamic, 1) if (A.nnz() > kParallelDetection)
@@ -81,6 +81,7 @@ std::int32_t detect_block_size(const HostCsrMatrix& A) {
       best = b;
     }
   }
+  if (share != nullptr) *share = best_share;
   return best;
 }
 
@@ -109,7 +110,7 @@ double column_similarity(const HostCsrMatrix& A, std::int32_t i, std::int32_t j)
 
 }  // namespace
 
-std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A) {
+std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A, double* share) {
   if (A.rows == 0) return std::nullopt;
   if (A.rows > 1) {
     const std::int32_t pairs = A.rows - 1, samples = std::min(pairs, kSampledRowPairs);
@@ -159,6 +160,7 @@ std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A) {
   if (static_cast<double>(consistent) < kDetectedBlockShare * nodes.count() ||
       static_cast<double>(stored) < kDetectedBlockFill * static_cast<double>(block))
     return std::nullopt;
+  if (share != nullptr) *share = static_cast<double>(consistent) / nodes.count();
   return nodes;
 }
 

@@ -22,8 +22,8 @@ namespace clkr::detail::amg {
 // diagonal block is tridiagonal, 34% full; FEM nodes' blocks are 79-98% full on the SuiteSparse set).
 // On that set: bcsstk17 6 (86% of its nodes), bcsstk16 3 (96%); stencils on larger grids give 0%
 // for every b, and the shells whose constrained unknowns were removed have 5489 rows, which no b
-// divides: 1.
-std::int32_t detect_block_size(const HostCsrMatrix& A);
+// divides: 1. `share`, where given, receives the winner's share (0 for 1).
+std::int32_t detect_block_size(const HostCsrMatrix& A, double* share = nullptr);
 
 constexpr std::int32_t kMaxDetectedBlock = 8;
 constexpr double kDetectedBlockShare = 0.8;
@@ -43,7 +43,11 @@ constexpr double kDetectedBlockFill = 0.65;
 // That mean needs at least 2/3 of the neighbouring rows alike; kSampledRowPairs pairs spread evenly
 // over the matrix are tried first, and fewer than kSampledAlikeShare of them alike give nothing at
 // once: a stencil of millions of rows costs a few thousand row comparisons, not a pass over its entries.
-std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A);
+// `share`, where given and nodes are returned, receives the share of them whose rows all reach the
+// same nodes: the AMG prefers a fixed b that is more consistent (elasticity3d: b = 3 for every node,
+// where the nodes next to the clamped face and the far face pass the similarity test with their
+// neighbours', and merging them gives nodes of 3-6 rows, 86% consistent).
+std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A, double* share = nullptr);
 
 constexpr double kNodeRowSimilarity = 0.65;
 constexpr double kMinMeanNodeSize = 3;
