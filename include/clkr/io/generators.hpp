@@ -81,9 +81,9 @@ struct DeclaredSize {
 DeclaredSize declared_size(const std::string& spec);
 
 // Generates "poisson2d:N", "poisson3d:N", "anisotropic3d:N[:EPSILON]", "jumping3d:N[:CONTRAST]",
-// "elasticity3d:N[:NU]" or "powerlaw:N[:MAXROW]" (N >= 1; powerlaw's rows have 15 to MAXROW entries, default 1015);
-// anything else is read as a Matrix Market file. A malformed generator spec throws clkr::Error saying what was
-// expected.
+// "elasticity3d:N[:NU]" or "powerlaw:N[:MAXROW]" (N >= 1; powerlaw's rows have 15 to MAXROW entries,
+// default 1015); anything else is read as a Matrix Market file. A malformed generator spec throws
+// clkr::Error saying what was expected.
 HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& options = {});
 
 }  // namespace clkr
