@@ -18,7 +18,7 @@ from . import _clkr
 from ._clkr import Context, Error
 
 __all__ = ["Context", "Error", "Matrix", "Result", "Solver", "coo_matrix", "csr_matrix", "devices", "matrix",
-           "setting_keys", "solve"]
+           "rigid_body_modes", "setting_keys", "solve"]
 
 Matrix = _clkr.Matrix
 
@@ -27,6 +27,22 @@ def setting_keys():
     """Every key of the settings= dictionary, with what it sets ("amg.coarse_size: coarsen until ...");
     amg=, chebyshev= and refinement= take the keys after their prefix."""
     return _clkr.setting_keys()
+
+
+def rigid_body_modes(coordinates, unknowns_per_node=None):
+    """The rigid-body modes of a mesh, the AMG's near-null space for elasticity:
+    amg={"block_size": u, "near_null_space": clkr.rigid_body_modes(xyz)}. coordinates: a (nodes, 2) or
+    (nodes, 3) array in the matrix's node order, each node's unknowns numbered together;
+    unknowns_per_node: the dimension (displacements, the default), or 3 in 2D / 6 in 3D with rotation
+    unknowns (beams, plates, shells). Returns a (rows, 3) or (rows, 6) float64 array: the translations,
+    then the rotations about the nodes' centroid (docs/preconditioners.md)."""
+    c = np.asarray(coordinates)
+    if c.ndim != 2 or c.shape[1] not in (2, 3):
+        raise ValueError(f"coordinates must be a (nodes, 2) or (nodes, 3) array, not of shape {c.shape}")
+    if c.dtype.kind not in "iuf":
+        raise TypeError(f"coordinates must be integers or floats, not {c.dtype}")
+    flat = np.ascontiguousarray(c, dtype=np.float64).ravel()
+    return _clkr._rigid_body_modes(flat, c.shape[1], unknowns_per_node or 0)
 
 
 def devices():

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "clkr/clkr.hpp"
+#include "clkr/precond/rigid_body_modes.hpp"
 #include "clkr/solver/format_choice.hpp"
 #include "clkr/solver/solver_setup.hpp"
 #include "options.hpp"
@@ -205,6 +206,17 @@ PYBIND11_MODULE(_clkr, m) {
           },
           py::arg("data"));
   m.def("setting_keys", &solver_setting_keys);
+  // The modes as a (rows, modes) array: the shape amg={"near_null_space": ...} takes.
+  m.def("_rigid_body_modes", [](const Array<double>& coordinates, int dimension, int unknowns_per_node) {
+    const std::vector<double> flat(coordinates.data(), coordinates.data() + coordinates.size());
+    const std::vector<std::vector<double>> modes = rigid_body_modes(flat, dimension, unknowns_per_node);
+    const auto rows = static_cast<py::ssize_t>(modes[0].size()), count = static_cast<py::ssize_t>(modes.size());
+    py::array_t<double> out({rows, count});
+    auto view = out.mutable_unchecked<2>();
+    for (py::ssize_t i = 0; i < rows; ++i)
+      for (py::ssize_t j = 0; j < count; ++j) view(i, j) = modes[j][i];
+    return out;
+  });
   m.def("_csr32", &matrix_from_csr<std::int32_t>);
   m.def("_csr64", &matrix_from_csr<std::int64_t>);
   m.def("_coo32", &matrix_from_coo<std::int32_t>);

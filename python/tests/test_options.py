@@ -4,6 +4,7 @@ import gc
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 import clkr
@@ -121,3 +122,29 @@ def test_int32_arrays_are_uploaded_as_they_are_and_not_kept(ctx):
     bad[A.indptr[2]] = A.shape[1]
     with pytest.raises(clkr.Error, match="column index 216 in row 2 out of range"):
         clkr.csr_matrix(A.indptr, bad, A.data, device=ctx)
+
+
+def test_rigid_body_modes_as_the_amg_near_null_space(ctx):
+    # Two nodes about the origin: the translations, then omega x r for omega = e_x, e_y, e_z.
+    B = clkr.rigid_body_modes(np.array([[1.0, 0, 0], [-1, 0, 0]]))
+    assert B.shape == (6, 6) and B.dtype == np.float64
+    assert np.array_equal(B[:, 0], [1, 0, 0, 1, 0, 0])
+    assert np.array_equal(B[:, 5], [0, 1, 0, 0, -1, 0])  # the rotation about z moves them along +-y
+    assert clkr.rigid_body_modes([[0, 0], [2, 0]], unknowns_per_node=3).shape == (6, 3)
+    with pytest.raises(ValueError, match="nodes, 2"):
+        clkr.rigid_body_modes(np.zeros((4, 4)))
+    with pytest.raises(clkr.Error, match="unknowns per node"):
+        clkr.rigid_body_modes(np.zeros((4, 3)), unknowns_per_node=4)
+    # A vector problem of three unknowns a node on a 6^3 grid (a Laplacian per component, coupled):
+    # the six modes of its nodes are accepted as the near-null space, and the AMG says so.
+    n = 6
+    L = poisson3d(n)
+    A = (sp.kron(L, np.eye(3) + 0.2 * (np.ones((3, 3)) - np.eye(3)))).tocsr()
+    grid = np.stack(np.meshgrid(np.arange(n), np.arange(n), np.arange(n), indexing="ij"), -1)
+    xyz = grid.reshape(-1, 3)[:, ::-1].astype(float)  # x fastest, as poisson3d numbers its points
+    modes = clkr.rigid_body_modes(xyz)
+    b = random_vector(A.shape[0])
+    solver = clkr.Solver(A, precond="amg", amg={"block_size": 3, "near_null_space": modes}, tol=1e-10, device=ctx)
+    assert "6 near-null vectors" in solver.description
+    x, info = solver.solve(b)
+    assert info.converged and relative_residual(A, b, x) <= 1e-9
