@@ -59,7 +59,7 @@ module clkr
 
   public :: clkr_context_create, clkr_context_destroy
   public :: clkr_matrix_create, clkr_matrix_create_coo, clkr_matrix_update_values, clkr_matrix_destroy
-  public :: clkr_matrix_convert, clkr_matrix_format
+  public :: clkr_matrix_convert, clkr_matrix_format, clkr_rigid_body_modes
   public :: clkr_solve, clkr_solver_create, clkr_solver_update, clkr_solver_solve, clkr_solver_solve_many
   public :: clkr_solver_destroy
   public :: clkr_last_error, clkr_text
@@ -177,6 +177,16 @@ module clkr
       import :: c_ptr, c_int, c_int64_t
       type(c_ptr), value :: m
       integer(c_int64_t), intent(out) :: rows, cols, nnz
+      integer(c_int) :: s
+    end function
+    function c_rigid_body_modes(coordinates, nodes, dimension, unknowns, modes, count) &
+        bind(c, name='clkr_rigid_body_modes') result(s)
+      import :: c_int, c_int64_t, c_double
+      real(c_double), intent(in) :: coordinates(*)
+      integer(c_int64_t), value :: nodes
+      integer(c_int), value :: dimension, unknowns
+      real(c_double), intent(out) :: modes(*)
+      integer(c_int), intent(out) :: count
       integer(c_int) :: s
     end function
     function c_matrix_destroy(m) bind(c, name='clkr_matrix_destroy') result(s)
@@ -497,6 +507,30 @@ contains
     name = ''
     s = c_matrix_format(m%ptr, chars, 33_c_int)
     if (s == CLKR_OK) name = clkr_text(chars)
+    call finish(s, stat, errmsg)
+  end subroutine
+
+  ! The rigid-body modes of a mesh, AMG's near-null space for elasticity (options%near_null_space, with
+  ! amg.block_size the unknowns per node in options%settings): coordinates(d, nodes), d = 2 or 3, the
+  ! nodes in the matrix's order; modes(rows, m) allocated here, rows = unknowns per node x nodes, m = 6 in
+  ! 3D and 3 in 2D (the translations, then the rotations about the centroid). unknowns_per_node: d (the
+  ! default: displacements), or 6 in 3D / 3 in 2D where the nodes have rotation unknowns.
+  subroutine clkr_rigid_body_modes(coordinates, modes, unknowns_per_node, stat, errmsg)
+    real(c_double), intent(in) :: coordinates(:, :)
+    real(c_double), allocatable, intent(out) :: modes(:, :)
+    integer, intent(in), optional :: unknowns_per_node
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    real(c_double), allocatable :: buffer(:)
+    integer(c_int) :: unknowns, count, s
+    integer(c_int64_t) :: nodes, rows
+    unknowns = int(size(coordinates, 1), c_int)
+    if (present(unknowns_per_node)) unknowns = int(unknowns_per_node, c_int)
+    nodes = size(coordinates, 2, kind=c_int64_t)
+    rows = max(unknowns, 1_c_int) * nodes
+    allocate (buffer(max(rows * 6, 1_c_int64_t)))
+    s = c_rigid_body_modes(coordinates, nodes, int(size(coordinates, 1), c_int), unknowns, buffer, count)
+    if (s == CLKR_OK) modes = reshape(buffer(1:rows * count), [rows, int(count, c_int64_t)])
     call finish(s, stat, errmsg)
   end subroutine
 

@@ -159,6 +159,16 @@ clkr_status clkr_solver_solve_many(clkr_solver solver, int k, const double* B, i
                                    clkr_result* results);
 clkr_status clkr_solver_destroy(clkr_solver solver);
 
+/* ---- The rigid-body modes of a mesh: AMG's near-null space for elasticity ---------------------------- */
+/* coordinates: `dimension` (2 or 3) doubles a node, node after node, `nodes` nodes; unknowns_per_node: 0
+ * or `dimension` (displacements), or 3 in 2D / 6 in 3D (displacements then rotations: beams, plates,
+ * shells). Writes the modes one after another into `modes`, each unknowns_per_node * nodes doubles (room
+ * for 6 of them in 3D, 3 in 2D: column-major, as Fortran holds B(rows, 6)), and their count into *count:
+ * the translations, then the rotations about the nodes' centroid. For clkr_solve_options.near_null_space
+ * (with amg.block_size = unknowns per node in the settings); docs/preconditioners.md. */
+clkr_status clkr_rigid_body_modes(const double* coordinates, int64_t nodes, int dimension, int unknowns_per_node,
+                                  double* modes, int* count);
+
 #ifdef __cplusplus
 }
 #endif

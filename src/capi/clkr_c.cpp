@@ -12,6 +12,7 @@
 
 #include "clkr/clkr.h"
 #include "clkr/data/csr_arrays.hpp"
+#include "clkr/precond/rigid_body_modes.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/format_choice.hpp"
 #include "clkr/solver/solver_setup.hpp"
@@ -333,6 +334,22 @@ clkr_status clkr_matrix_size(clkr_matrix m, int64_t* rows, int64_t* cols, int64_
     if (rows) *rows = matrix.rows();
     if (cols) *cols = matrix.cols();
     if (nnz) *nnz = matrix.nnz();
+  });
+}
+
+clkr_status clkr_rigid_body_modes(const double* coordinates, int64_t nodes, int dimension, int unknowns_per_node,
+                                  double* modes, int* count) {
+  return guarded(__func__, [&] {
+    require(coordinates, "coordinates");
+    require(modes, "modes");
+    require(count, "count");
+    if (nodes < 1) throw clkr::Error("nodes = " + std::to_string(nodes) + ", expected at least 1");
+    if (dimension != 2 && dimension != 3)
+      throw clkr::Error("dimension " + std::to_string(dimension) + ", expected 2 or 3");
+    const std::vector<double> xyz(coordinates, coordinates + nodes * dimension);
+    const std::vector<std::vector<double>> B = clkr::rigid_body_modes(xyz, dimension, unknowns_per_node);
+    for (std::size_t j = 0; j < B.size(); ++j) std::copy(B[j].begin(), B[j].end(), modes + j * B[j].size());
+    *count = static_cast<int>(B.size());
   });
 }
 

@@ -274,6 +274,33 @@ static void test_near_null_space(clkr_context ctx, const Csr* A, const double* b
   clkr_matrix_destroy(m);
 }
 
+/* clkr_rigid_body_modes: two nodes about the origin give the translations and omega x r, column after
+ * column; rotation unknowns follow the displacements; bad input is refused, naming it. */
+static void test_rigid_body_modes(void) {
+  const double xyz[6] = {1, 0, 0, -1, 0, 0};
+  const double plane[4] = {0, 0, 2, 0};
+  double modes[6 * 12];
+  int count = 0, i;
+  CHECK(clkr_rigid_body_modes(xyz, 2, 3, 0, modes, &count) == CLKR_OK && count == 6, "3D modes: %s (%d)",
+        clkr_last_error(), count);
+  for (i = 0; i < 6; ++i) CHECK(modes[i] == (i % 3 == 0 ? 1.0 : 0.0), "translation x, entry %d: %g", i, modes[i]);
+  /* The rotation about z (the sixth mode): (1, 0, 0) moves along +y, (-1, 0, 0) along -y. */
+  CHECK(modes[5 * 6 + 1] == 1.0 && modes[5 * 6 + 4] == -1.0 && modes[5 * 6] == 0.0, "rotation about z: %g %g %g",
+        modes[5 * 6], modes[5 * 6 + 1], modes[5 * 6 + 4]);
+  CHECK(clkr_rigid_body_modes(xyz, 2, 3, 6, modes, &count) == CLKR_OK && count == 6, "shell modes: %s",
+        clkr_last_error());
+  CHECK(modes[5 * 12 + 5] == 1.0 && modes[5 * 12 + 11] == 1.0, "rotation unknowns of the z rotation: %g %g",
+        modes[5 * 12 + 5], modes[5 * 12 + 11]);
+  CHECK(clkr_rigid_body_modes(plane, 2, 2, 0, modes, &count) == CLKR_OK && count == 3, "2D modes: %s",
+        clkr_last_error());
+  CHECK(modes[2 * 4 + 1] == -1.0 && modes[2 * 4 + 3] == 1.0, "2D rotation: %g %g", modes[9], modes[11]);
+  EXPECT_ERROR(clkr_rigid_body_modes(xyz, 2, 4, 0, modes, &count), CLKR_ERROR_INVALID_ARGUMENT, "expected 2 or 3");
+  EXPECT_ERROR(clkr_rigid_body_modes(xyz, 2, 3, 5, modes, &count), CLKR_ERROR_INVALID_ARGUMENT, "unknowns per node");
+  EXPECT_ERROR(clkr_rigid_body_modes(xyz, 0, 3, 0, modes, &count), CLKR_ERROR_INVALID_ARGUMENT, "nodes = 0");
+  EXPECT_ERROR(clkr_rigid_body_modes(NULL, 2, 3, 0, modes, &count), CLKR_ERROR_INVALID_ARGUMENT,
+               "coordinates is NULL");
+}
+
 /* AMG's nodes of different sizes (nodes of 1 and 3 rows in turn): aggregated whole, the solve converges; bad
  * offsets, a negative count, a NULL array and another preconditioner are refused, naming what is wrong. */
 static void test_node_offsets(clkr_context ctx, const Csr* A, const double* b) {
@@ -393,6 +420,7 @@ int main(void) {
   test_mixed_precision(ctx, &A, b, x_true);
   test_near_null_space(ctx, &A, b);
   test_node_offsets(ctx, &A, b);
+  test_rigid_body_modes();
   test_direct_upload(ctx, &A, b);
   test_device_memory_limit(&A);
   CHECK(clkr_context_destroy(ctx) == CLKR_OK, "destroy context: %s", clkr_last_error());

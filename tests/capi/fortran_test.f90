@@ -1,6 +1,6 @@
 ! Tests of the Fortran module clkr: a 1D Poisson system in 1-based CSR and COO (32- and 64-bit indices)
 ! solved and checked against the known solution (b = A x_true), value updates through a kept solver, the
-! storage format, settings, mixed precision and the near-null space, and bad input reported through
+! storage format, settings, mixed precision, the near-null space and the rigid-body modes, and bad input reported through
 ! stat/errmsg. Stops with a non-zero code on any failed check.
 program fortran_test
   use, intrinsic :: iso_c_binding, only: c_double, c_int32_t, c_int64_t
@@ -15,7 +15,7 @@ program fortran_test
   type(clkr_options) :: options
   type(clkr_result) :: result
   integer(c_int32_t), allocatable :: offsets(:), cols(:), bad_cols(:), coo_rows(:), coo_cols(:)
-  real(c_double), allocatable :: values(:), coo_values(:), bad_values(:)
+  real(c_double), allocatable :: values(:), coo_values(:), bad_values(:), modes(:, :)
   character(len=8) :: format_name
   real(c_double) :: x_true(n), b(n), x(n), bb(n, 2), xx(n, 2)
   type(clkr_result) :: results(2)
@@ -170,9 +170,26 @@ program fortran_test
   call clkr_matrix_format(stale, format_name, stat=stat, errmsg=message)
   call expect_error(CLKR_ERROR_INVALID_HANDLE, 'not a live clkr_matrix')
 
+  ! The rigid-body modes of two nodes about the origin: the translations, then omega x r; with rotation
+  ! unknowns each node's own rotation; a dimension that is not 2 or 3 refused.
+  call clkr_rigid_body_modes(reshape([1.0_c_double, 0.0_c_double, 0.0_c_double, -1.0_c_double, 0.0_c_double, &
+                                      0.0_c_double], [3, 2]), modes, stat=stat, errmsg=message)
+  call check(stat == CLKR_OK, 'rigid-body modes: '//trim(message))
+  call check(all(shape(modes) == [6, 6]), 'rigid-body modes: shape')
+  call check(all(modes(:, 1) == [1, 0, 0, 1, 0, 0]) .and. all(modes(:, 6) == [0, 1, 0, 0, -1, 0]), &
+             'rigid-body modes: the x translation and the rotation about z')
+  call clkr_rigid_body_modes(reshape([1.0_c_double, 0.0_c_double, 0.0_c_double, -1.0_c_double, 0.0_c_double, &
+                                      0.0_c_double], [3, 2]), modes, unknowns_per_node=6, stat=stat, errmsg=message)
+  call check(stat == CLKR_OK .and. size(modes, 1) == 12 .and. modes(6, 6) == 1 .and. modes(12, 6) == 1, &
+             'rigid-body modes with rotation unknowns: '//trim(message))
+  call clkr_rigid_body_modes(reshape([0.0_c_double, 1.0_c_double, 2.0_c_double, 3.0_c_double], [4, 1]), modes, &
+                             stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'expected 2 or 3')
+
   call clkr_context_destroy(ctx)
   ! The program's own arrays, freed so that LeakSanitizer sees only what clkr might leave.
   deallocate (offsets, cols, bad_cols, coo_rows, coo_cols, values, coo_values, bad_values, options%near_null_space)
+  if (allocated(modes)) deallocate (modes)
   if (failures > 0) then
     print '(i0,a)', failures, ' failed checks'
     error stop 1
