@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "clkr/blas/blas.hpp"
@@ -126,6 +127,30 @@ TEST_P(SpmvPrecision, RowSumChains) {
   }
 }
 
+// A's SpMV under each of `variants` (parameters that must not change a single bit: the order of the
+// loads, cache hints): each checked against the reference, and each after the first for the same
+// values as the first, row by row.
+void expect_variants_agree(Matrix& A, const HostCsrMatrix& H, Precision p, const std::vector<double>& xv,
+                           const std::vector<std::pair<std::string, SpmvParams>>& variants) {
+  std::vector<double> first;
+  for (const auto& [what, params] : variants) {
+    const auto run = [&, &params = params](double alpha, Matrix& M, Vector& x, double beta, Vector& y) {
+      detail::spmv_device(*test_context(), params, p, false, alpha, M, x, beta, y);
+    };
+    check_spmv(A, H, p, {1.5, 0}, what, run);
+    Vector x(test_context(), std::vector<double>(xv.begin(), xv.begin() + H.cols), "x");
+    Vector y(test_context(), static_cast<std::size_t>(H.rows), "y");
+    run(1, A, x, 0, y);
+    const std::vector<double> got = read_device(y, p);
+    if (first.empty()) {
+      first = got;
+      continue;
+    }
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(got[i], first[i]) << what << ": row " << i << " differs from " << variants.front().first;
+  }
+}
+
 // The row kernels with their loads in groups (SpmvParams::row_load_group) of 1 (entry by entry, the
 // CPU default), an awkward 3 and 8 (the GPU default): CSR scalar with one and four sums per row, CSR
 // vector, ELL, SELL and DIA a row at a time, on every shape (empty rows, a 3000-entry row, ELL's and
@@ -149,8 +174,8 @@ TEST_P(SpmvPrecision, RowLoadGroups) {
     for (const Shape& shape : shapes()) {
       const HostCsrMatrix H = random_matrix(shape, 23);
       Matrix A(test_context(), H, kernel.format, test_matrix_options());
-      std::vector<double> entry_by_entry;
-      for (std::size_t group : {1, 3, 8}) {
+      std::vector<std::pair<std::string, SpmvParams>> variants;
+      for (std::size_t group : {1, 3, 8}) {  // entry by entry first: the others must match it
         SpmvParams params;
         params.work_group_size = 32;
         params.vector_lanes = 4;
@@ -158,22 +183,9 @@ TEST_P(SpmvPrecision, RowLoadGroups) {
         params.row_sum_chains = params.row_sum_chains_single = kernel.chains;
         params.dia_tile_rows = 0;
         params.row_load_group = group;
-        const std::string what = kernel.name + " " + shape.name + " row_load_group=" + std::to_string(group);
-        const auto run = [&](double alpha, Matrix& M, Vector& x, double beta, Vector& y) {
-          detail::spmv_device(*test_context(), params, p, false, alpha, M, x, beta, y);
-        };
-        check_spmv(A, H, p, {1.5, 0}, what, run);
-        Vector x(test_context(), std::vector<double>(xv.begin(), xv.begin() + H.cols), "x");
-        Vector y(test_context(), static_cast<std::size_t>(H.rows), "y");
-        run(1, A, x, 0, y);
-        const std::vector<double> got = read_device(y, p);
-        if (group == 1) {
-          entry_by_entry = got;
-        } else {
-          for (std::size_t i = 0; i < got.size(); ++i)
-            ASSERT_EQ(got[i], entry_by_entry[i]) << what << ": row " << i << " differs from entry by entry";
-        }
+        variants.emplace_back(kernel.name + " " + shape.name + " row_load_group=" + std::to_string(group), params);
       }
+      expect_variants_agree(A, H, p, xv, variants);
     }
   }
 }
@@ -200,28 +212,15 @@ TEST_P(SpmvPrecision, StreamLoads) {
     for (const Shape& shape : shapes()) {
       const HostCsrMatrix H = random_matrix(shape, 29);
       Matrix A(test_context(), H, kernel.format, test_matrix_options());
-      std::vector<double> plain;
-      for (std::size_t stream : {0, 1}) {
+      std::vector<std::pair<std::string, SpmvParams>> variants;
+      for (std::size_t stream : {0, 1}) {  // plain loads first
         SpmvParams params = device_params(test_context()->info()).spmv;
         params.csr_vector_min_mean_row_length = kernel.vector_from;
         params.csr_balanced_min_row_ratio = kernel.balanced_from;
         params.stream_loads = stream;
-        const std::string what = kernel.name + " " + shape.name + " stream_loads=" + std::to_string(stream);
-        const auto run = [&](double alpha, Matrix& M, Vector& x, double beta, Vector& y) {
-          detail::spmv_device(*test_context(), params, p, false, alpha, M, x, beta, y);
-        };
-        check_spmv(A, H, p, {1.5, 0}, what, run);
-        Vector x(test_context(), std::vector<double>(xv.begin(), xv.begin() + H.cols), "x");
-        Vector y(test_context(), static_cast<std::size_t>(H.rows), "y");
-        run(1, A, x, 0, y);
-        const std::vector<double> got = read_device(y, p);
-        if (stream == 0) {
-          plain = got;
-        } else {
-          for (std::size_t i = 0; i < got.size(); ++i)
-            ASSERT_EQ(got[i], plain[i]) << what << ": row " << i << " differs from plain loads";
-        }
+        variants.emplace_back(kernel.name + " " + shape.name + " stream_loads=" + std::to_string(stream), params);
       }
+      expect_variants_agree(A, H, p, xv, variants);
     }
   }
 }
