@@ -7,11 +7,11 @@
 # that a run cut short still brings its finished steps back).
 #   usage: benchmarks/run_gpu_solve.sh [CARRY_DIR] [SECTIONS]
 #     CARRY_DIR holds matrices/ (the SuiteSparse files); SECTIONS: any of report,poisson,hard,suitesparse,
-#     cupy,smoother (default all)
+#     cupy,smoother,elasticity (default all)
 set -uo pipefail
 source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
-sections=${2:-report,poisson,hard,suitesparse,cupy,smoother}
+sections=${2:-report,poisson,hard,suitesparse,cupy,smoother,elasticity}
 out=gpu-solve-results
 source "$(dirname "$0")/gpu_run_steps.sh"
 nproc | sed 's/^/host cores: /' | tee -a "$out/gpu.txt"
@@ -74,6 +74,18 @@ if want smoother; then
         --amg-smoother "$smoother" --amg-degree "$degree" --peers none --reps 3 --csv "$out/solve_smoother_${name}_$round.csv" \
         2>"$out/solve_smoother_${name}_$round.err" | tee "$out/solve_smoother_${name}_$round.txt"
     done
+  done
+fi
+
+if want elasticity; then
+  # elasticity3d with the rigid-body modes against the constants (the setup then runs on the host: a
+  # near-null space and nodes of three unknowns), against Jacobi-CG: on 2 PoCL cores the modes took a
+  # third of the iterations off and cost 1.6-1.7x the setup (docs/preconditioners.md, 2026-12-06).
+  for near_null in constant rigid; do
+    step "bench solve: elasticity3d 32/48/64, near-null space $near_null"
+    $bin bench solve elasticity3d:32 elasticity3d:48 elasticity3d:64 --methods cg,jacobi,amg,amg-single \
+      --amg-near-null-space "$near_null" --peers none --reps 3 --csv "$out/solve_elasticity_$near_null.csv" \
+      2>"$out/solve_elasticity_$near_null.err" | tee "$out/solve_elasticity_$near_null.txt"
   done
 fi
 
