@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 #include "clkr/runtime/error.hpp"
@@ -144,6 +145,14 @@ const Generator* find_generator(const std::string& spec) {
   return nullptr;
 }
 
+// N, the first field of a generator spec's arguments, when it is a positive integer.
+std::optional<int> spec_size(std::string_view field) {
+  int n = 0;
+  const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), n);
+  if (ec != std::errc() || ptr != field.data() + field.size() || n < 1) return std::nullopt;
+  return n;
+}
+
 }  // namespace
 
 HostCsrMatrix poisson2d(int n) { return laplacian(n, 2, "poisson2d"); }
@@ -184,10 +193,9 @@ DeclaredSize declared_size(const std::string& spec) {
   if (const Generator* g = find_generator(spec)) {
     const std::string_view args = std::string_view(spec).substr(g->name.size() + 1);
     const std::string_view arg = args.substr(0, args.find(':'));
-    int n = 0;
-    const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
-    // A malformed spec is load_matrix's to report, with what was expected.
-    if (ec != std::errc() || ptr != arg.data() + arg.size() || n < 1) return {};
+    const std::optional<int> parsed = spec_size(arg);
+    if (!parsed) return {};  // a malformed spec is load_matrix's to report, with what was expected
+    const int n = *parsed;
     if (g->name == "powerlaw") {  // rows of at most MAXROW (1015 unless given) entries
       const std::string_view rest = args.substr(std::min(args.size(), arg.size() + 1));
       const long double longest =
@@ -225,12 +233,9 @@ MeshCoordinates generator_coordinates(const std::string& spec) {
   const Generator* g = find_generator(spec);
   if (g == nullptr || g->name != "elasticity3d") return {};
   const std::string_view args = std::string_view(spec).substr(g->name.size() + 1);
-  const std::string_view arg = args.substr(0, args.find(':'));
-  int n = 0;
-  const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
-  if (ec != std::errc() || ptr != arg.data() + arg.size() || n < 1)
-    throw Error("bad matrix spec '" + spec + "': expected elasticity3d:N[:NU] with N a positive integer");
-  return {elasticity3d_coordinates(n), 3};
+  const std::optional<int> n = spec_size(args.substr(0, args.find(':')));
+  if (!n) throw Error("bad matrix spec '" + spec + "': expected elasticity3d:N[:NU] with N a positive integer");
+  return {elasticity3d_coordinates(*n), 3};
 }
 
 HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& options) {
@@ -240,11 +245,11 @@ HostCsrMatrix load_matrix(const std::string& spec, const MatrixMarketOptions& op
     const std::string_view arg = args.substr(0, colon);
     const std::string expected =
         std::string(g->name) + ":N" + (g->make_with ? std::string("[:") + g->parameter + "]" : "");
-    int n = 0;
-    const auto [ptr, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
-    if (ec != std::errc() || ptr != arg.data() + arg.size() || n < 1)
+    const std::optional<int> size = spec_size(arg);
+    if (!size)
       throw Error("bad matrix spec '" + spec + "': expected " + expected + " with N a positive integer (" +
                   (g->name == "powerlaw" ? "rows" : "grid points per side") + ")");
+    const int n = *size;
     if (colon == std::string_view::npos) return g->make(n);
     const std::string text(args.substr(colon + 1));
     char* end = nullptr;
