@@ -2,13 +2,13 @@
 // precision, solve on a device, and report the outcome, the timings and every kernel's counters, as
 // text or as one JSON object. Exit code 0 converged, 1 not converged, 2 usage or input error.
 #include <algorithm>
-#include <cctype>
 #include <climits>
 #include <cmath>
 #include <fstream>
 #include <iostream>
 #include <optional>
 
+#include "../runtime/text.hpp"
 #include "app_common.hpp"
 #include "cli_options.hpp"
 #include "clkr/blas/blas.hpp"
@@ -71,11 +71,6 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
   return specs;
 }
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
 // The option values as usage errors naming the option; the library's parse_solver message already
 // lists the accepted names.
 SolverKind parse_solver_option(const std::string& name) {
@@ -129,7 +124,7 @@ PrecisionPlan plan_precision(const std::string& name, SolverKind kind, const Dev
 // --refinement and --inner-tol into `options` (whose inner_solver is set).
 void set_refinement_options(const ParsedArgs& opts, SolveOptions& options) {
   if (opts.has("--refinement")) {
-    const std::string scheme = lower(opts.text("--refinement"));
+    const std::string scheme = detail::to_lower(opts.text("--refinement"));
     if (scheme != "restarted" && scheme != "reliable") {
       throw UsageError("--refinement: unknown scheme '" + opts.text("--refinement") +
                        "' (expected one of: restarted, reliable)");
@@ -156,7 +151,7 @@ struct Rhs {
 
 Rhs make_rhs(const std::string& spec, const HostCsrMatrix& A, std::uint64_t seed) {
   const auto n = static_cast<std::size_t>(A.rows);
-  const std::string name = lower(spec);
+  const std::string name = detail::to_lower(spec);
   if (name == "ones") return {std::vector<double>(n, 1.0), {}, "ones"};
   if (name == "random") return {random_vector(n, seed), {}, "random (seed " + std::to_string(seed) + ")"};
   if (name == "ax") {
@@ -246,8 +241,8 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
 
   // Every option is checked before the device is opened or the matrix read.
   const SolverKind kind = fixed_kind ? *fixed_kind : parse_solver_option(opts.text("--solver", "cg"));
-  const std::optional<Format> forced_format = parse_format_option(lower(opts.text("--format", "auto")));
-  const std::string precision_name = lower(opts.text("--precision", ""));
+  const std::optional<Format> forced_format = parse_format_option(detail::to_lower(opts.text("--format", "auto")));
+  const std::string precision_name = detail::to_lower(opts.text("--precision", ""));
   if (!precision_name.empty() && precision_name != "mixed") parse_precision_option(precision_name);
   SolveOptions& options = run.options;
   options.relative_tolerance = opts.number("--tol", 1e-8, 0);

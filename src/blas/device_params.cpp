@@ -11,15 +11,11 @@
 #include <sstream>
 #include <vector>
 
+#include "../runtime/text.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::string trim(const std::string& s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -349,7 +345,7 @@ std::string to_string(Blas1Variant v) {
 }
 
 Blas1Variant parse_blas1_variant(const std::string& text) {
-  const std::string t = lower(text);
+  const std::string t = detail::to_lower(text);
   if (t == "grid_stride" || t == "gridstride" || t == "grid-stride") return Blas1Variant::GridStride;
   if (t == "chunked") return Blas1Variant::Chunked;
   throw Error("unknown BLAS1 variant '" + text + "' (expected grid_stride or chunked)");
@@ -372,14 +368,14 @@ std::string to_string(RowBlocking b) {
 }
 
 RowBlocking parse_row_blocking(const std::string& text) {
-  const std::string t = lower(text);
+  const std::string t = detail::to_lower(text);
   if (t == "work_group") return RowBlocking::WorkGroup;
   if (t == "work_item") return RowBlocking::WorkItem;
   throw Error("unknown row blocking '" + text + "' (expected work_group or work_item)");
 }
 
 DeviceParams default_device_params(const DeviceInfo& info) {
-  const std::string vendor = lower(info.vendor);
+  const std::string vendor = detail::to_lower(info.vendor);
   for (const auto& entry : kDefaults) {
     if (entry.type != info.type || vendor.find(entry.vendor) == std::string::npos) continue;
     DeviceParams params;

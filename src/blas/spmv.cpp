@@ -3,7 +3,6 @@
 #include "spmv.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -11,6 +10,7 @@
 #include <string>
 
 #include "../runtime/integer_math.hpp"
+#include "../runtime/text.hpp"
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/runtime/error.hpp"
 #include "csr_balanced.hpp"
@@ -277,8 +277,7 @@ std::string row_sum_build_options(const SpmvParams& params, Precision p) {
 
 std::string stream_loads_option(const SpmvParams& params, const DeviceInfo& info) {
   if (params.stream_loads == 0) return {};
-  std::string vendor = info.vendor + " " + info.platform_vendor;
-  std::transform(vendor.begin(), vendor.end(), vendor.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string vendor = detail::to_lower(info.vendor + " " + info.platform_vendor);
   return vendor.find("nvidia") == std::string::npos ? std::string() : std::string(" -DSTREAM_LOADS");
 }
 

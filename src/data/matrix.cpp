@@ -24,6 +24,7 @@
 
 #include "../runtime/host_threads.hpp"
 #include "../runtime/large_vectors.hpp"
+#include "../runtime/text.hpp"
 #include "clkr/runtime/error.hpp"
 #include "convert.hpp"
 #include "device_csr_facts.hpp"
@@ -56,8 +57,7 @@ std::string to_string(Format f) {
 }
 
 Format parse_format(const std::string& text) {
-  std::string t = text;
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string t = detail::to_lower(text);
   for (Format f : {Format::Csr, Format::Csr4, Format::Ell, Format::Hyb, Format::Sell, Format::Dia})
     if (t == to_string(f)) return f;
   throw Error("unknown matrix format '" + text + "' (expected csr, csr4, ell, hyb, sell or dia)");

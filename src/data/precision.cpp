@@ -1,9 +1,7 @@
 // Names of precisions and locations, and the build option that selects a precision in common.cl.
 #include "clkr/data/precision.hpp"
 
-#include <algorithm>
-#include <cctype>
-
+#include "../runtime/text.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr {
@@ -41,8 +39,7 @@ std::string to_string(ValueStorage s) {
 }
 
 Precision parse_precision(const std::string& text) {
-  std::string t = text;
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string t = detail::to_lower(text);
   if (t == "single" || t == "float" || t == "sp") return Precision::Single;
   if (t == "qdouble" || t == "quasi-double" || t == "qd") return Precision::QuasiDouble;
   if (t == "double" || t == "dp") return Precision::Double;

@@ -2,12 +2,11 @@
 // through, update() timing, and make_preconditioner.
 #include "clkr/precond/preconditioner.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <string>
 
 #include "../runtime/enum_names.hpp"
+#include "../runtime/text.hpp"
 #include "clkr/precond/make_preconditioner.hpp"
 #include "clkr/runtime/error.hpp"
 
@@ -84,8 +83,7 @@ void Preconditioner::update(Matrix& A) {
 }
 
 void set_precond_precision(PrecondOptions& options, const std::string& text) {
-  std::string name = text;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string name = detail::to_lower(text);
   if (name == "half") {
     options.precision = Precision::Single;
     options.matrix_values = ValueStorage::Half;

@@ -1,7 +1,6 @@
 // Device discovery and selection, and the Context that owns one device's OpenCL objects.
 #include "clkr/runtime/context.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -12,6 +11,7 @@
 
 #include "clkr/runtime/error.hpp"
 #include "clkr/runtime/memory_limits.hpp"
+#include "text.hpp"
 
 namespace clkr {
 
@@ -49,11 +49,6 @@ void CL_CALLBACK buffer_released(cl_mem, void* user_data) {
 
 // The ICD loader returns this when no platform is installed at all.
 constexpr cl_int kPlatformNotFound = -1001;
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back())))) s.pop_back();
@@ -155,7 +150,7 @@ std::size_t select(const std::vector<Found>& found, const std::string& selector)
     if (i == found.size()) i = first_of(DeviceType::Cpu);
     return i == found.size() ? 0 : i;
   }
-  const std::string want = lower(trim(selector));
+  const std::string want = detail::to_lower(trim(selector));
   std::smatch m;
   static const std::regex index_form(R"((\d+):(\d+))");
   std::size_t i = found.size();
@@ -171,7 +166,7 @@ std::size_t select(const std::vector<Found>& found, const std::string& selector)
     for (std::size_t k = 0; k < found.size() && i == found.size(); ++k) {
       const auto& info = found[k].info;
       const std::string hay =
-          lower(info.platform_name + " " + info.platform_vendor + " " + info.name + " " + info.vendor);
+          detail::to_lower(info.platform_name + " " + info.platform_vendor + " " + info.name + " " + info.vendor);
       if (hay.find(want) != std::string::npos) i = k;
     }
   }

@@ -2,13 +2,12 @@
 // (value, name) pairs per enum, read both ways by these two functions.
 #pragma once
 
-#include <algorithm>
-#include <cctype>
 #include <cstddef>
 #include <string>
 #include <utility>
 
 #include "clkr/runtime/error.hpp"
+#include "text.hpp"
 
 namespace clkr::detail {
 
@@ -27,8 +26,7 @@ std::string enum_name(const NameTable<Enum, N>& table, Enum value, const char* t
 // of: ...)" listing the names.
 template <class Enum, std::size_t N>
 Enum parse_enum_name(const NameTable<Enum, N>& table, const std::string& text, const char* what) {
-  std::string name = text;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string name = to_lower(text);
   std::string known;
   for (const auto& [v, v_name] : table) {
     if (name == v_name) return v;

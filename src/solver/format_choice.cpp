@@ -2,12 +2,12 @@
 // device's parameters (docs/performance.md measures the choices).
 #include "clkr/solver/format_choice.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
+#include "../runtime/text.hpp"
 #include "clkr/blas/device_params.hpp"
 
 namespace clkr {
@@ -107,9 +107,7 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
 }
 
 Format format_named(const std::string& name, const MatrixStats& stats, const DeviceInfo& device) {
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower == "auto" ? choose_format(stats, device).format : parse_format(name);
+  return detail::to_lower(name) == "auto" ? choose_format(stats, device).format : parse_format(name);
 }
 
 }  // namespace clkr

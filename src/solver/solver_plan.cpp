@@ -9,16 +9,12 @@
 #include <cstdlib>
 #include <functional>
 
+#include "../runtime/text.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/solver_setup.hpp"
 
 namespace clkr {
 namespace {
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
 
 // What a setting needs to apply: a preconditioner of one kind, any preconditioner, iterative
 // refinement (precision "mixed"), or a CG (the solver, or refinement's inner solver).
@@ -48,7 +44,7 @@ double number_value(const std::string& key, const std::string& text) {
 }
 
 bool bool_value(const std::string& key, const std::string& text) {
-  const std::string t = lower(text);
+  const std::string t = detail::to_lower(text);
   if (t == "true" || t == "1" || t == "yes" || t == "on") return true;
   if (t == "false" || t == "0" || t == "no" || t == "off") return false;
   throw Error(key + "=" + text + ": not a boolean (true or false)");
@@ -101,7 +97,7 @@ const std::vector<SettingSpec>& setting_specs() {
       {"amg.cycle", "v (a V-cycle) or w (a W-cycle: each level visits the next coarser twice) (v)", Needs::Amg,
        [](SolverPlan& p, const std::string& v) {
          try {
-           p.precond.amg.cycle_index = parse_amg_cycle(lower(v));
+           p.precond.amg.cycle_index = parse_amg_cycle(detail::to_lower(v));
          } catch (const Error& e) {
            throw Error("amg.cycle=" + v + ": " + e.what());
          }
@@ -125,7 +121,7 @@ const std::vector<SettingSpec>& setting_specs() {
        "auto, true or false: smoothers scale by the inverse node blocks instead of 1 / diag (auto: on)", Needs::Amg,
        [](SolverPlan& p, const std::string& v) {
          try {
-           p.precond.amg.block_smoothing = parse_amg_block_smoothing(lower(v));
+           p.precond.amg.block_smoothing = parse_amg_block_smoothing(detail::to_lower(v));
          } catch (const Error& e) {
            throw Error("amg.block_smoothing=" + v + ": " + e.what());
          }
@@ -254,7 +250,7 @@ SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, con
                 ": 'ir' is not a solver here; iterative refinement is the precision 'mixed' (solvers: cg, pcg, "
                 "gmres, fgmres, bicgstab)");
   const PrecondKind precond = parse_field(field_prefix + "preconditioner", choice.preconditioner, parse_precond);
-  const bool mixed = lower(choice.precision) == "mixed";
+  const bool mixed = detail::to_lower(choice.precision) == "mixed";
   if (mixed) {
     // Refinement's inner solves take no preconditioner; "pcg" inside is CG with its own Jacobi.
     if (precond != PrecondKind::None)
