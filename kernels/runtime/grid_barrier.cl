@@ -18,7 +18,7 @@
 #define STATE_STATUS 2    // one of:
 #define STATUS_RUNNING 0
 #define STATUS_REACHED 1    // the kernel's goal (cg_persistent: r'r <= stop_rr; a probe: all groups arrived)
-#define STATUS_BREAKDOWN 2  // cg_persistent: p'q not positive and finite (x, r left as they were), or r'r not finite
+#define STATUS_BREAKDOWN 2  // cg_persistent: p'q not positive and finite (x, r left as they were), r'r not finite, or (-DJACOBI) r'z not positive and finite
 #define STATUS_ABORTED 3    // a grid barrier timed out: the work-groups were not all resident
 
 // Waits until all work-groups have arrived `target / groups` times in this launch. False when the

@@ -7,6 +7,7 @@
 //   q = A p (LANES work-items per row), partial sums of p'q      | grid barrier
 //   alpha = rho / p'q; x += alpha p; r -= alpha q; partial r'r   | grid barrier
 //   beta = r'r / rho; rho = r'r; p = r + beta p                  | grid barrier
+//   (-DJACOBI: partial r'z too in the second step; beta = r'z / rho, rho = r'z, p = z + beta p)
 //
 // Rows are dealt to work-groups in blocks of WG / LANES rows (block b to group b mod groups), and a
 // group handles the same rows in every step: x, r and q are only ever read by the group that wrote
@@ -25,7 +26,10 @@
 // row shared by the whole work-group) instead of WG / LANES rows at a time, so one long row no longer
 // holds up its group. A block's rows are not the rows the group owns in the vector updates then, so q
 // and p[row] are read through VEC_LOAD_SHARED as well. -DDIA: the matrix in DIA (spmv/dia.cl, one
-// work-item per row: LANES 1) instead of CSR; the rows are dealt out as for CSR.
+// work-item per row: LANES 1) instead of CSR; the rows are dealt out as for CSR. -DJACOBI: PCG with
+// M = diag(A), z = inv_diag .* r recomputed where it is needed (never stored): the second step sums r'z
+// beside r'r, the third takes beta = r'z / rho and p = z + beta p, and rho is r'z. Two reads of
+// inv_diag an iteration, where the fused PCG path launches two kernels more (z, then r'z).
 #include "solver/group_reduce.cl"
 // Included here, outside the #if blocks: clkr expands each file once, where it is first included, and
 // both csr_balanced.cl and dia.cl need it. Its CSR row sums read p, which other groups write, through
@@ -58,8 +62,9 @@
 #include "runtime/grid_barrier.cl"  // after ROWS_PER_BLOCK: owned_row deals rows by it
 
 // Up to max_iterations CG iterations on a CSR matrix (DIA with -DDIA). Scalars `s` (reals): s[0] = rho
-// = r'r on entry and on exit, s[1] = the last p'q, s[2 + i] = r'r after the launch's iteration i.
-// `partials` holds 2 * groups reals (p'q, then r'r). A launch that finds the status not RUNNING does
+// = r'r on entry and on exit (-DJACOBI: r'z; after a breakdown on r'z, the r'z that caused it), s[1] =
+// the last p'q, s[2 + i] = r'r after the launch's iteration i. `partials` holds 2 * groups reals (p'q,
+// then r'r; -DJACOBI 3 * groups: r'z last). A launch that finds the status not RUNNING does
 // nothing. max_iterations < 0 is a residency probe: the groups meet at one grid barrier, each polling at
 // most -max_iterations times, group 0 sets the status to REACHED if they all arrived, and nothing else
 // is read or written.
@@ -67,6 +72,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
     const int rows, MATRIX_ARGS, CVEC_ARG(val), VEC_ARG(x),
     VEC_ARG(r), VEC_ARG(p), VEC_ARG(q), VEC_ARG(partials), VEC_ARG(s), volatile __global int* state,
     const int max_iterations, REAL_ARG(stop_rr)
+#if defined(JACOBI)
+    , CVEC_ARG(inv_diag)
+#endif
 #if defined(BALANCED)
     , const int blocks, __global const int* first_rows, __local acc_t* products
 #endif
@@ -128,7 +136,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
       break;
     }
     const real alpha = R_DIV(rho, pq);
-    real rr_part = R_ZERO;
+    real rr_part = R_ZERO, rz_part = R_ZERO;
     for (int j = lid;; j += WG) {
       const int i = owned_row(j, group, groups);
       if (i >= rows) break;
@@ -136,30 +144,53 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_persistent(
       const real ri = R_SUB(VEC_LOAD(r, i), R_MUL(alpha, LOAD_Q(q, i)));
       VEC_STORE(r, i, ri);
       rr_part = R_MAD(ri, ri, rr_part);
+#if defined(JACOBI)
+      rz_part = R_MAD(ri, R_MUL(VEC_LOAD(inv_diag, i), ri), rz_part);
+#endif
     }
     rr_part = group_sum(rr_part, scratch);
     if (lid == 0) VEC_STORE(partials, groups + group, rr_part);
+#if defined(JACOBI)
+    rz_part = group_sum(rz_part, scratch);
+    if (lid == 0) VEC_STORE(partials, 2 * groups + group, rz_part);
+#endif
     arrivals += groups;
     if (!grid_barrier(state, arrivals, SPIN_LIMIT, &verdict)) return;
 
     // beta = r'r / rho; p = r + beta p (every group decides alike: it sums the same partials alike)
     const real rr = sum_partials(groups, groups, VEC_PASS(partials), scratch);
+#if defined(JACOBI)
+    const real rz = sum_partials(2 * groups, groups, VEC_PASS(partials), scratch);
+#else
+    const real rz = rr;
+#endif
     ++done;
     if (group == 0 && lid == 0) VEC_STORE(s, 1 + done, rr);
     if (!R_FINITE(rr)) {
       status = STATUS_BREAKDOWN;
       break;
     }
-    const real beta = R_DIV(rr, rho);
-    rho = rr;
+    const real beta = R_DIV(rz, rho);
+    rho = rz;
     if (R_LESS_EQUAL(rr, stop_rr)) {
       status = STATUS_REACHED;
       break;
     }
+#if defined(JACOBI)
+    if (!R_POSITIVE_FINITE(rz)) {  // M not positive definite (or r'z lost): the host names it
+      status = STATUS_BREAKDOWN;
+      break;
+    }
+#endif
     for (int j = lid;; j += WG) {
       const int i = owned_row(j, group, groups);
       if (i >= rows) break;
-      VEC_STORE(p, i, R_MAD(beta, VEC_LOAD(p, i), VEC_LOAD(r, i)));
+#if defined(JACOBI)
+      const real zi = R_MUL(VEC_LOAD(inv_diag, i), VEC_LOAD(r, i));
+#else
+      const real zi = VEC_LOAD(r, i);
+#endif
+      VEC_STORE(p, i, R_MAD(beta, VEC_LOAD(p, i), zi));
     }
     if (done == max_iterations) break;  // the kernel's end orders p before the next launch
     arrivals += groups;

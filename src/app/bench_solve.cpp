@@ -348,9 +348,10 @@ int bench_solve_command(const Args& args) {
       Row row = new_row(m.location == Location::Device ? "clkr-device" : "clkr-host", m.name);
       progress.step(row.matrix + ": clkr " + m.name);
       try {
-        const Format format = m.location == Location::Host
-                                  ? Format::Csr
-                                  : choose_format(stats, device, m.kind == PrecondKind::None).format;
+        const Format format =
+            m.location == Location::Host
+                ? Format::Csr
+                : choose_format(stats, device, m.kind == PrecondKind::None || m.kind == PrecondKind::Jacobi).format;
         // The AMG builds its hierarchy on the host: keep the host CSR rather than read the device back.
         MatrixOptions matrix_options = with_sell_layout({}, device_params(device).spmv);
         matrix_options.keep_host_copy = m.kind == PrecondKind::Amg;

@@ -296,10 +296,11 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   set_near_null_space(opts, run.matrix, host.rows, precond_options);
   run.stats = compute_stats(host);
   run.format_forced = forced_format.has_value();
-  run.format = forced_format
-                   ? FormatChoice{*forced_format, "--format"}
-                   : choose_format(run.stats, run.device,
-                                   kind == SolverKind::Cg && !refinement && precond_options.kind == PrecondKind::None);
+  run.format = forced_format ? FormatChoice{*forced_format, "--format"}
+                             : choose_format(run.stats, run.device,
+                                             solver_kind == SolverKind::Cg && !refinement &&
+                                                 (precond_options.kind == PrecondKind::None ||
+                                                  precond_options.kind == PrecondKind::Jacobi));
 
   const Rhs rhs = make_rhs(opts.text("--rhs", "ones"), host, seed);
   run.rhs_label = rhs.label;

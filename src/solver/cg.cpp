@@ -175,29 +175,29 @@ void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, boo
     return;
   }
   if (blas.location() == Location::Device) path = options.cg_path == CgPath::Unfused ? "unfused" : "fused";
-  if (preconditioned(M)) {
-    // PCG: on a device the fused iteration (scalars on the device), else the BLAS-call one.
-    if (blas.location() == Location::Device && options.cg_path != CgPath::Unfused) {
-      if (options.cg_path == CgPath::Persistent)
-        throw Error("cg: the persistent CG kernel runs without a preconditioner (use CgPath::Auto or Fused)");
-      cg_device(blas, A, M, b, x, x_is_zero, options, monitor);
-    } else {
-      pcg_core(blas, A, *M, b, x, x_is_zero, options, monitor);
-    }
-    return;
-  }
+  const bool with_m = preconditioned(M);
+  if (with_m && options.cg_path == CgPath::Persistent && !persistent_jacobi_supported(M))
+    throw Error("cg: the persistent CG kernel takes Jacobi or no preconditioner, not " + M->description() +
+                " (use CgPath::Auto or Fused)");
+  // On a device: the persistent kernel (none or Jacobi) where it applies, else the fused iteration
+  // (scalars on the device); elsewhere, or unfused, the BLAS-call iteration.
   if (blas.location() == Location::Device && options.cg_path != CgPath::Unfused) {
-    const bool persistent =
-        options.cg_path == CgPath::Persistent || (options.cg_path == CgPath::Auto && persistent_cg_preferred(blas, A));
+    const bool persistent = (!with_m || persistent_jacobi_supported(M)) &&
+                            (options.cg_path == CgPath::Persistent ||
+                             (options.cg_path == CgPath::Auto && persistent_cg_preferred(blas, A)));
     if (persistent) {
       if (!persistent_cg_supported(blas, A))
         throw Error("cg: the persistent CG kernel needs the matrix in CSR or DIA, not " + to_string(A.format()));
       // false: the device did not run the kernel's work-groups together; start over on the fused path.
       path = "persistent";
-      if (cg_persistent(blas, A, b, x, x_is_zero, options, monitor)) return;
+      if (cg_persistent(blas, A, with_m ? M : nullptr, b, x, x_is_zero, options, monitor)) return;
       path = "fused: the persistent kernel's work-groups did not all run at once";
     }
-    cg_device(blas, A, nullptr, b, x, x_is_zero, options, monitor);
+    cg_device(blas, A, with_m ? M : nullptr, b, x, x_is_zero, options, monitor);
+    return;
+  }
+  if (with_m) {
+    pcg_core(blas, A, *M, b, x, x_is_zero, options, monitor);
     return;
   }
   const auto& context = blas.context();

@@ -14,6 +14,7 @@
 #include "../runtime/co_resident_groups.hpp"
 #include "cg_fused.hpp"
 #include "clkr/blas/kernel_args.hpp"
+#include "clkr/precond/jacobi.hpp"
 #include "clkr/runtime/error.hpp"
 #include "solver_core.hpp"
 
@@ -30,14 +31,16 @@ std::size_t lanes_for(const Matrix& A, const CgParams& params, std::size_t work_
 }
 
 // One kernel and its buffers: the scalar block (rho, p'q, then r'r per iteration of a launch), the
-// partial sums, the state, and pinned staging for kSlots launches in flight.
+// partial sums, the state, and pinned staging for kSlots launches in flight. With `inv_diag` (Jacobi's
+// 1 / diag(A)) the kernel runs PCG with M = diag(A) (-DJACOBI).
 class PersistentKernel {
  public:
   static constexpr int kSlots = 2;
 
-  PersistentKernel(Blas& blas, Matrix& A)
+  PersistentKernel(Blas& blas, Matrix& A, Vector* inv_diag)
       : blas_(blas),
         A_(A),
+        inv_diag_(inv_diag),
         precision_(blas.precision()),
         n_(static_cast<std::size_t>(A.rows())),
         chunk_(static_cast<int>(blas.params().cg.persistent_iterations_per_launch)),
@@ -57,8 +60,8 @@ class PersistentKernel {
       lanes = balanced_ || dia ? 1 : std::min(lanes_for(A, params, local_), local_);
       options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
                 " -DLANES=" + std::to_string(lanes) + " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) +
-                (balanced_ ? " -DBALANCED" : "") + (dia ? " -DDIA" : "") + offset_build_option(A) +
-                " -DROW_GROUP=" + std::to_string(spmv_params.row_load_group) +
+                (balanced_ ? " -DBALANCED" : "") + (dia ? " -DDIA" : "") + (inv_diag_ ? " -DJACOBI" : "") +
+                offset_build_option(A) + " -DROW_GROUP=" + std::to_string(spmv_params.row_load_group) +
                 stream_loads_option(spmv_params, context.info());
       kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent", options);
       const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
@@ -76,7 +79,7 @@ class PersistentKernel {
     }
     groups_ = std::max<std::size_t>(1, std::min(compute_units_ * params.persistent_groups_per_compute_unit, useful));
     build_options_ = options;
-    partials_ = Vector(blas.context(), 2 * groups_, "cg.partials");
+    partials_ = Vector(blas.context(), (inv_diag_ ? 3 : 2) * groups_, "cg.partials");
     state_ = context.allocate(kGridStateInts * sizeof(cl_int), "cg.persistent state");
     slot_bytes_ = kGridStateInts * sizeof(cl_int) + (2 + chunk_) * bytes_per_element(precision_);
     staging_ = context.allocate(kSlots * slot_bytes_, "cg.persistent staging (pinned)",
@@ -85,11 +88,12 @@ class PersistentKernel {
         context.queue().enqueueMapBuffer(staging_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, kSlots * slot_bytes_));
     settle_groups();
     // Bytes and flops of one iteration: the SpMV (beta = 0), then x, p, r, q read and x, r written,
-    // then r, p read and p written: as the fused path counts them.
+    // then r, p read and p written: as the fused path counts them. Jacobi: inv_diag read in both
+    // vector steps, and r'z's three flops a row.
     const OpCost spmv = spmv_cost(A, precision_, 0.0);
     const double e = static_cast<double>(bytes_per_element(precision_));
-    iteration_flops_ = spmv.flops + 10.0 * n_;
-    iteration_bytes_ = spmv.bytes + 9.0 * n_ * e;
+    iteration_flops_ = spmv.flops + (inv_diag_ ? 14.0 : 10.0) * n_;
+    iteration_bytes_ = spmv.bytes + (inv_diag_ ? 11.0 : 9.0) * n_ * e;
   }
 
   PersistentKernel(const PersistentKernel&) = delete;
@@ -103,9 +107,9 @@ class PersistentKernel {
 
   int chunk() const { return chunk_; }
 
-  // rho = rr, and the status back to running (a fresh start, or a restart after a check).
-  void reset(const DeviceScalar& rr) {
-    store_scalar(*blas_.context(), rr, scalars_, 0);
+  // rho = r'r (Jacobi: r'z), and the status back to running (a fresh start, or a restart after a check).
+  void reset(const DeviceScalar& rho) {
+    store_scalar(*blas_.context(), rho, scalars_, 0);
     blas_.context()->queue().enqueueFillBuffer(state_, cl_int{0}, 0, kGridStateInts * sizeof(cl_int));
   }
 
@@ -152,6 +156,7 @@ class PersistentKernel {
         .value(state_)
         .value(static_cast<cl_int>(iterations))
         .real(stop_rr);
+    if (inv_diag_) args.vector(inv_diag_->device(precision_, Access::Read));
     if (balanced_) {
       if (iterations < 0) {
         args.value(cl_int{0}).value(state_).local(products_bytes_);
@@ -200,6 +205,7 @@ class PersistentKernel {
     cl_int status = kGridRunning;
     int done = 0;
     double pq = 0;
+    double rho = 0;          // r'r (Jacobi: r'z) at the launch's end
     std::vector<double> rr;  // r'r after each iteration done
   };
   // Waits for the launch in `slot`; `counted`: add its iterations to the Blas counters.
@@ -213,6 +219,7 @@ class PersistentKernel {
     out.status = state[kGridStatus];
     out.done = std::clamp<int>(state[1], 0, chunk_);
     const int count = 2 + chunk_;
+    out.rho = staged_real(from, precision_, count, 0);
     out.pq = staged_real(from, precision_, count, 1);
     for (int i = 0; i < out.done; ++i) out.rr.push_back(staged_real(from, precision_, count, 2 + i));
     const double done = counted ? out.done : 0.0;
@@ -223,6 +230,7 @@ class PersistentKernel {
  private:
   Blas& blas_;
   Matrix& A_;
+  Vector* inv_diag_;  // -DJACOBI: PCG with M = diag(A)
   Precision precision_;
   std::size_t n_;
   int chunk_;
@@ -253,12 +261,17 @@ bool persistent_cg_preferred(const Blas& blas, const Matrix& A) {
          !csr_balanced_applies(blas.params().spmv, A);
 }
 
-bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, const SolveOptions& options,
-                   SolveMonitor& monitor) {
+bool persistent_jacobi_supported(const Preconditioner* M) { return dynamic_cast<const Jacobi*>(M) != nullptr; }
+
+bool cg_persistent(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+                   const SolveOptions& options, SolveMonitor& monitor) {
   const auto& context = blas.context();
   const std::size_t n = b.size();
   Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");
-  PersistentKernel kernel(blas, A);
+  Jacobi* jacobi = dynamic_cast<Jacobi*>(M);
+  if (M && !jacobi)
+    throw Error("cg: the persistent CG kernel takes no preconditioner but Jacobi, not " + M->description());
+  PersistentKernel kernel(blas, A, jacobi ? &jacobi->inverse_diagonal() : nullptr);
   // The initial guess, for a fallback after an aborted launch.
   std::optional<Vector> x_start;
   if (!x_is_zero) {
@@ -266,14 +279,22 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
     blas.copy(x, *x_start);
   }
 
-  // r = b - A x (already computed when `have_residual`);  p = r;  rho = r'r on the device
+  // r = b - A x (already computed when `have_residual`);  p = r;  rho = r'r on the device. Jacobi:
+  // p = z = M^-1 r, rho = r'z. Returns r'r and rho.
   auto start = [&](bool zero, bool have_residual) {
-    const DeviceScalar rr = start_cg(blas, A, b, x, r, p, zero, have_residual);
-    kernel.reset(rr);
-    return rr.value();
+    if (!jacobi) {
+      const DeviceScalar rr = start_cg(blas, A, b, x, r, p, zero, have_residual);
+      kernel.reset(rr);
+      return std::pair(rr.value(), rr.value());
+    }
+    if (!have_residual) compute_residual(blas, A, b, x, r, zero);
+    jacobi->apply(r, p);
+    const DeviceScalar rz = blas.dot_async(r, p), rr = blas.dot_async(r, r);
+    kernel.reset(rz);
+    return std::pair(rr.value(), rz.value());
   };
-  double rr = start(x_is_zero, false);
-  if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return true;
+  const auto [rr0, rz0] = start(x_is_zero, false);
+  if (!cg_device_started(monitor, jacobi != nullptr, rr0, rz0)) return true;
   const double threshold = monitor.criterion().threshold();
   const double stop_rr = threshold * threshold;
 
@@ -326,11 +347,16 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
       monitor.record(examined, std::sqrt(value));
       reached = reached || monitor.reached(std::sqrt(value));
     }
-    if (outcome.status == kGridBreakdown) {
-      // p'q was not positive and finite (a non-finite r'r was caught above): x and r are unchanged.
+    if (outcome.status == kGridBreakdown && !reached) {
+      // p'q was not positive and finite (x and r are unchanged), or with Jacobi r'z after the iteration
+      // logged last was not (a non-finite r'r was caught above). Where the host saw the tolerance
+      // reached first, the check below confirms x instead.
       drain();
-      if (positive_curvature(monitor, examined + 1, outcome.pq))
-        monitor.finish(SolveStatus::Breakdown, "p'Ap = " + format_number(outcome.pq) + " stopped the iteration");
+      if (!positive_curvature(monitor, examined + 1, outcome.pq)) return true;
+      if (jacobi &&
+          (!monitor.check_finite(examined, "r'z", outcome.rho) || !positive_rz(monitor, examined, outcome.rho)))
+        return true;
+      monitor.finish(SolveStatus::Breakdown, "p'Ap = " + format_number(outcome.pq) + " stopped the iteration");
       return true;
     }
     if (!reached) continue;
@@ -347,11 +373,12 @@ bool cg_persistent(Blas& blas, Matrix& A, Vector& b, Vector& x, bool x_is_zero, 
       }
       stopped = more.status != kGridRunning;
     }
-    // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r.
+    // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r (M^-1 r).
     compute_residual(blas, A, b, x, r, false);
-    rr = blas.dot(r, r);
+    const double rr = blas.dot(r, r);
     if (monitor.check_explicit(examined, std::sqrt(rr)) == AfterCheck::Stop) return true;
-    start(false, true);
+    const double rz = start(false, true).second;
+    if (jacobi && !positive_rz(monitor, examined, rz)) return true;
   }
 }
 

@@ -21,7 +21,7 @@ std::string format_text(double x) {
 
 }  // namespace
 
-FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg) {
+FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool persistent_cg) {
   if (stats.nnz == 0) return {Format::Csr, "an empty matrix"};
   const DeviceParams params = device_params(device);  // the defaults, or the device's tuned file
   // Rows of very unequal lengths: CSR runs its load-balanced kernels (row blocks of equal nonzeros, a
@@ -36,13 +36,14 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   if (stats.nnz > std::numeric_limits<std::int32_t>::max())
     return {Format::Csr, to_string(device.type) + ": CSR with 64-bit row offsets (" + std::to_string(stats.nnz) +
                              " entries, past the 32-bit index range of the other formats)" + balanced_note};
-  // CG on a matrix small enough for the persistent kernel (CSR or DIA): its iteration costs grid
+  // CG (none or Jacobi) on a matrix small enough for the persistent kernel (CSR or DIA): its iteration costs grid
   // barriers instead of launches, 5-7x faster than any format on the fused path for 10^4 rows
   // (docs/performance.md).
   const std::size_t persistent_rows = params.cg.persistent_max_rows;
   const bool persistent_entries =
       !balanced || static_cast<std::size_t>(stats.nnz) <= params.cg.persistent_max_balanced_nnz;
-  const bool persistent = plain_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows && persistent_entries;
+  const bool persistent =
+      persistent_cg && static_cast<std::size_t>(stats.rows) <= persistent_rows && persistent_entries;
   const std::string persistent_note = persistent ? ", " + std::to_string(stats.rows) +
                                                        " rows <= " + std::to_string(persistent_rows) +
                                                        " (CG runs as a persistent kernel)"

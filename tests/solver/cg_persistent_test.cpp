@@ -11,6 +11,7 @@
 #include "clkr/io/matrix_market.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/cg.hpp"
+#include "persistent_cg_support.hpp"
 #include "solver_test_support.hpp"
 
 namespace clkr {
@@ -18,20 +19,11 @@ namespace {
 
 using test::System;
 
-// A device Blas whose CG parameters are `cg` (the rest as the device's defaults, or the row kernels'
-// loads in groups of `row_load_group` where that is not 0).
-Blas persistent_blas(Precision p, CgParams cg, std::size_t row_load_group = 0) {
-  BlasOptions options;
-  options.params = device_params(test::context()->info(), "off");
-  options.params->cg = cg;
-  if (row_load_group != 0) options.params->spmv.row_load_group = row_load_group;
-  return Blas(test::context(), Location::Device, p, options);
-}
-
-// Small chunks, so that every solve spans many launches; a wait of about a second at a barrier before
-// giving up, so that a PoCL thread descheduled by a busy machine does not abort a launch.
-constexpr std::size_t kPatientSpins = std::size_t{1} << 30;
-CgParams small_chunks(std::size_t lanes) { return CgParams{1u << 30, 64, 1, 5, lanes, kPatientSpins}; }
+using test::kPatientSpins;
+using test::kShiftedKappa;
+using test::persistent_blas;
+using test::shifted_poisson;
+using test::small_chunks;
 
 using test::tolerance_for;
 
@@ -200,18 +192,6 @@ TEST(PersistentCgPath, AskedForOnAnotherFormatIsAnError) {
     EXPECT_NE(std::string(e.what()).find("CSR"), std::string::npos) << e.what();
   }
 }
-
-// Poisson shifted by 4 I on a grid of at least `rows` rows: a short solve (condition number below 3)
-// however large.
-HostCsrMatrix shifted_poisson(double rows) {
-  const int grid = static_cast<int>(std::ceil(std::sqrt(rows))) + 1;
-  HostCsrMatrix shifted = poisson2d(grid);
-  for (std::int32_t i = 0; i < shifted.rows; ++i)
-    for (std::int64_t k = shifted.row_offsets[i]; k < shifted.row_offsets[i + 1]; ++k)
-      if (shifted.col_indices[k] == i) shifted.values[k] += 4.0;
-  return shifted;
-}
-constexpr double kShiftedKappa = 12.0 / 4.0;  // the spectrum of poisson2d + 4 I lies in (4, 12)
 
 // More work-groups than the device runs at once: 64 of 64 work-items per compute unit are more than any
 // device holds (a CPU runs one group per core at a time; an NVIDIA SM at most 32 groups, 2048

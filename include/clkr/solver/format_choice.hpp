@@ -14,9 +14,9 @@ struct FormatChoice {
   std::string reason;  // one line: why this format, for the report
 };
 
-// The format for `stats` on `device`; plain_cg: the solver is CG without a preconditioner (which runs
-// as one persistent kernel on CSR where the device's parameters allow it).
-FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool plain_cg = false);
+// The format for `stats` on `device`; persistent_cg: the solver is CG without a preconditioner or with
+// Jacobi (which runs as one persistent kernel on CSR or DIA where the device's parameters allow it).
+FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool persistent_cg = false);
 
 // "auto" (choose_format for a solver other than plain CG) or a Format's name (parse_format).
 Format format_named(const std::string& name, const MatrixStats& stats, const DeviceInfo& device);

@@ -45,10 +45,11 @@ RefinementScheme parse_refinement(const std::string& text);
 // How CG runs on a device (the host backend always runs the BLAS-call iteration).
 enum class CgPath {
   Auto,        // Host or Persistent where the device's parameters choose them (DeviceParams::cg: Host
-               // for small systems on CPU devices; Persistent for CSR of at most cg.persistent_max_rows
-               // rows), else Fused
-  Persistent,  // one kernel launch per chunk of iterations, grid barriers inside (CSR only); falls back
-               // to Fused, from the initial guess, when the device does not run its work-groups together
+               // for small systems on CPU devices; Persistent for CSR or DIA of at most
+               // cg.persistent_max_rows rows, without a preconditioner or with Jacobi), else Fused
+  Persistent,  // one kernel launch per chunk of iterations, grid barriers inside (CSR or DIA; no
+               // preconditioner or Jacobi); falls back to Fused, from the initial guess, when the device
+               // does not run its work-groups together
   Fused,       // three fused kernels per iteration, every scalar on the device
   Unfused,     // the plain BLAS-call iteration (for comparison and benchmarks)
   // The iteration on the host, on copies of A, b and x in the solver's precision, with no kernel
