@@ -275,8 +275,8 @@ std::string row_sum_build_options(const SpmvParams& params, Precision p) {
          " -DROW_GROUP=" + std::to_string(params.row_load_group);
 }
 
-std::string stream_loads_option(const SpmvParams& params, const DeviceInfo& info) {
-  if (params.stream_loads == 0) return {};
+std::string stream_loads_option(const SpmvParams& params, const DeviceInfo& info, bool balanced_rows) {
+  if (params.stream_loads == 0 || !balanced_rows) return {};
   const std::string vendor = detail::to_lower(info.vendor + " " + info.platform_vendor);
   return vendor.find("nvidia") == std::string::npos ? std::string() : std::string(" -DSTREAM_LOADS");
 }
@@ -315,7 +315,8 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
   }
 
   const std::string options = build_options(params, p, kahan, alpha, beta) + offset_build_option(A) +
-                              epilogue_option(epilogue) + stream_loads_option(params, context.info());
+                              epilogue_option(epilogue) +
+                              stream_loads_option(params, context.info(), csr_balanced_applies(params, A));
   const Vector::DeviceBuffers xb = x.device(p, Access::Read);
   const Vector::DeviceBuffers yb = y.device(p, output_access(epilogue, y, beta));
   const AppendArgs append_epilogue = epilogue_args(epilogue, p, y, yb);

@@ -69,9 +69,12 @@ std::string dia_tile_option(const SpmvParams& params);
 // The row kernels' -D options for precision p: -DROW_CHAINS and -DROW_GROUP.
 std::string row_sum_build_options(const SpmvParams& params, Precision p);
 
-// -DSTREAM_LOADS where SpmvParams::stream_loads asks for it and the device is NVIDIA's (the loads are
-// inline PTX), else nothing: the matrix kernels' option for reading the entries as a stream.
-std::string stream_loads_option(const SpmvParams& params, const DeviceInfo& info);
+// -DSTREAM_LOADS where SpmvParams::stream_loads asks for it, the device is NVIDIA's (the loads are
+// inline PTX) and the kernels are the load-balanced CSR ones (`balanced_rows`: csr_balanced_applies),
+// else nothing: the matrix kernels' option for reading the entries as a stream. Other kernels never
+// get it: on an H100 it made the CSR row kernel 3.3x slower on poisson3d:192 (rows of 7 entries share
+// cache lines, which evict-first loads drop before the next row reads them).
+std::string stream_loads_option(const SpmvParams& params, const DeviceInfo& info, bool balanced_rows);
 
 // Throws clkr::Error unless y = alpha*A*x + beta*y is well posed for these operands (sizes, no aliasing).
 void check_operands(const Matrix& A, const Vector& x, const Vector& y);

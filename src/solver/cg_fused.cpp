@@ -55,7 +55,7 @@ FusedCgSteps::FusedCgSteps(Blas& blas, Matrix& A, std::optional<Precision> preco
 
   std::string options = precision_build_option(precision_) + " -DWG=" + std::to_string(local_) +
                         row_sum_build_options(params.spmv, precision_) +
-                        stream_loads_option(params.spmv, context.info());
+                        stream_loads_option(params.spmv, context.info(), csr_balanced_applies(params.spmv, A));
   if (chunked_) options += " -DCG_CHUNKED";
   options += offset_build_option(A);
   const bool short_rows = A.stats().mean_row_length < params.spmv.csr_vector_min_mean_row_length;

@@ -16,6 +16,7 @@
 #include "clkr/blas/kernel_args.hpp"
 #include "clkr/precond/jacobi.hpp"
 #include "clkr/runtime/error.hpp"
+#include "clkr/solver/cg.hpp"
 #include "solver_core.hpp"
 
 namespace clkr::detail {
@@ -62,7 +63,7 @@ class PersistentKernel {
                 " -DLANES=" + std::to_string(lanes) + " -DSPIN_LIMIT=" + std::to_string(params.persistent_spin_limit) +
                 (balanced_ ? " -DBALANCED" : "") + (dia ? " -DDIA" : "") + (inv_diag_ ? " -DJACOBI" : "") +
                 offset_build_option(A) + " -DROW_GROUP=" + std::to_string(spmv_params.row_load_group) +
-                stream_loads_option(spmv_params, context.info());
+                stream_loads_option(spmv_params, context.info(), balanced_);
       kernel_ = context.kernel("solver/cg_persistent.cl", "cg_persistent", options);
       const auto fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(context.device());
       if (fits >= local_ || local_ == 1) break;
@@ -255,10 +256,7 @@ bool persistent_cg_supported(const Blas& blas, const Matrix& A) {
 }
 
 bool persistent_cg_preferred(const Blas& blas, const Matrix& A) {
-  const CgParams& cg = blas.params().cg;
-  if (!persistent_cg_supported(blas, A) || static_cast<std::size_t>(A.rows()) > cg.persistent_max_rows) return false;
-  return static_cast<std::size_t>(A.nnz()) <= cg.persistent_max_balanced_nnz ||
-         !csr_balanced_applies(blas.params().spmv, A);
+  return blas.location() == Location::Device && cg_runs_persistent(CgPath::Auto, blas.params(), A.format(), A.stats());
 }
 
 bool persistent_jacobi_supported(const Preconditioner* M) { return dynamic_cast<const Jacobi*>(M) != nullptr; }
@@ -383,3 +381,16 @@ bool cg_persistent(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& 
 }
 
 }  // namespace clkr::detail
+
+namespace clkr {
+
+bool cg_runs_persistent(CgPath path, const DeviceParams& params, Format format, const MatrixStats& stats) {
+  if (format != Format::Csr && format != Format::Dia) return false;
+  if (path == CgPath::Persistent) return true;
+  const CgParams& cg = params.cg;
+  if (path != CgPath::Auto || static_cast<std::size_t>(stats.rows) > cg.persistent_max_rows) return false;
+  const bool balanced = format == Format::Csr && csr_balanced(params.spmv, stats.mean_row_length, stats.max_row_length);
+  return !balanced || static_cast<std::size_t>(stats.nnz) <= cg.persistent_max_balanced_nnz;
+}
+
+}  // namespace clkr

@@ -18,14 +18,14 @@ std::int64_t vector_bytes(std::int64_t n, Precision p) {
   return static_cast<std::int64_t>(Context::buffer_bytes(static_cast<std::size_t>(8 * n)));
 }
 
-// The work vectors of a Krylov solver, b and x not included.
-std::int64_t work_vectors(SolverKind kind, const SolveOptions& options, bool preconditioned) {
+// The work vectors of a Krylov solver, b and x not included (`persistent`: CG on the persistent kernel).
+std::int64_t work_vectors(SolverKind kind, const SolveOptions& options, bool preconditioned, bool persistent) {
   const int m = options.restart;
   switch (kind) {
-    case SolverKind::Cg:  // cg.cpp, cg_persistent.cpp: r, p, q; PCG on the device adds z
-      return 3 + (preconditioned ? 1 : 0);
-    case SolverKind::Pcg:  // pcg.cpp: r, z, p, q, and its own Jacobi's inverse diagonal
-      return 5;
+    case SolverKind::Cg:  // cg.cpp, cg_persistent.cpp: r, p, q; PCG on the device adds z (not the kernel)
+      return 3 + (preconditioned && !persistent ? 1 : 0);
+    case SolverKind::Pcg:  // pcg.cpp: r, z (not on the kernel), p, q, and its own Jacobi's inverse diagonal
+      return persistent ? 4 : 5;
     case SolverKind::BiCgStab:  // bicgstab.cpp: r, r0, p, v, t; p_hat and s_hat when preconditioned
       return 5 + (preconditioned ? 2 : 0);
     case SolverKind::Gmres:  // gmres.cpp: the basis v0..vm, w; t when preconditioned
@@ -41,7 +41,7 @@ std::int64_t work_vectors(SolverKind kind, const SolveOptions& options, bool pre
 }  // namespace
 
 DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind kind, Precision precision,
-                                     const SolveOptions& options, bool preconditioned, bool fp64, bool cg_on_host) {
+                                     const SolveOptions& options, bool preconditioned, bool fp64, CgPlacement cg) {
   const std::int64_t n = A.rows;
   std::vector<Precision> precisions{precision};
   DeviceMemoryNeed need;
@@ -51,8 +51,8 @@ DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind
     const Precision inner = options.inner_precision;
     precisions.push_back(inner);
     need.vectors = 4 * vector_bytes(n, precision) +
-                   (2 + work_vectors(options.inner_solver, options, false)) * vector_bytes(n, inner);
-  } else if (cg_on_host && (kind == SolverKind::Cg || kind == SolverKind::Pcg)) {
+                   (2 + work_vectors(options.inner_solver, options, false, false)) * vector_bytes(n, inner);
+  } else if (cg == CgPlacement::Host && (kind == SolverKind::Cg || kind == SolverKind::Pcg)) {
     // cg_host.cpp: the work vectors are host arrays, and A's values are converted on the host, so the
     // device holds only the values the Matrix uploads (double, or quasi-double without fp64). The true
     // residual, checked on the device at the end (any format but SELL: true_residual.cpp), uploads b in double
@@ -63,7 +63,8 @@ DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind
     need.matrix = matrix_device_bytes(A, format, {fp64 ? Precision::Double : precision}, fp64);
     return need;
   } else {
-    need.vectors = (2 + work_vectors(kind, options, preconditioned)) * vector_bytes(n, precision);
+    need.vectors =
+        (2 + work_vectors(kind, options, preconditioned, cg == CgPlacement::Persistent)) * vector_bytes(n, precision);
     // PCG's own Jacobi gets 1 / diag(A) in double from the device scan (jacobi.cpp), then in the solve's
     // precision: the double copy stays beside it.
     if (kind == SolverKind::Pcg && fp64 && precision != Precision::Double)

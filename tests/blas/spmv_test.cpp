@@ -225,17 +225,19 @@ TEST_P(SpmvPrecision, StreamLoads) {
   }
 }
 
-// The option reaches NVIDIA's compiler only: elsewhere the inline PTX would not compile.
+// The option reaches NVIDIA's compiler only (elsewhere the inline PTX would not compile), and only for
+// the load-balanced CSR kernels.
 TEST(SpmvStreamLoads, OptionOnlyForNvidia) {
   SpmvParams params;
   DeviceInfo nvidia, pocl;
   nvidia.vendor = "NVIDIA Corporation";
   pocl.vendor = "AuthenticAMD";
   pocl.platform_vendor = "The pocl project";
-  EXPECT_EQ(detail::stream_loads_option(params, nvidia), "");  // 0: plain loads
+  EXPECT_EQ(detail::stream_loads_option(params, nvidia, true), "");  // 0: plain loads
   params.stream_loads = 1;
-  EXPECT_EQ(detail::stream_loads_option(params, nvidia), " -DSTREAM_LOADS");
-  EXPECT_EQ(detail::stream_loads_option(params, pocl), "");
+  EXPECT_EQ(detail::stream_loads_option(params, nvidia, true), " -DSTREAM_LOADS");
+  EXPECT_EQ(detail::stream_loads_option(params, nvidia, false), "");  // only the load-balanced kernels
+  EXPECT_EQ(detail::stream_loads_option(params, pocl, true), "");
 }
 
 // HYB with every row in the overflow (ELL width 0), a split, and no overflow at all.

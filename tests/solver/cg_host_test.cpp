@@ -210,8 +210,11 @@ TEST(HostCg, LeavesOtherPreconditionersToTheDevice) {
     options.cg_path = CgPath::Host;
     EXPECT_THROW(cg(single, system.A, double_jacobi, system.b, system.x, options), Error);
     options.cg_path = CgPath::Auto;
+    options.relative_tolerance = 1e-5;  // single precision's (1e-8 is below its floor on some paths)
     const SolveResult mixed = cg(single, system.A, double_jacobi, system.b, system.x, options);
-    EXPECT_EQ(mixed.path, "fused");
+    ASSERT_TRUE(mixed.converged()) << mixed.message;
+    // The fused PCG, or on a GPU whose parameters enable it the persistent kernel, which takes Jacobi.
+    EXPECT_TRUE(mixed.path == "fused" || mixed.path == "persistent") << mixed.path;
   }
 }
 

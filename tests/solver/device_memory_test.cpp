@@ -108,11 +108,14 @@ TEST(DeviceMemoryEstimate, ASolvePeaksWithinScratchOfTheEstimate) {
             solve(c.kind, blas, A, *M, b, x, options);
           }
           context.finish();
-          // CG and PCG of this size run on the host of a CPU device (cg_host.cpp): only A, b and x there.
-          const bool on_host = (c.kind == SolverKind::Cg || c.kind == SolverKind::Pcg) &&
-                               cg_runs_on_host(options.cg_path, context.info(), blas.params(), p, host.nnz());
+          // CG and PCG of this size run on the host of a CPU device (cg_host.cpp): only A, b and x there;
+          // on a GPU the persistent kernel (CSR, none or Jacobi) takes them without z.
+          const CgPlacement placement =
+              cg_runs_on_host(options.cg_path, context.info(), blas.params(), p, host.nnz()) ? CgPlacement::Host
+              : cg_runs_persistent(options.cg_path, blas.params(), format, A.stats())        ? CgPlacement::Persistent
+                                                                                             : CgPlacement::Device;
           const DeviceMemoryNeed need =
-              solve_device_memory(host, format, c.kind, p, options, c.precond != PrecondKind::None, fp64, on_host);
+              solve_device_memory(host, format, c.kind, p, options, c.precond != PrecondKind::None, fp64, placement);
           const std::int64_t peak = static_cast<std::int64_t>(context.device_memory().peak_bytes - before) - own;
           // Jacobi also makes a vector of its own at its first application (its memory, not the solve's).
           const std::int64_t jacobi_scratch =

@@ -70,7 +70,10 @@ TEST_P(PreconditionedCg, JacobiRunsAsPcgJacobi) {
   Jacobi M(blas, system.A);
   const SolveResult result = cg(blas, system.A, M, system.b, system.x, options);
   test::expect_solved(result, system, p, options.relative_tolerance, scaled.kappa_bound);
-  EXPECT_GE(M.applications(), static_cast<std::uint64_t>(result.iterations));
+  // Applied every iteration, except on the persistent kernel (a GPU's Auto), which forms z = M^-1 r
+  // itself after the start; the iteration counts below show M at work either way.
+  EXPECT_GE(M.applications(), result.path == "persistent" ? 1u : static_cast<std::uint64_t>(result.iterations))
+      << result.path;
   const SolveResult reference = pcg_jacobi(blas, system.A, system.b, system.x, options);
   ASSERT_TRUE(reference.converged()) << reference.message;
   EXPECT_LE(std::abs(result.iterations - reference.iterations), 1)

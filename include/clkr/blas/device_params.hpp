@@ -82,10 +82,11 @@ struct SpmvParams {
   // groups made PoCL's CSR SpMV up to 2.8x slower).
   std::size_t row_load_group = 8;
   // NVIDIA only (other devices ignore it): 1 reads the matrix's entries (column indices and values) in
-  // the CSR, ELL, SELL, HYB and DIA kernels with PTX's cache-streaming loads (ld.global.cs: lines
-  // allocated evict-first in the L1 and the L2), so that the entries, each read once, do not push out
-  // the elements of x that the rows gather again and again (kernels/common.cl, COL_LOAD and MVAL_LOAD).
-  // 0: plain loads.
+  // the load-balanced CSR kernels (SpMV, fused and persistent CG) with PTX's cache-streaming loads
+  // (ld.global.cs: lines allocated evict-first in the L1 and the L2), so that the entries, each read
+  // once, do not push out the elements of x that the rows gather again and again (kernels/common.cl,
+  // COL_LOAD and MVAL_LOAD). 0: plain loads. The other kernels never take them: short rows share cache
+  // lines that evict-first loads drop (docs/performance-formats.md section 9).
   std::size_t stream_loads = 0;
 };
 

@@ -24,4 +24,10 @@ SolveResult cg(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, c
 bool cg_runs_on_host(CgPath path, const DeviceInfo& device, const DeviceParams& params, Precision precision,
                      std::int64_t nnz);
 
+// Whether a device Blas with `params` runs CG in `path` (not on the host) on the persistent kernel, for
+// a matrix in `format` with `stats`, without a preconditioner or with Jacobi: CgPath::Persistent for
+// CSR and DIA; CgPath::Auto for those up to cg.persistent_max_rows rows (and, where the rows take the
+// load-balanced kernels, cg.persistent_max_balanced_nnz entries).
+bool cg_runs_persistent(CgPath path, const DeviceParams& params, Format format, const MatrixStats& stats);
+
 }  // namespace clkr

@@ -23,10 +23,14 @@ struct DeviceMemoryNeed {
 // matrix_device_bytes gives, and its vectors as the solvers allocate them (tests/solver/
 // device_memory_test.cpp compares the sum with the device memory counter's peak during the solve).
 // A preconditioner's own memory is not included: the AMG's hierarchy is known only after its setup.
-// `cg_on_host`: the CG runs on the host (cg_runs_on_host, for SolverKind::Cg and Pcg): the device then
-// holds A, b and x only (b as the caller keeps it there).
+// `cg`: where SolverKind::Cg and Pcg run, which sets their vectors (other kinds ignore it).
+enum class CgPlacement {
+  Device,      // the fused or BLAS-call iteration: z beside r, p and q when preconditioned
+  Persistent,  // the persistent kernel (cg_runs_persistent; none or Jacobi): z is never stored
+  Host         // on the host (cg_runs_on_host): the device holds A, b and x only (b as the caller keeps it)
+};
 DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind kind, Precision precision,
                                      const SolveOptions& options, bool preconditioned, bool fp64,
-                                     bool cg_on_host = false);
+                                     CgPlacement cg = CgPlacement::Device);
 
 }  // namespace clkr
