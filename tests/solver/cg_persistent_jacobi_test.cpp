@@ -115,6 +115,28 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(Variant::CsrOneLane, Variant::CsrFourLanes, Variant::Balanced, Variant::Dia)),
     [](const auto& info) { return to_string(std::get<0>(info.param)) + "_" + variant_name(std::get<1>(info.param)); });
 
+// A Jacobi preconditioner kept in another precision than the solve's (single inside a double solve):
+// the kernel reads its inverse diagonal converted to the solve's precision, the same M as the fused
+// path applies, so the two take the same iterations.
+TEST(PersistentJacobiPath, TakesAJacobiOfAnotherPrecision) {
+  CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
+  const HostCsrMatrix host = badly_scaled(poisson2d(20), 11);
+  SolveOptions options;
+  options.relative_tolerance = 1e-10;
+  int iterations[2] = {0, 0};
+  for (CgPath path : {CgPath::Persistent, CgPath::Fused}) {
+    System system(host, Format::Csr);
+    Blas blas = persistent_blas(Precision::Double, small_chunks(0));
+    Jacobi M(blas, system.A, Precision::Single);
+    options.cg_path = path;
+    const SolveResult result = cg(blas, system.A, M, system.b, system.x, options);
+    test::expect_solved(result, system, Precision::Double, 1e-10, 2 * test::condition_estimate(host));
+    EXPECT_EQ(result.path, to_string(path));
+    iterations[path == CgPath::Fused] = result.iterations;
+  }
+  EXPECT_LE(std::abs(iterations[0] - iterations[1]), 3) << iterations[0] << " vs " << iterations[1];
+}
+
 TEST(PersistentJacobiPath, AutoTakesItForJacobiButNotForChebyshev) {
   const Precision widest = test::widest_device_precision(*test::context());
   const HostCsrMatrix host = badly_scaled(poisson2d(12), 5);  // 144 rows, within the limit below
