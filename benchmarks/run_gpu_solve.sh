@@ -7,11 +7,11 @@
 # that a run cut short still brings its finished steps back).
 #   usage: benchmarks/run_gpu_solve.sh [CARRY_DIR] [SECTIONS]
 #     CARRY_DIR holds matrices/ (the SuiteSparse files); SECTIONS: any of report,poisson,hard,suitesparse,
-#     cupy,smoother,elasticity (default all)
+#     jacobi-paths,cupy,smoother,elasticity (default all)
 set -uo pipefail
 source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
-sections=${2:-report,poisson,hard,suitesparse,cupy,smoother,elasticity}
+sections=${2:-report,poisson,hard,suitesparse,jacobi-paths,cupy,smoother,elasticity}
 out=gpu-solve-results
 source "$(dirname "$0")/gpu_run_steps.sh"
 nproc | sed 's/^/host cores: /' | tee -a "$out/gpu.txt"
@@ -60,6 +60,27 @@ if want suitesparse && [ -n "$suite" ]; then
   step "bench solve: the largest SPD matrices of ../shared/matrices"
   $bin bench solve $suite --methods cg,jacobi,amg --peers none --reps 2 --maxit 40000 \
     --csv "$out/solve_suitesparse.csv" 2>"$out/solve_suitesparse.err" | tee "$out/solve_suitesparse.txt"
+fi
+
+if want jacobi-paths && [ -n "$suite" ]; then
+  # CG and Jacobi-CG on the persistent kernel (the default up to cg.persistent_max_rows) against the
+  # fused path (a parameter file with cg.persistent_max_rows = 0), alternated in two rounds: the same-card
+  # comparison of Jacobi-CG on the persistent kernel (docs/performance.md, 2026-12-06).
+  name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
+  file=$(printf '%s_%s.txt' "$name" "$driver" | sed 's/[^A-Za-z0-9.-]/_/g')
+  mkdir -p "$out/cache-fused/params"
+  echo "cg.persistent_max_rows = 0" >"$out/cache-fused/params/$file"
+  for round in 1 2; do
+    for path in persistent fused; do
+      cache=$CLKR_CACHE_DIR
+      [ "$path" = fused ] && cache=$PWD/$out/cache-fused
+      step "bench solve: CG and Jacobi-CG on the $path path, round $round"
+      CLKR_CACHE_DIR=$cache $bin bench solve $suite --methods cg,jacobi --peers none --reps 3 --maxit 40000 \
+        --csv "$out/solve_jacobi_${path}_$round.csv" 2>"$out/solve_jacobi_${path}_$round.err" |
+        tee "$out/solve_jacobi_${path}_$round.txt"
+    done
+  done
 fi
 
 if want smoother; then
