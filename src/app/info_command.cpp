@@ -111,10 +111,15 @@ int info_command(const Args& args) {
   const MatrixStats& s = m.stats;
   const bool numeric_symmetry = s.symmetric || (s.rows == s.cols && numerically_symmetric(m.A, m.row_ids));
   const DiagonalSummary diagonal = diagonal_summary(m);
-  DeviceInfo cpu, gpu;
+  DeviceInfo cpu, gpu, nvidia;
   cpu.type = DeviceType::Cpu;
   gpu.type = DeviceType::Gpu;
+  nvidia.type = DeviceType::Gpu;
+  nvidia.vendor = "NVIDIA Corporation";
   const FormatChoice on_cpu = choose_format(s, cpu), on_gpu = choose_format(s, gpu);
+  // CG without a preconditioner or with Jacobi, which NVIDIA's defaults run on the persistent kernel
+  // (CSR or DIA) up to cg.persistent_max_rows rows: what `clkr solve` takes there for its CG.
+  const FormatChoice cg_on_nvidia = choose_format(s, nvidia, true);
   const double ell_fill = s.nnz > 0 ? static_cast<double>(s.max_row_length) * s.rows / s.nnz : 0;
 
   if (opts.has("--json")) {
@@ -141,6 +146,8 @@ int info_command(const Args& args) {
         .member("auto_format_gpu", to_string(on_gpu.format))
         .member("auto_format_cpu_reason", on_cpu.reason)
         .member("auto_format_gpu_reason", on_gpu.reason)
+        .member("auto_format_nvidia_cg", to_string(cg_on_nvidia.format))
+        .member("auto_format_nvidia_cg_reason", cg_on_nvidia.reason)
         .member("load_seconds", load_seconds);
     j.key("bytes_per_format").begin_object();
     for (const auto& [format, bytes] : s.bytes_per_format)
@@ -168,6 +175,7 @@ int info_command(const Args& args) {
             << "ELL fill      " << number_text(ell_fill) << " x nnz (longest row x rows / nnz)\n"
             << "diagonals     " << diagonals_text(s) << "\n"
             << "auto format   " << on_cpu.reason << "; " << on_gpu.reason << "\n"
+            << "              CG (none or Jacobi) on NVIDIA " << cg_on_nvidia.reason << "\n"
             << "device bytes per format (32-bit indices, double values):\n";
   for (const auto& [format, bytes] : s.bytes_per_format) {
     const std::string name = to_string(format);

@@ -87,6 +87,10 @@ TEST(InfoCommand, AutomaticFormatFollowsRowLengths) {
   ASSERT_EQ(regular.code, 0) << describe(regular);
   EXPECT_EQ(parse_json(regular.out)["auto_format_cpu"].text, "csr");
   EXPECT_EQ(parse_json(regular.out)["auto_format_gpu"].text, "ell");
+  // CG (none or Jacobi) on an NVIDIA GPU: CSR for the persistent kernel, said so.
+  EXPECT_EQ(parse_json(regular.out)["auto_format_nvidia_cg"].text, "csr");
+  EXPECT_NE(parse_json(regular.out)["auto_format_nvidia_cg_reason"].text.find("persistent kernel"), std::string::npos)
+      << parse_json(regular.out)["auto_format_nvidia_cg_reason"].text;
   // Mean row length 20.5 (one row of 40, the others 20): CSR on GPUs (longest/mean row > 1.5, where SELL
   // and HYB measured slower than CSR on the H200), said so in the reason; on CPUs
   // CSR4 if the CPU launch parameters send CSR with such rows to its vector kernel, else CSR.
