@@ -11,6 +11,7 @@
 #include "cg_fused.hpp"
 #include "cg_host.hpp"
 #include "cg_persistent.hpp"
+#include "clkr/precond/jacobi.hpp"
 #include "clkr/runtime/error.hpp"
 #include "residual_forecast.hpp"
 #include "solver_core.hpp"
@@ -176,21 +177,23 @@ void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, boo
   }
   if (blas.location() == Location::Device) path = options.cg_path == CgPath::Unfused ? "unfused" : "fused";
   const bool with_m = preconditioned(M);
-  if (with_m && options.cg_path == CgPath::Persistent && !persistent_jacobi_supported(M))
+  // The persistent kernel takes no preconditioner or Jacobi (computing z = M^-1 r itself).
+  Jacobi* const jacobi = with_m ? dynamic_cast<Jacobi*>(M) : nullptr;
+  const bool kernel_takes_m = !with_m || jacobi != nullptr;
+  if (!kernel_takes_m && options.cg_path == CgPath::Persistent)
     throw Error("cg: the persistent CG kernel takes Jacobi or no preconditioner, not " + M->description() +
                 " (use CgPath::Auto or Fused)");
   // On a device: the persistent kernel (none or Jacobi) where it applies, else the fused iteration
   // (scalars on the device); elsewhere, or unfused, the BLAS-call iteration.
   if (blas.location() == Location::Device && options.cg_path != CgPath::Unfused) {
-    const bool persistent = (!with_m || persistent_jacobi_supported(M)) &&
-                            (options.cg_path == CgPath::Persistent ||
-                             (options.cg_path == CgPath::Auto && persistent_cg_preferred(blas, A)));
+    const bool persistent = kernel_takes_m && (options.cg_path == CgPath::Persistent ||
+                                               (options.cg_path == CgPath::Auto && persistent_cg_preferred(blas, A)));
     if (persistent) {
       if (!persistent_cg_supported(blas, A))
         throw Error("cg: the persistent CG kernel needs the matrix in CSR or DIA, not " + to_string(A.format()));
       // false: the device did not run the kernel's work-groups together; start over on the fused path.
       path = "persistent";
-      if (cg_persistent(blas, A, with_m ? M : nullptr, b, x, x_is_zero, options, monitor)) return;
+      if (cg_persistent(blas, A, jacobi, b, x, x_is_zero, options, monitor)) return;
       path = "fused: the persistent kernel's work-groups did not all run at once";
     }
     cg_device(blas, A, with_m ? M : nullptr, b, x, x_is_zero, options, monitor);

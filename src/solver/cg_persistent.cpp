@@ -14,7 +14,6 @@
 #include "../runtime/co_resident_groups.hpp"
 #include "cg_fused.hpp"
 #include "clkr/blas/kernel_args.hpp"
-#include "clkr/precond/jacobi.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/cg.hpp"
 #include "solver_core.hpp"
@@ -259,16 +258,11 @@ bool persistent_cg_preferred(const Blas& blas, const Matrix& A) {
   return blas.location() == Location::Device && cg_runs_persistent(CgPath::Auto, blas.params(), A.format(), A.stats());
 }
 
-bool persistent_jacobi_supported(const Preconditioner* M) { return dynamic_cast<const Jacobi*>(M) != nullptr; }
-
-bool cg_persistent(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+bool cg_persistent(Blas& blas, Matrix& A, Jacobi* jacobi, Vector& b, Vector& x, bool x_is_zero,
                    const SolveOptions& options, SolveMonitor& monitor) {
   const auto& context = blas.context();
   const std::size_t n = b.size();
   Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");
-  Jacobi* jacobi = dynamic_cast<Jacobi*>(M);
-  if (M && !jacobi)
-    throw Error("cg: the persistent CG kernel takes no preconditioner but Jacobi, not " + M->description());
   PersistentKernel kernel(blas, A, jacobi ? &jacobi->inverse_diagonal() : nullptr);
   // The initial guess, for a fallback after an aborted launch.
   std::optional<Vector> x_start;

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "clkr/blas/blas.hpp"
-#include "clkr/precond/preconditioner.hpp"
+#include "clkr/precond/jacobi.hpp"
 #include "clkr/solver/options.hpp"
 #include "solve_monitor.hpp"
 
@@ -15,15 +15,11 @@ bool persistent_cg_supported(const Blas& blas, const Matrix& A);
 // Whether CgPath::Auto takes it: supported, and A has at most cg.persistent_max_rows rows.
 bool persistent_cg_preferred(const Blas& blas, const Matrix& A);
 
-// Whether the kernel runs PCG with M: Jacobi (clkr::Jacobi, z = inv_diag .* r computed inside the
-// kernel) is the one preconditioner it takes.
-bool persistent_jacobi_supported(const Preconditioner* M);
-
-// CG as cg_core documents it, on the persistent kernel; PCG with M when M is Jacobi (M null: none; any
-// other M is a clkr::Error). Returns false when a launch was aborted because its work-groups did not
-// all run at once: x is then back at its initial value and the monitor has forgotten the iterations,
-// ready for another path to start over.
-bool cg_persistent(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+// CG as cg_core documents it, on the persistent kernel; PCG with M = `jacobi` where it is given (the one
+// preconditioner the kernel takes: z = inv_diag .* r computed inside it). Returns false when a launch
+// was aborted because its work-groups did not all run at once: x is then back at its initial value and
+// the monitor has forgotten the iterations, ready for another path to start over.
+bool cg_persistent(Blas& blas, Matrix& A, Jacobi* jacobi, Vector& b, Vector& x, bool x_is_zero,
                    const SolveOptions& options, SolveMonitor& monitor);
 
 }  // namespace clkr::detail

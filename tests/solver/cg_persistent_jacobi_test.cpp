@@ -1,12 +1,13 @@
 // PCG with Jacobi on the persistent CG kernel (-DJACOBI: z = inv_diag .* r formed inside the kernel)
 // against the fused Jacobi-PCG, on a badly scaled matrix where Jacobi is what makes CG converge
-// quickly: the same iterations in every precision and every variant of the kernel (CSR with one or
-// several lanes a row, the load-balanced rows, DIA), Auto taking it, r'z <= 0 seen inside a launch
-// ending NotSpd, the other preconditioners refused, and the fallback to the fused PCG.
+// quickly (S A S with S = diag(10^u), u in [-1, 1]: test::SymmetricScaling, a diagonal spanning four
+// orders of magnitude, which Jacobi undoes exactly): the same iterations in every precision and every variant of the
+// kernel (CSR with one or several lanes a row, the load-balanced rows, DIA), Auto taking it, r'z <= 0 seen inside a
+// launch ending NotSpd, the other preconditioners refused, and the fallback to the fused PCG.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <random>
+#include <cstdlib>
+#include <limits>
 #include <tuple>
 
 #include "../precision_support.hpp"
@@ -25,19 +26,6 @@ namespace {
 using test::persistent_blas;
 using test::small_chunks;
 using test::System;
-
-// D A D with d_i = 10^u, u uniform in [-1, 1] (seeded): the diagonal spans four orders of magnitude,
-// so CG without a preconditioner needs several times the iterations, while Jacobi-PCG on D A D is CG
-// on A with its unit diagonal.
-HostCsrMatrix badly_scaled(HostCsrMatrix A, unsigned seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<double> exponent(-1.0, 1.0);
-  std::vector<double> d(A.rows);
-  for (double& v : d) v = std::pow(10.0, exponent(random));
-  for (std::int32_t i = 0; i < A.rows; ++i)
-    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) A.values[k] *= d[i] * d[A.col_indices[k]];
-  return A;
-}
 
 // The kernel's variants: CSR with LANES work-items a row (0: chosen from the mean row), the
 // load-balanced rows (-DBALANCED), DIA (-DDIA).
@@ -72,7 +60,7 @@ class PersistentJacobi : public ::testing::TestWithParam<std::tuple<Precision, V
 TEST_P(PersistentJacobi, MatchesTheFusedPcgAndTakesFarFewerIterationsThanCg) {
   const auto [p, variant] = GetParam();
   CLKR_SKIP_UNLESS_AVAILABLE(test::context(), p);
-  const HostCsrMatrix host = badly_scaled(poisson2d(24), 3);  // 576 rows
+  const HostCsrMatrix host = test::SymmetricScaling(poisson2d(24), 1.0, 3).matrix;  // 576 rows
   const Format format = variant == Variant::Dia ? Format::Dia : Format::Csr;
   SolveOptions options;
   options.relative_tolerance = test::tolerance_for(p);
@@ -120,7 +108,7 @@ INSTANTIATE_TEST_SUITE_P(
 // path applies, so the two take the same iterations.
 TEST(PersistentJacobiPath, TakesAJacobiOfAnotherPrecision) {
   CLKR_SKIP_UNLESS_AVAILABLE(test::context(), Precision::Double);
-  const HostCsrMatrix host = badly_scaled(poisson2d(20), 11);
+  const HostCsrMatrix host = test::SymmetricScaling(poisson2d(20), 1.0, 11).matrix;
   SolveOptions options;
   options.relative_tolerance = 1e-10;
   int iterations[2] = {0, 0};
@@ -139,7 +127,7 @@ TEST(PersistentJacobiPath, TakesAJacobiOfAnotherPrecision) {
 
 TEST(PersistentJacobiPath, AutoTakesItForJacobiButNotForChebyshev) {
   const Precision widest = test::widest_device_precision(*test::context());
-  const HostCsrMatrix host = badly_scaled(poisson2d(12), 5);  // 144 rows, within the limit below
+  const HostCsrMatrix host = test::SymmetricScaling(poisson2d(12), 1.0, 5).matrix;  // 144 rows, within the limit below
   const CgParams limit{144, 64, 1, 64, 0, test::kPatientSpins};
   SolveOptions options;  // CgPath::Auto
   {
@@ -213,7 +201,8 @@ TEST(PersistentJacobiPath, NegativeRzInsideALaunchEndsNotSpd) {
 // PCG, with the same Jacobi, from the initial guess.
 TEST(PersistentJacobiPath, FallsBackToTheFusedPcgWhenABarrierTimesOut) {
   const Precision widest = test::widest_device_precision(*test::context());
-  const HostCsrMatrix host = badly_scaled(test::shifted_poisson(64.0 * 64.0), 9);
+  const test::SymmetricScaling scaled(test::shifted_poisson(64.0 * 64.0), 1.0, 9);
+  const HostCsrMatrix& host = scaled.matrix;
   System system(host, Format::Csr);
   Blas blas = persistent_blas(widest, CgParams{1u << 30, 64, 1, 5, 1, 1});
   Jacobi M(blas, system.A);
@@ -221,9 +210,9 @@ TEST(PersistentJacobiPath, FallsBackToTheFusedPcgWhenABarrierTimesOut) {
   options.cg_path = CgPath::Persistent;
   options.relative_tolerance = 1e-10;
   const SolveResult result = cg(blas, system.A, M, system.b, system.x, options);
-  // Jacobi-PCG on D A D is CG on A with a unit diagonal: A's condition bound holds for the iteration,
-  // and the forward error is bounded through D A D's own condition, at most A's times max d^2 / min d^2.
-  test::expect_solved(result, system, widest, 1e-10, test::kShiftedKappa * 1e4);
+  // Jacobi-PCG on S A S is CG on A with a unit diagonal: A's condition bound holds for the iteration,
+  // and the forward error is bounded through S A S's own condition, at most A's times max S^2 / min S^2.
+  test::expect_solved(result, system, widest, 1e-10, test::kShiftedKappa * scaled.kappa_factor);
   EXPECT_NE(result.path.find("fused"), std::string::npos) << result.path;
   const auto& counters = blas.counters();
   ASSERT_EQ(counters.count("cg_persistent"), 1u);

@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "../test_matrices.hpp"
@@ -137,20 +138,33 @@ inline double poisson2d_condition(int n) {
   return std::pow(std::sin(n * h / 2) / std::sin(h / 2), 2);
 }
 
-// S P S with P = poisson2d(n) and S = diag(10^u), u uniform in [-1.5, 1.5]: kappa(SPS) <=
-// kappa(P) max(S)^2 / min(S)^2 is huge, but D^-1/2 (SPS) D^-1/2 = P / 4 with D = diag(SPS), so
-// Jacobi-preconditioned CG runs like CG on P.
-struct ScaledPoisson {
-  explicit ScaledPoisson(int n) : matrix(poisson2d(n)), kappa_bound(poisson2d_condition(n)) {
-    std::vector<double> s = random_vector(matrix.rows, 99);
-    for (double& e : s) e = std::pow(10.0, 1.5 * e);
+// S A S with S = diag(10^u), u uniform in [-spread, spread] (random_vector's values, seeded): a
+// diagonal spanning 10^(4 spread) that Jacobi undoes exactly (D^-1/2 (SAS) D^-1/2 = D_A^-1/2 A D_A^-1/2
+// with D = diag(SAS)), while CG without it slows down. `kappa_factor` = max(S)^2 / min(S)^2 bounds
+// kappa(SAS) / kappa(A).
+struct SymmetricScaling {
+  SymmetricScaling(HostCsrMatrix A, double spread, unsigned seed) : matrix(std::move(A)) {
+    std::vector<double> s = random_vector(matrix.rows, seed);
+    for (double& e : s) e = std::pow(10.0, spread * e);
     for (std::int32_t i = 0; i < matrix.rows; ++i) {
-      for (std::int32_t k = matrix.row_offsets[i]; k < matrix.row_offsets[i + 1]; ++k) {
+      for (std::int64_t k = matrix.row_offsets[i]; k < matrix.row_offsets[i + 1]; ++k) {
         matrix.values[k] *= s[i] * s[matrix.col_indices[k]];
       }
     }
     const auto [lo, hi] = std::minmax_element(s.begin(), s.end());
-    kappa_bound *= (*hi / *lo) * (*hi / *lo);
+    kappa_factor = (*hi / *lo) * (*hi / *lo);
+  }
+  HostCsrMatrix matrix;
+  double kappa_factor = 1;
+};
+
+// S P S with P = poisson2d(n) and u in [-1.5, 1.5]: kappa(SPS) <= kappa(P) max(S)^2 / min(S)^2 is huge,
+// but D^-1/2 (SPS) D^-1/2 = P / 4 with D = diag(SPS), so Jacobi-preconditioned CG runs like CG on P.
+struct ScaledPoisson {
+  explicit ScaledPoisson(int n) {
+    SymmetricScaling scaled(poisson2d(n), 1.5, 99);
+    matrix = std::move(scaled.matrix);
+    kappa_bound = poisson2d_condition(n) * scaled.kappa_factor;
   }
   HostCsrMatrix matrix;
   double kappa_bound;
