@@ -6,6 +6,8 @@
 # ./gpu-stream-loads/ and $OUT/gpu-stream-loads.tgz after every step.
 #   usage: benchmarks/run_gpu_stream_loads.sh [ROUNDS]      (default 2)
 #   BUILD_DIR: a build with clkr and clkr_dump_csr in it (default build-gpu; built there when it has none)
+#   MATRICES: the problems (specs or Matrix Market files; default powerlaw:300000 powerlaw:3000000
+#             poisson3d:192)
 set -uo pipefail
 rounds=${1:-2}
 out=gpu-stream-loads
@@ -28,7 +30,7 @@ for variant in plain stream; do
   echo "spmv.stream_loads = $([ $variant = stream ] && echo 1 || echo 0)" >"$out/cache-$variant/params/$file"
 done
 
-matrices="powerlaw:300000 powerlaw:3000000 poisson3d:192"
+matrices=${MATRICES:-powerlaw:300000 powerlaw:3000000 poisson3d:192}
 for round in $(seq 1 "$rounds"); do
   for variant in plain stream; do
     step "round $round, $variant: SpMV alone (kernel time, double)"

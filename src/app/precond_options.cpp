@@ -18,13 +18,21 @@ struct KindOption {
   PrecondKind kind;
 };
 const KindOption kKindOptions[] = {
-    {"--amg-smoother", PrecondKind::Amg},        {"--amg-sweeps", PrecondKind::Amg},
-    {"--amg-cycle", PrecondKind::Amg},           {"--amg-degree", PrecondKind::Amg},
-    {"--amg-coarse-size", PrecondKind::Amg},     {"--amg-strength", PrecondKind::Amg},
-    {"--amg-block-size", PrecondKind::Amg},      {"--amg-max-levels", PrecondKind::Amg},
-    {"--amg-aggressive", PrecondKind::Amg},      {"--amg-update-eigen", PrecondKind::Amg},
-    {"--amg-setup", PrecondKind::Amg},           {"--amg-block-smoothing", PrecondKind::Amg},
-    {"--amg-near-null-space", PrecondKind::Amg}, {"--coordinates", PrecondKind::Amg},
+    {"--amg-smoother", PrecondKind::Amg},
+    {"--amg-sweeps", PrecondKind::Amg},
+    {"--amg-cycle", PrecondKind::Amg},
+    {"--amg-degree", PrecondKind::Amg},
+    {"--amg-coarse-size", PrecondKind::Amg},
+    {"--amg-strength", PrecondKind::Amg},
+    {"--amg-block-size", PrecondKind::Amg},
+    {"--amg-max-levels", PrecondKind::Amg},
+    {"--amg-aggressive", PrecondKind::Amg},
+    {"--amg-update-eigen", PrecondKind::Amg},
+    {"--amg-setup", PrecondKind::Amg},
+    {"--amg-block-smoothing", PrecondKind::Amg},
+    {"--amg-near-null-space", PrecondKind::Amg},
+    {"--coordinates", PrecondKind::Amg},
+    {"--amg-prolongator-relaxation", PrecondKind::Amg},
     {"--cheb-degree", PrecondKind::Chebyshev},
 };
 
@@ -56,6 +64,9 @@ const std::vector<OptionSpec>& precond_option_specs() {
        "diagonal block (the unknowns of a mesh node together) instead of\n"
        "1 / diag; auto: the library's choice, on for now (default auto)"},
       {"--amg-max-levels", "N", "at most N levels (default 20)"},
+      {"--amg-prolongator-relaxation", "X",
+       "the prolongator smoother's damping, in [0, 2]; 0: plain (unsmoothed)\n"
+       "aggregation, a cheaper setup and cycle for more iterations (default 1)"},
       {"--amg-aggressive", "N",
        "levels (from the finest) aggregated on the distance-two strength graph:\n"
        "lower operator complexity, more iterations (default 0)"},
@@ -144,6 +155,10 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
     amg.block_size = static_cast<int>(opts.integer("--amg-block-size", 1, 1, 64));
   }
   amg.max_levels = static_cast<int>(opts.integer("--amg-max-levels", amg.max_levels, 1, 100));
+  amg.prolongator_relaxation = opts.number("--amg-prolongator-relaxation", amg.prolongator_relaxation, 0);
+  if (amg.prolongator_relaxation > 2)
+    throw UsageError("--amg-prolongator-relaxation " + opts.text("--amg-prolongator-relaxation") +
+                     ": must lie in [0, 2]");
   amg.aggressive_levels = static_cast<int>(opts.integer("--amg-aggressive", amg.aggressive_levels, 0, 100));
   if (opts.has("--amg-block-smoothing")) {
     try {

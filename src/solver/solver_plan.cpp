@@ -82,7 +82,7 @@ const std::vector<SettingSpec>& setting_specs() {
        integer("amg.coarse_size", CLKR_FIELD(p.precond.amg.coarse_size))},
       {"amg.max_levels", "at most this many levels (20)", Needs::Amg,
        integer("amg.max_levels", CLKR_FIELD(p.precond.amg.max_levels))},
-      {"amg.prolongator_relaxation", "the prolongator smoother's damping factor (1)", Needs::Amg,
+      {"amg.prolongator_relaxation", "the prolongator smoother's damping factor; 0: plain aggregation (1)", Needs::Amg,
        number("amg.prolongator_relaxation", CLKR_FIELD(p.precond.amg.prolongator_relaxation))},
       {"amg.block_size", "unknowns per mesh node, aggregated together; 0: read from the pattern (1)", Needs::Amg,
        integer("amg.block_size", CLKR_FIELD(p.precond.amg.block_size))},

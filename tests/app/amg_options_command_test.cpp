@@ -1,7 +1,7 @@
 // `clkr solve --precond amg` with the options of the AMG's coarsening, smoothing and update:
-// --amg-block-size auto, --amg-aggressive, --amg-block-smoothing, --amg-update-eigen and
-// --amg-near-null-space (with --coordinates) are accepted and take effect, bad values exit 2 with one
-// line.
+// --amg-block-size auto, --amg-aggressive, --amg-block-smoothing, --amg-update-eigen,
+// --amg-prolongator-relaxation and --amg-near-null-space (with --coordinates) are accepted and take effect, bad values
+// exit 2 with one line.
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -35,6 +35,20 @@ TEST(AmgOptionsCommand, AggressiveCoarseningLowersTheComplexity) {
   ASSERT_EQ(aggressive.code, 0) << describe(aggressive);
   EXPECT_GT(operator_complexity(plain.out), 1.3) << plain.out;
   EXPECT_LT(operator_complexity(aggressive.out), operator_complexity(plain.out) - 0.2) << aggressive.out;
+}
+
+// --amg-prolongator-relaxation 0 is plain aggregation: named in the report, with a lower operator
+// complexity than smoothed aggregation's on the same aggregates, and still converging.
+TEST(AmgOptionsCommand, PlainAggregationIsReportedAndSparser) {
+  const std::string matrix = std::string(CLKR_SOURCE_DIR) + "/matrices/bcsstk14.mtx";
+  const Result smoothed = run_clkr({"solve", matrix, "--precond", "amg"});
+  const Result plain = run_clkr({"solve", matrix, "--precond", "amg", "--amg-prolongator-relaxation", "0"});
+  ASSERT_EQ(smoothed.code, 0) << describe(smoothed);
+  ASSERT_EQ(plain.code, 0) << describe(plain);
+  EXPECT_NE(smoothed.out.find("(smoothed aggregation,"), std::string::npos) << smoothed.out;
+  EXPECT_NE(plain.out.find("(plain aggregation,"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("converged"), std::string::npos) << plain.out;
+  EXPECT_LT(operator_complexity(plain.out), operator_complexity(smoothed.out)) << plain.out;
 }
 
 TEST(AmgOptionsCommand, BlockSizeAutoAndUpdateEigenAreAccepted) {
@@ -137,6 +151,9 @@ TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
       {{"--precond", "amg", "--amg-near-null-space", "rigid"}, "needs the mesh's node coordinates"},
       {{"--precond", "amg", "--coordinates", "xyz.mtx"}, "--amg-near-null-space rigid only"},
       {{"--precond", "jacobi", "--amg-near-null-space", "rigid"}, "applies to --precond amg only"},
+      {{"--precond", "amg", "--amg-prolongator-relaxation", "2.5"}, "must lie in [0, 2]"},
+      {{"--precond", "amg", "--amg-prolongator-relaxation", "-1"}, "--amg-prolongator-relaxation"},
+      {{"--precond", "jacobi", "--amg-prolongator-relaxation", "0"}, "applies to --precond amg only"},
   };
   for (const auto& [extra, message] : cases) {
     std::vector<std::string> args = {"solve", "poisson2d:24"};

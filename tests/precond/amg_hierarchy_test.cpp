@@ -165,6 +165,18 @@ TEST(AmgTentativeProlongator, OrthonormalColumnsThatReproduceTheNearNullSpace) {
 void expect_level_consistent(const HostHierarchy& h, std::size_t l, const AmgOptions& options) {
   const auto& level = h.level(l);
   const HostCsrMatrix& A = *level.A;
+  if (options.prolongator_relaxation == 0) {
+    // Plain aggregation: P is the tentative prolongator, entry for entry, and no A_F was made.
+    EXPECT_EQ(level.smoothed.P.row_offsets, level.tentative.row_offsets) << "level " << l;
+    EXPECT_EQ(level.smoothed.P.col_indices, level.tentative.col_indices) << "level " << l;
+    EXPECT_EQ(level.smoothed.P.values, level.tentative.values) << "level " << l;
+    EXPECT_EQ(level.smoothed.filtered.rows, 0) << "level " << l;
+    const Dense P = test::dense(level.tentative);
+    EXPECT_LT(test::relative_difference(test::dense(level.restriction.matrix), test::transposed(P)), 1e-15);
+    const Dense RAP = test::multiply(test::transposed(P), test::multiply(test::dense(A), P));
+    EXPECT_LT(test::relative_difference(test::dense(*h.level(l + 1).A), RAP), 1e-12) << "level " << l + 1;
+    return;
+  }
   // A_F: A's weak entries lumped onto the diagonal (row sums kept).
   Dense F(A.rows, A.cols);
   for (std::int32_t i = 0; i < A.rows; ++i)
@@ -214,6 +226,43 @@ TEST(AmgHierarchy, CoarseOperatorsAreGalerkinProducts) {
     for (std::int32_t i = 0; i < I.rows; ++i)
       for (std::int32_t j = 0; j < I.cols; ++j) ASSERT_NEAR(static_cast<double>(I(i, j)), i == j, 1e-10);
     for (const auto& [phase, seconds] : times) EXPECT_GE(seconds, 0) << phase;
+  }
+}
+
+// Plain aggregation (prolongator_relaxation = 0) is the same hierarchy without the smoothing step: the
+// same aggregates, P = P_tent, Galerkin operators from it, sparser than smoothed aggregation's (the
+// reason to pick it), and a refresh that recomputes the operators but leaves P alone.
+TEST(AmgHierarchy, PlainAggregationTakesTheTentativeProlongatorItself) {
+  struct Case {
+    HostCsrMatrix A;
+    int block_size;
+  };
+  const Case cases[] = {
+      {poisson2d(23), 1}, {test::jumping_coefficient3d(9, 100.0), 1}, {test::vector_laplacian2d(14), 2}};
+  for (const Case& c : cases) {
+    AmgOptions smoothed_options, plain_options;
+    smoothed_options.coarse_size = plain_options.coarse_size = 20;
+    smoothed_options.block_size = plain_options.block_size = c.block_size;
+    plain_options.prolongator_relaxation = 0;
+    PhaseTimes times;
+    detail::amg::PhaseLog phases(times);
+    const HostHierarchy smoothed(c.A, smoothed_options, detail::amg::near_null_space(smoothed_options, c.A.rows),
+                                 phases);
+    HostHierarchy plain(c.A, plain_options, detail::amg::near_null_space(plain_options, c.A.rows), phases);
+    ASSERT_GE(plain.size(), 3u);
+    EXPECT_EQ(plain.level(1).A->rows, smoothed.level(1).A->rows);  // the same aggregates on level 0
+    // One entry per aggregated row (a constant per unknown of a node: one vector per unknown).
+    EXPECT_LE(plain.level(0).smoothed.P.values.size(), static_cast<std::size_t>(c.A.rows));
+    for (std::size_t l = 0; l + 1 < plain.size(); ++l) expect_level_consistent(plain, l, plain_options);
+    EXPECT_LT(plain.level(1).A->values.size(), smoothed.level(1).A->values.size());
+    // New values on the same pattern: the operators follow them, P stays the tentative prolongator.
+    HostCsrMatrix changed = c.A;
+    const std::vector<double> u = test::random_values(c.A.rows, 4);
+    for (std::int32_t i = 0; i < c.A.rows; ++i)
+      for (std::int32_t k = c.A.row_offsets[i]; k < c.A.row_offsets[i + 1]; ++k)
+        changed.values[k] *= 1.0 + 0.3 * u[i] * u[c.A.col_indices[k]] + (c.A.col_indices[k] == i ? 0.5 : 0.0);
+    plain.refresh(changed, true, phases);
+    for (std::size_t l = 0; l + 1 < plain.size(); ++l) expect_level_consistent(plain, l, plain_options);
   }
 }
 

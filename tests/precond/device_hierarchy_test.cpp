@@ -305,6 +305,8 @@ TEST(DeviceHierarchy, EveryLevelIsTheHostsComputationOfItsInputs) {
   expect_setup_matches_the_host(convection_diffusion(30), Format::Hyb, options);
   options.prolongator_relaxation = 0.5;
   expect_setup_matches_the_host(anisotropic3d(10, 0.05), Format::Csr4, options);
+  options.prolongator_relaxation = 0;  // plain aggregation: P = P_tent
+  expect_setup_matches_the_host(poisson3d(12), Format::Csr, options);
 }
 
 // The update step on a device-built hierarchy, prolongators re-smoothed: every level is again the

@@ -37,6 +37,10 @@ struct AmgOptions {
   int max_levels = 20;
   // The prolongator smoother's damping: omega = prolongator_relaxation * (4/3) / rho(D^-1 A_F), with
   // rho bounded by Gershgorin's theorem (A_F: A with its weak connections lumped onto the diagonal).
+  // 0: plain (unsmoothed) aggregation, P = P_tent: about half the setup (no A_F P product, coarse
+  // operators as sparse as A's aggregated blocks) and cheaper cycles, for more iterations where the
+  // near-null space is exact (poisson3d:64: 26 against 12) and about as many where it is not (the
+  // SuiteSparse shells and bcsstk*, whose rotations the constants miss): docs/preconditioners.md.
   double prolongator_relaxation = 1.0;
   // Unknowns per node (numbered node by node: rows k*b .. k*b+b-1 belong to node k); aggregates are
   // built from whole nodes. A.rows() must be a multiple. 0: read from the sparsity pattern (of the

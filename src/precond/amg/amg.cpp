@@ -263,7 +263,8 @@ std::string Amg::description() const {
   const std::size_t n = impl_->levels.size();
   const int b = impl_->options.block_size;
   const std::optional<std::size_t> one_launch = impl_->cycle->one_launch_level();
-  return "amg (smoothed aggregation, " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
+  const char* kind = impl_->options.prolongator_relaxation == 0 ? "plain aggregation" : "smoothed aggregation";
+  return "amg (" + std::string(kind) + ", " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
          (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + node_note(impl_->options.node_offsets) +
          near_null_note(impl_->options.near_null_space.size()) +
          (impl_->options.cycle_index == 2 ? "W-cycle, " : std::string()) + impl_->cycle->smoother_description() +

@@ -94,7 +94,11 @@ DeviceHierarchy::DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& option
     level.filtered = std::move(S.filtered);
     S = {};  // the strength graph has served
     start = Clock::now();
-    level.smoothed = device_smoothed(kernels_, *level.filtered, *t.P, options.prolongator_relaxation);
+    // Plain aggregation (relaxation 0): P is the tentative prolongator itself, as on the host.
+    if (options.prolongator_relaxation == 0)
+      level.smoothed.P = t.P;
+    else
+      level.smoothed = device_smoothed(kernels_, *level.filtered, *t.P, options.prolongator_relaxation);
     level.tentative = std::move(t.P);
     end_phase(kernels_, phases, "prolongator smoothing", start);
     start = Clock::now();
@@ -136,7 +140,8 @@ void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolonga
     end_phase(kernels_, phases, "CSR copy", start);
   }
   Matrix& Al = copy || l > 0 ? *level.csr : A;
-  if (prolongators) {
+  // A plain-aggregation P depends on the aggregates alone: nothing to re-smooth.
+  if (prolongators && options_.prolongator_relaxation != 0) {
     start = Clock::now();
     refresh_filtered(kernels_, Al, level.keep, *level.filtered);
     resmooth(kernels_, *level.filtered, *level.tentative, options_.prolongator_relaxation, level.smoothed);

@@ -143,7 +143,8 @@ void HostHierarchy::refresh(const HostCsrMatrix& A, bool prolongators, PhaseLog&
     if (l + 1 == levels_.size()) break;
     HostLevel& level = levels_[l];
     auto start = Clock::now();
-    if (prolongators) {
+    // A plain-aggregation P depends on the aggregates alone: nothing to re-smooth.
+    if (prolongators && options_.prolongator_relaxation != 0) {
       smooth_prolongator_values(*level.A, level.keep, level.tentative, options_.prolongator_relaxation, level.smoothed);
       phases.add("prolongator smoothing", start);
       start = Clock::now();

@@ -52,6 +52,13 @@ void finish_smoothing(const HostCsrMatrix& F, const HostCsrMatrix& P_tent, doubl
 SmoothedProlongator smooth_prolongator(const HostCsrMatrix& A, const std::vector<char>& keep,
                                        const HostCsrMatrix& P_tent, double relaxation) {
   SmoothedProlongator s;
+  // Plain (unsmoothed) aggregation: P is the tentative prolongator itself, one entry per row for a
+  // constant near-null space, so neither A_F nor the product A_F P_tent is made, and the coarse
+  // operators keep the sparsity of aggregated blocks of A.
+  if (relaxation == 0) {
+    s.P = P_tent;
+    return s;
+  }
   HostCsrMatrix& F = s.filtered;
   F.rows = A.rows;
   F.cols = A.cols;

@@ -2,6 +2,7 @@
 // prolongator's columns), with A_F the filtered matrix (A's weak connections lumped onto its diagonal,
 // which keeps A_F's row sums, hence its action on smooth vectors, and keeps P as sparse as the strong
 // connections) and omega = relaxation * (4/3) / rho(D_F^-1 A_F), rho bounded by Gershgorin's theorem.
+// Relaxation 0 is plain aggregation: P = P_tent, and no A_F is made.
 #pragma once
 
 #include <vector>
@@ -19,7 +20,8 @@ struct SmoothedProlongator {
 // `keep` marks A's entries the filtered matrix keeps (StrengthGraph::keep).
 SmoothedProlongator smooth_prolongator(const HostCsrMatrix& A, const std::vector<char>& keep,
                                        const HostCsrMatrix& P_tent, double relaxation);
-// The values of A_F, omega and P recomputed from A's new values, on the patterns made at setup.
+// The values of A_F, omega and P recomputed from A's new values, on the patterns made at setup (for a
+// relaxation above 0: plain aggregation has nothing to recompute).
 void smooth_prolongator_values(const HostCsrMatrix& A, const std::vector<char>& keep, const HostCsrMatrix& P_tent,
                                double relaxation, SmoothedProlongator& s);
 

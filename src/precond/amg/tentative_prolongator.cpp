@@ -98,21 +98,35 @@ TentativeProlongator tentative_prolongator(const NodeLayout& nodes, const Aggreg
       aggregate_of_row[members[i]] = a;
       index_in[members[i]] = i - member_offsets[a];
     }
+  // Exact zeros are left out: with the default near-null space (a constant per unknown of a node) the
+  // columns of Q have disjoint supports, so a row of a b-unknown node holds one nonzero of its b, and
+  // storing the other b - 1 would multiply the work of every product with P (and of the cycle's
+  // prolongation and restriction) by b for nothing.
+  auto q_at = [&](std::int32_t r, std::int32_t k) {
+    const std::int32_t a = aggregate_of_row[r];
+    const std::int32_t size = member_offsets[a + 1] - member_offsets[a];
+    return factors[a].q[static_cast<std::size_t>(k) * size + index_in[r]];
+  };
+#pragma omp parallel for schedule(static)
   for (std::int32_t r = 0; r < P.rows; ++r) {
     const std::int32_t a = aggregate_of_row[r];
-    P.row_offsets[r + 1] = P.row_offsets[r] + (a >= 0 ? factors[a].rank : 0);
+    std::int64_t stored = 0;
+    for (std::int32_t k = 0; a >= 0 && k < factors[a].rank; ++k) stored += q_at(r, k) != 0 ? 1 : 0;
+    P.row_offsets[r + 1] = stored;
   }
+  for (std::int32_t r = 0; r < P.rows; ++r) P.row_offsets[r + 1] += P.row_offsets[r];
   resize_large(P.col_indices, static_cast<std::size_t>(P.row_offsets.back()));
   resize_large(P.values, P.col_indices.size());
 #pragma omp parallel for schedule(static)
   for (std::int32_t r = 0; r < P.rows; ++r) {
     const std::int32_t a = aggregate_of_row[r];
     if (a < 0) continue;
-    const std::int32_t size = member_offsets[a + 1] - member_offsets[a];
+    std::int64_t slot = P.row_offsets[r];
     for (std::int32_t k = 0; k < factors[a].rank; ++k) {
-      const std::int32_t slot = P.row_offsets[r] + k;
+      const double q = q_at(r, k);
+      if (q == 0) continue;
       P.col_indices[slot] = first[a] + k;
-      P.values[slot] = factors[a].q[static_cast<std::size_t>(k) * size + index_in[r]];
+      P.values[slot++] = q;
     }
   }
   return t;
