@@ -321,16 +321,10 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   // Now that the row lengths are known, what the solve holds on the device, refused before any upload.
   // CG without a preconditioner or with Jacobi may run on the host (in the solver's precision) or on
   // the persistent kernel, which hold fewer vectors there.
-  const DeviceParams params = device_params(context->info());
-  const bool jacobi_or_none = precond_options.kind == PrecondKind::None || precond_options.kind == PrecondKind::Jacobi;
-  const bool same_precision = precond_options.precision.value_or(run.precision.outer) == run.precision.outer;
   const CgPlacement placement =
-      jacobi_or_none && same_precision &&
-              cg_runs_on_host(options.cg_path, context->info(), params, run.precision.outer, host.nnz())
-          ? CgPlacement::Host
-      : jacobi_or_none && cg_runs_persistent(options.cg_path, params, run.format.format, run.stats)
-          ? CgPlacement::Persistent
-          : CgPlacement::Device;
+      cg_placement(options.cg_path, context->info(), device_params(context->info()), run.precision.outer,
+                   run.format.format, run.stats, host.nnz(), precond_options.kind,
+                   precond_options.precision.value_or(run.precision.outer) == run.precision.outer);
   check_device_memory(
       "solving " + run.matrix + " in " + run.precision.label + " with " +
           to_string(run.refinement() ? options.inner_solver : solver_kind),

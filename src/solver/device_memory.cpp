@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "clkr/runtime/context.hpp"
+#include "clkr/solver/cg.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr {
@@ -72,6 +73,16 @@ DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind
   }
   need.matrix = matrix_device_bytes(A, format, precisions, fp64);
   return need;
+}
+
+CgPlacement cg_placement(CgPath path, const DeviceInfo& device, const DeviceParams& params, Precision precision,
+                         Format format, const MatrixStats& stats, std::int64_t nnz, PrecondKind precond,
+                         bool precond_in_solver_precision) {
+  const bool jacobi_or_none = precond == PrecondKind::None || precond == PrecondKind::Jacobi;
+  if (jacobi_or_none && precond_in_solver_precision && cg_runs_on_host(path, device, params, precision, nnz))
+    return CgPlacement::Host;
+  if (jacobi_or_none && cg_runs_persistent(path, params, format, stats)) return CgPlacement::Persistent;
+  return CgPlacement::Device;
 }
 
 }  // namespace clkr

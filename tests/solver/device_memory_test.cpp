@@ -110,10 +110,8 @@ TEST(DeviceMemoryEstimate, ASolvePeaksWithinScratchOfTheEstimate) {
           context.finish();
           // CG and PCG of this size run on the host of a CPU device (cg_host.cpp): only A, b and x there;
           // on a GPU the persistent kernel (CSR, none or Jacobi) takes them without z.
-          const CgPlacement placement =
-              cg_runs_on_host(options.cg_path, context.info(), blas.params(), p, host.nnz()) ? CgPlacement::Host
-              : cg_runs_persistent(options.cg_path, blas.params(), format, A.stats())        ? CgPlacement::Persistent
-                                                                                             : CgPlacement::Device;
+          const CgPlacement placement = cg_placement(options.cg_path, context.info(), blas.params(), p, format,
+                                                     A.stats(), host.nnz(), c.precond, true);
           const DeviceMemoryNeed need =
               solve_device_memory(host, format, c.kind, p, options, c.precond != PrecondKind::None, fp64, placement);
           const std::int64_t peak = static_cast<std::int64_t>(context.device_memory().peak_bytes - before) - own;

@@ -5,9 +5,12 @@
 
 #include <cstdint>
 
+#include "clkr/blas/device_params.hpp"
 #include "clkr/data/csr_view.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/data/precision.hpp"
+#include "clkr/precond/preconditioner.hpp"
+#include "clkr/runtime/device_info.hpp"
 #include "clkr/solver/options.hpp"
 
 namespace clkr {
@@ -29,6 +32,13 @@ enum class CgPlacement {
   Persistent,  // the persistent kernel (cg_runs_persistent; none or Jacobi): z is never stored
   Host         // on the host (cg_runs_on_host): the device holds A, b and x only (b as the caller keeps it)
 };
+// Where CG (or PCG with `precond`, whose values are `precond_in_solver_precision` or not) in `precision`
+// runs on `device` for A in `format` with `stats` and `nnz` entries: on the host (cg_runs_on_host) or the
+// persistent kernel (cg_runs_persistent), both for no preconditioner or Jacobi only (and, on the host,
+// a Jacobi in the solver's precision), else the fused or BLAS-call iteration on the device.
+CgPlacement cg_placement(CgPath path, const DeviceInfo& device, const DeviceParams& params, Precision precision,
+                         Format format, const MatrixStats& stats, std::int64_t nnz, PrecondKind precond,
+                         bool precond_in_solver_precision);
 DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind kind, Precision precision,
                                      const SolveOptions& options, bool preconditioned, bool fp64,
                                      CgPlacement cg = CgPlacement::Device);
