@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "clkr/runtime/context.hpp"
-#include "clkr/solver/cg.hpp"
 #include "clkr/runtime/error.hpp"
+#include "clkr/solver/cg.hpp"
 
 namespace clkr {
 namespace {
