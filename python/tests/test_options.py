@@ -57,6 +57,12 @@ def test_preconditioner_settings_take_effect(ctx):
     assert info.converged and relative_residual(A, b, x) <= 1e-9
     half = clkr.Solver(A, precond="amg", settings={"precond.precision": "half"}, device=ctx)
     assert "half values" in half.description
+    # prolongator_relaxation 0: plain aggregation, named in the description, and still a multigrid.
+    plain = clkr.Solver(A, precond="amg", amg={"prolongator_relaxation": 0, "coarse_size": 50}, device=ctx)
+    assert "plain aggregation" in plain.description
+    x, info = clkr.solve(A, b, precond="amg", amg={"prolongator_relaxation": 0, "coarse_size": 50}, tol=1e-10,
+                         device=ctx)
+    assert info.converged and info.iterations < many.iterations * 3 and relative_residual(A, b, x) <= 1e-9
     # Nodes of different sizes (1 and 3 rows in turn), aggregated whole.
     sizes = np.resize([1, 3], A.shape[0])
     offsets = np.concatenate([[0], np.cumsum(sizes)])
