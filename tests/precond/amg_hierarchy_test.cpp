@@ -203,14 +203,17 @@ void expect_level_consistent(const HostHierarchy& h, std::size_t l, const AmgOpt
   EXPECT_LT(test::relative_difference(test::dense(*h.level(l + 1).A), RAP), 1e-12) << "level " << l + 1;
 }
 
+// A scalar 2D and a jumping-coefficient 3D problem, and a 2D vector Laplacian of two unknowns a node.
+struct GalerkinCase {
+  HostCsrMatrix A;
+  int block_size;
+};
+std::vector<GalerkinCase> galerkin_cases() {
+  return {{poisson2d(23), 1}, {test::jumping_coefficient3d(9, 100.0), 1}, {test::vector_laplacian2d(14), 2}};
+}
+
 TEST(AmgHierarchy, CoarseOperatorsAreGalerkinProducts) {
-  struct Case {
-    HostCsrMatrix A;
-    int block_size;
-  };
-  const Case cases[] = {
-      {poisson2d(23), 1}, {test::jumping_coefficient3d(9, 100.0), 1}, {test::vector_laplacian2d(14), 2}};
-  for (const Case& c : cases) {
+  for (const GalerkinCase& c : galerkin_cases()) {
     AmgOptions options;
     options.coarse_size = 20;
     options.block_size = c.block_size;
@@ -233,13 +236,7 @@ TEST(AmgHierarchy, CoarseOperatorsAreGalerkinProducts) {
 // same aggregates, P = P_tent, Galerkin operators from it, sparser than smoothed aggregation's (the
 // reason to pick it), and a refresh that recomputes the operators but leaves P alone.
 TEST(AmgHierarchy, PlainAggregationTakesTheTentativeProlongatorItself) {
-  struct Case {
-    HostCsrMatrix A;
-    int block_size;
-  };
-  const Case cases[] = {
-      {poisson2d(23), 1}, {test::jumping_coefficient3d(9, 100.0), 1}, {test::vector_laplacian2d(14), 2}};
-  for (const Case& c : cases) {
+  for (const GalerkinCase& c : galerkin_cases()) {
     AmgOptions smoothed_options, plain_options;
     smoothed_options.coarse_size = plain_options.coarse_size = 20;
     smoothed_options.block_size = plain_options.block_size = c.block_size;
