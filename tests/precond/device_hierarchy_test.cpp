@@ -321,7 +321,10 @@ TEST(DeviceHierarchy, TheUpdateRecomputesEveryLevelFromTheNewValues) {
       changed.values[k] *= 1.0 + 0.3 * u[i] * u[host.col_indices[k]] + (host.col_indices[k] == i ? 0.5 : 0.0);
   AmgOptions options;
   options.coarse_size = 20;
-  for (Format format : {Format::Csr, Format::Ell}) {
+  // Smoothed aggregation in both formats; plain aggregation (relaxation 0: P stays P_tent, the
+  // operators follow the new values) in CSR.
+  for (const auto& [format, relaxation] : {std::pair{Format::Csr, 1.0}, {Format::Ell, 1.0}, {Format::Csr, 0.0}}) {
+    options.prolongator_relaxation = relaxation;
     Matrix A(test::amg_context(), host, format);
     Blas blas(test::amg_context(), Location::Device, Precision::Double);
     PhaseTimes times;
@@ -331,7 +334,8 @@ TEST(DeviceHierarchy, TheUpdateRecomputesEveryLevelFromTheNewValues) {
     A.update_values(changed.values);
     cycle.refresh_on_device(A, nullptr, phases,
                             [&](std::size_t l, Matrix& A_l) { h.refresh_next_level(l, A_l, true, phases); });
-    expect_levels_match_the_host(h, changed, options, false, "updated, " + to_string(format));
+    expect_levels_match_the_host(h, changed, options, false,
+                                 "updated, " + to_string(format) + ", relaxation " + std::to_string(relaxation));
   }
 }
 
