@@ -34,7 +34,8 @@ std::vector<OptionSpec> bench_solve_specs() {
        "hierarchy), amg-update (setup = Preconditioner::update after new values on the same pattern),\n"
        "amg-update-single (the same with a single-precision hierarchy); amg-half,\n"
        "amg-update-half (single precision on binary16 values); amg-blocks, amg-points (node-block\n"
-       "smoothing on, off: --amg-block-smoothing on, off, side by side in one run);\n"
+       "smoothing on, off: --amg-block-smoothing on, off, side by side in one run); amg-plain\n"
+       "(plain aggregation: --amg-prolongator-relaxation 0, beside amg's in one run);\n"
        "prefix host: for the host backend (default cg,jacobi,amg,amg-single,host:amg)"},
       {"--peers", "LIST", "eigen-ic, eigen-cg, hypre (CPU), or none (default eigen-ic,eigen-cg,hypre)"},
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8), b = ones"},
@@ -60,6 +61,7 @@ struct Method {
   bool update = false;  // time Preconditioner::update (after Matrix::update_values) instead of a setup
   // amg-blocks, amg-points: node-block smoothing on or off whatever --amg-block-smoothing says
   std::optional<AmgOptions::BlockSmoothing> block_smoothing;
+  bool plain_aggregation = false;  // amg-plain: prolongator_relaxation 0 whatever the option says
 };
 
 Method parse_method(const std::string& text) {
@@ -74,6 +76,11 @@ Method parse_method(const std::string& text) {
   if (name == "amg-blocks" || name == "amg-points") {
     m.kind = PrecondKind::Amg;
     m.block_smoothing = name == "amg-blocks" ? AmgOptions::BlockSmoothing::On : AmgOptions::BlockSmoothing::Off;
+    return m;
+  }
+  if (name == "amg-plain") {
+    m.kind = PrecondKind::Amg;
+    m.plain_aggregation = true;
     return m;
   }
   // amg-single, amg-half: the hierarchy in single precision, its values in single or in binary16;
@@ -94,7 +101,7 @@ Method parse_method(const std::string& text) {
   } catch (const Error&) {
     throw UsageError("--methods: unknown method '" + text +
                      "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-half, amg-update, amg-update-single, "
-                     "amg-update-half, amg-blocks, amg-points, each optionally host:)");
+                     "amg-update-half, amg-blocks, amg-points, amg-plain, each optionally host:)");
   }
   if (m.kind == PrecondKind::None) m.name = m.location == Location::Host ? "host:cg" : "cg";
   return m;
@@ -364,6 +371,7 @@ int bench_solve_command(const Args& args) {
         options.precision = m.precond_precision;
         options.matrix_values = m.matrix_values;
         if (m.block_smoothing) options.amg.block_smoothing = *m.block_smoothing;
+        if (m.plain_aggregation) options.amg.prolongator_relaxation = 0;
         // amg-update: one setup first, then every run gives A new values (a few percent larger each
         // time, as a time step would) and times the preconditioner's update.
         std::unique_ptr<Preconditioner> kept;

@@ -227,4 +227,33 @@ TEST(AmgOptionsCommand, BenchSolveComparesNodeBlocksInOneRun) {
   EXPECT_LE(std::abs(blocks - host_blocks), 2) << text;
 }
 
+// `clkr bench solve --methods amg,amg-plain` runs smoothed and plain aggregation side by side in one run:
+// both converge, on the device and the host backend, and the plain hierarchy is sparser (the CSV's
+// operator complexity, column 18).
+TEST(AmgOptionsCommand, BenchSolveComparesPlainAggregationInOneRun) {
+  const fs::path csv = scratch_dir() / "bench_solve_plain.csv";
+  const std::string matrix = std::string(CLKR_SOURCE_DIR) + "/matrices/bcsstk14.mtx";
+  const Result r = run_clkr({"bench", "solve", matrix, "--methods", "amg,amg-plain,host:amg-plain", "--peers", "none",
+                             "--reps", "1", "--csv", csv.string()});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const std::string text = read_text(csv);
+  for (const char* method : {"amg", "amg-plain", "host:amg-plain"}) EXPECT_GT(csv_iterations(text, method), 0) << text;
+  // Column 18 (operator_complexity) of a method's row.
+  auto complexity = [&](const std::string& method) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      std::vector<std::string> cells;
+      std::istringstream fields(line);
+      for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+      if (cells.size() > 17 && cells[4] == method) return std::stod(cells[17]);
+    }
+    return 0.0;
+  };
+  EXPECT_GT(complexity("amg-plain"), 1.0) << text;
+  EXPECT_LT(complexity("amg-plain"), complexity("amg")) << text;
+  const Result bad = run_clkr({"bench", "solve", matrix, "--methods", "amg-unsmoothed", "--peers", "none"});
+  EXPECT_EQ(bad.code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("amg-plain"), std::string::npos) << bad.err;
+}
+
 }  // namespace
