@@ -4,7 +4,8 @@ with gnuplot (plot_cg_series.py's bars): several runs or settings side by side w
 same calls, e.g. the AMG on single unknowns against nodes of different sizes, Eigen's IC-CG and hypre.
 
 usage: plot_solve_series.py OUT.png SERIES... [--title TEXT]
-  SERIES: LABEL=CSV:IMPLEMENTATION:METHOD, e.g. 'clkr AMG, nodes=all_1.csv:clkr-device:amg'
+  SERIES: LABEL=CSV:IMPLEMENTATION:METHOD, e.g. 'clkr AMG, nodes=all_1.csv:clkr-device:amg' or
+          'host AMG=all_1.csv:clkr-host:host:amg'
           'Eigen IC-CG=all_1.csv:eigen:ic-cg'
 Matrices are taken in the order the first series lists them; a matrix a series lacks, or whose row did
 not converge, is left empty.
@@ -20,7 +21,8 @@ from plot_cg_series import bars_main  # noqa: E402
 def read_series(spec):
     """(label, {matrix: total ms}, [matrices in file order]) of one SERIES argument."""
     label, _, rest = spec.partition("=")
-    path, implementation, method = (rest.split(":") + ["", ""])[:3]
+    # The method is the rest, so that the host backend's methods ("host:amg") keep their colon.
+    path, implementation, method = (rest.split(":", 2) + ["", ""])[:3]
     totals, order = {}, []
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
