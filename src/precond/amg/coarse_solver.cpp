@@ -7,7 +7,6 @@
 #include <cmath>
 #include <string>
 
-#include "../../runtime/cpu_clones.hpp"
 #include "../../runtime/format_number.hpp"
 #include "../../runtime/host_threads.hpp"
 #include "clkr/runtime/error.hpp"
@@ -60,10 +59,8 @@ HostCsrMatrix dense_csr(const Dense& x, std::int32_t n) {
 }
 
 // sum x_k y_k with eight running sums in a fixed order: the compiler keeps them in vector registers
-// without reassociating (no fast-math), 2-3x a single running sum's latency-bound loop. Its AVX2 clone
-// holds the eight sums in two registers instead of four: bcsstk16's 300-row coarsest inverse took 1.6-1.7
-// ms instead of 3.0 (2 cores, Zen 5; an AVX-512 clone, one register, gained nothing more).
-CLKR_AVX2_CLONE double dot(const double* x, const double* y, std::size_t n) {
+// without reassociating (no fast-math), 2-3x a single running sum's latency-bound loop.
+double dot(const double* x, const double* y, std::size_t n) {
   double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   std::size_t k = 0;
   for (; k + 8 <= n; k += 8)
