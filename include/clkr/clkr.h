@@ -104,7 +104,7 @@ typedef struct clkr_solve_options {
   int use_initial_guess;     /* non-zero: start from the x passed in; default 0: start from zero */
   /* The preconditioners' and the refinement's own options as "key=value" pairs separated by commas,
    * semicolons or spaces; NULL or "" for none. Keys: amg.strength_threshold, amg.coarse_size,
-   * amg.max_levels, amg.prolongator_relaxation, amg.block_size (0: from the pattern),
+   * amg.max_levels, amg.prolongator_relaxation (0: plain aggregation), amg.block_size (0: from the pattern),
    * amg.aggressive_levels, amg.smoother (chebyshev|chebyshev4|jacobi), amg.sweeps, amg.pre_sweeps, amg.post_sweeps,
    * amg.cycle (v|w), amg.chebyshev_degree, amg.chebyshev_lower_ratio, amg.jacobi_weight, amg.eigen_iterations,
    * amg.update_eigen_iterations, amg.update_prolongator (true|false); chebyshev.degree,
