@@ -25,7 +25,7 @@ struct NullSpace {
 };
 
 struct TentativeProlongator {
-  HostCsrMatrix P;          // rows x coarse unknowns; rows of left-out nodes are empty
+  HostCsrMatrix P;          // rows x coarse unknowns, exact zeros not stored; rows of left-out nodes are empty
   NullSpace coarse_space;   // the coarse near-null space (coarse unknowns x m)
   NodeLayout coarse_nodes;  // one node per aggregate, holding its k coarse unknowns
 };
