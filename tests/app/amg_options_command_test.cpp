@@ -192,17 +192,23 @@ TEST(AmgOptionsCommand, BenchSolveTimesUpdatesInBothPrecisions) {
 
 namespace {
 
-// The iterations of the CSV row of `method` (columns: matrix,n,nnz,implementation,method,device,status,
-// iterations,...), -1 where there is none or it did not converge.
-int csv_iterations(const std::string& csv, const std::string& method) {
+// The first `count` cells of the CSV row of `method` (columns: matrix,n,nnz,implementation,method,device,
+// status,iterations,...; the quoted note, which may hold commas, comes last), empty where there is none.
+std::vector<std::string> csv_cells(const std::string& csv, const std::string& method, std::size_t count) {
   std::istringstream lines(csv);
   for (std::string line; std::getline(lines, line);) {
     std::vector<std::string> cells;
     std::istringstream fields(line);
-    for (std::string cell; cells.size() < 8 && std::getline(fields, cell, ',');) cells.push_back(cell);
-    if (cells.size() == 8 && cells[4] == method) return cells[6] == "converged" ? std::stoi(cells[7]) : -1;
+    for (std::string cell; cells.size() < count && std::getline(fields, cell, ',');) cells.push_back(cell);
+    if (cells.size() == count && cells[4] == method) return cells;
   }
-  return -1;
+  return {};
+}
+
+// The iterations of `method`'s row, -1 where there is none or it did not converge.
+int csv_iterations(const std::string& csv, const std::string& method) {
+  const std::vector<std::string> cells = csv_cells(csv, method, 8);
+  return !cells.empty() && cells[6] == "converged" ? std::stoi(cells[7]) : -1;
 }
 
 // `clkr bench solve --methods amg-points,amg-blocks` runs point and node-block smoothing side by side
@@ -240,14 +246,8 @@ TEST(AmgOptionsCommand, BenchSolveComparesPlainAggregationInOneRun) {
   for (const char* method : {"amg", "amg-plain", "host:amg-plain"}) EXPECT_GT(csv_iterations(text, method), 0) << text;
   // Column 18 (operator_complexity) of a method's row.
   auto complexity = [&](const std::string& method) {
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-      std::vector<std::string> cells;
-      std::istringstream fields(line);
-      for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-      if (cells.size() > 17 && cells[4] == method) return std::stod(cells[17]);
-    }
-    return 0.0;
+    const std::vector<std::string> cells = csv_cells(text, method, 18);
+    return cells.empty() ? 0.0 : std::stod(cells[17]);
   };
   EXPECT_GT(complexity("amg-plain"), 1.0) << text;
   EXPECT_LT(complexity("amg-plain"), complexity("amg")) << text;

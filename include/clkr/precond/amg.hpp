@@ -42,6 +42,7 @@ struct AmgOptions {
   // near-null space is exact (poisson3d:64: 26 against 12) and about as many where it is not (the
   // SuiteSparse shells and bcsstk*, whose rotations the constants miss): docs/preconditioners.md.
   double prolongator_relaxation = 1.0;
+  bool plain_aggregation() const { return prolongator_relaxation == 0; }
   // Unknowns per node (numbered node by node: rows k*b .. k*b+b-1 belong to node k); aggregates are
   // built from whole nodes. A.rows() must be a multiple. 0: read from the sparsity pattern (of the
   // host CSR: A.host_csr()), 1 unless groups of b consecutive rows couple to the same nodes (bcsstk17:

@@ -263,7 +263,7 @@ std::string Amg::description() const {
   const std::size_t n = impl_->levels.size();
   const int b = impl_->options.block_size;
   const std::optional<std::size_t> one_launch = impl_->cycle->one_launch_level();
-  const char* kind = impl_->options.prolongator_relaxation == 0 ? "plain aggregation" : "smoothed aggregation";
+  const char* kind = impl_->options.plain_aggregation() ? "plain aggregation" : "smoothed aggregation";
   return "amg (" + std::string(kind) + ", " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
          (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + node_note(impl_->options.node_offsets) +
          near_null_note(impl_->options.near_null_space.size()) +

@@ -95,7 +95,7 @@ DeviceHierarchy::DeviceHierarchy(Blas& blas, Matrix& A, const AmgOptions& option
     S = {};  // the strength graph has served
     start = Clock::now();
     // Plain aggregation (relaxation 0): P is the tentative prolongator itself, as on the host.
-    if (options.prolongator_relaxation == 0)
+    if (options.plain_aggregation())
       level.smoothed.P = t.P;
     else
       level.smoothed = device_smoothed(kernels_, *level.filtered, *t.P, options.prolongator_relaxation);
@@ -141,7 +141,7 @@ void DeviceHierarchy::refresh_next_level(std::size_t l, Matrix& A, bool prolonga
   }
   Matrix& Al = copy || l > 0 ? *level.csr : A;
   // A plain-aggregation P depends on the aggregates alone: nothing to re-smooth.
-  if (prolongators && options_.prolongator_relaxation != 0) {
+  if (prolongators && !options_.plain_aggregation()) {
     start = Clock::now();
     refresh_filtered(kernels_, Al, level.keep, *level.filtered);
     resmooth(kernels_, *level.filtered, *level.tentative, options_.prolongator_relaxation, level.smoothed);

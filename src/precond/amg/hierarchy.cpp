@@ -144,7 +144,7 @@ void HostHierarchy::refresh(const HostCsrMatrix& A, bool prolongators, PhaseLog&
     HostLevel& level = levels_[l];
     auto start = Clock::now();
     // A plain-aggregation P depends on the aggregates alone: nothing to re-smooth.
-    if (prolongators && options_.prolongator_relaxation != 0) {
+    if (prolongators && !options_.plain_aggregation()) {
       smooth_prolongator_values(*level.A, level.keep, level.tentative, options_.prolongator_relaxation, level.smoothed);
       phases.add("prolongator smoothing", start);
       start = Clock::now();
