@@ -1,6 +1,7 @@
 // The smoothed-aggregation hierarchy's invariants, checked against independent dense computations:
-// strength of connection, aggregates, the tentative prolongator (orthonormal columns, B reproduced),
-// the smoothed prolongator, the Galerkin coarse operators R A P with R = P^T, and the update step.
+// aggregates (the strength of connection: amg_strength_test.cpp), the tentative prolongator
+// (orthonormal columns, B reproduced), the smoothed prolongator, the Galerkin coarse operators R A P with R = P^T, and
+// the update step.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,38 +28,6 @@ namespace {
 using detail::amg::HostHierarchy;
 using detail::amg::NodeLayout;
 using test::Dense;
-
-TEST(AmgStrength, ScalarThresholdAndFilteredMask) {
-  // Row 0: |a01| = 1 against sqrt(4 * 4) = 4: strong for eps 0.2 (1 > 0.8), weak for eps 0.3 (1 < 1.2).
-  // Row 0 to 2: |a02| = 0.1: weak for both.
-  HostCsrMatrix A;
-  A.rows = A.cols = 3;
-  A.row_offsets = {0, 3, 5, 7};
-  A.col_indices = {0, 1, 2, 0, 1, 0, 2};
-  A.values = {4, -1, -0.1, -1, 4, -0.1, 4};
-  A.validate();
-  const NodeLayout nodes = NodeLayout::uniform(3, 1);
-  const auto strong = detail::amg::strength_of_connection(A, nodes, 0.2);
-  EXPECT_EQ(std::vector<std::int32_t>(strong.neighbours.begin() + strong.offsets[0],
-                                      strong.neighbours.begin() + strong.offsets[1]),
-            std::vector<std::int32_t>{1});
-  EXPECT_EQ(strong.offsets[3] - strong.offsets[2], 0);  // node 2 is isolated
-  EXPECT_EQ(std::vector<char>(strong.keep.begin(), strong.keep.end()), (std::vector<char>{1, 1, 0, 1, 1, 0, 1}));
-  const auto weak = detail::amg::strength_of_connection(A, nodes, 0.3);
-  EXPECT_EQ(weak.neighbours.size(), 0u);
-}
-
-TEST(AmgStrength, BlocksUseFrobeniusNorms) {
-  const HostCsrMatrix A = test::vector_laplacian2d(4);
-  const NodeLayout nodes = NodeLayout::uniform(A.rows, 2);
-  const auto S = detail::amg::strength_of_connection(A, nodes, 0.08);
-  ASSERT_EQ(S.nodes(), 16);
-  // Node 5 (interior of the 4x4 grid) couples to its 4 grid neighbours with blocks diag(-1, -1):
-  // ||.||_F^2 = 2 against ||[[4.5, .5], [.5, 4.5]]||_F = sqrt(41): weight 2 / 41.
-  const std::vector<std::int32_t> neighbours(S.neighbours.begin() + S.offsets[5], S.neighbours.begin() + S.offsets[6]);
-  EXPECT_EQ(neighbours, (std::vector<std::int32_t>{1, 4, 6, 9}));
-  for (std::int32_t k = S.offsets[5]; k < S.offsets[6]; ++k) EXPECT_NEAR(S.weights[k], 2.0 / 41.0, 1e-14);
-}
 
 // Every node with a strong neighbour belongs to an aggregate, the others to none, and every aggregate
 // is connected through strong connections.

@@ -94,7 +94,8 @@ HostHierarchy::HostHierarchy(const HostCsrMatrix& A, const AmgOptions& options, 
     if (Al.rows <= options.coarse_size || static_cast<int>(l) + 1 >= options.max_levels) break;
 
     auto start = Clock::now();
-    StrengthGraph S = strength_of_connection(Al, nodes, eps);
+    StrengthGraph S = strength_of_connection(
+        Al, nodes, eps, options.plain_aggregation() ? StrengthOutput::GraphOnly : StrengthOutput::GraphAndFilter);
     phases.add("strength of connection", start);
     start = Clock::now();
     const Aggregates aggregates =

@@ -27,7 +27,7 @@ struct HostLevel {
   std::vector<double> diagonal;
   NodeLayout nodes;  // the level's nodes (aggregated whole; the smoothers' node blocks)
   // What builds the prolongator to the next level (absent on the coarsest).
-  std::vector<char> keep;        // the filtered matrix's entries of A
+  std::vector<char> keep;        // the filtered matrix's entries of A (none for plain aggregation)
   HostCsrMatrix tentative;       // P_tent
   SmoothedProlongator smoothed;  // A_F and P
   Transpose restriction;         // R = P^T

@@ -18,11 +18,17 @@ struct StrengthGraph {
   std::vector<std::int32_t> offsets{0}, neighbours;
   std::vector<double> weights;
   // Per stored entry of A: 1 when the filtered matrix keeps it (its nodes are the same or strongly
-  // connected), 0 when it is lumped onto the diagonal.
+  // connected), 0 when it is lumped onto the diagonal. Empty for StrengthOutput::GraphOnly.
   std::vector<char> keep;
   std::int32_t nodes() const { return static_cast<std::int32_t>(offsets.size()) - 1; }
 };
 
-StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& nodes, double eps);
+// What strength_of_connection makes besides the graph: the filtered matrix's marks (`keep`), which
+// only prolongator smoothing reads. Plain aggregation asks for the graph alone, and `keep` stays
+// empty (on nodes of several unknowns, marking every entry cost a quarter of the time).
+enum class StrengthOutput { GraphAndFilter, GraphOnly };
+
+StrengthGraph strength_of_connection(const HostCsrMatrix& A, const NodeLayout& nodes, double eps,
+                                     StrengthOutput output = StrengthOutput::GraphAndFilter);
 
 }  // namespace clkr::detail::amg
