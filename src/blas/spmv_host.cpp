@@ -2,6 +2,7 @@
 // epilogues on the host; the device kernels are spmv.cpp's.
 #include <cstdint>
 
+#include "../data/row_runs.hpp"
 #include "quasi_double_host.hpp"
 #include "spmv.hpp"
 
@@ -43,10 +44,70 @@ struct Compensated {
   return (s0 + s1) + (s2 + s3);
 }
 
+// Rows first .. first + M - 1 of A x, rows with the same columns: row_dot's sums entry for entry (so
+// the same bits), with each column index and x entry read once for the M rows.
+template <int M>
+[[gnu::always_inline]] inline void run_dot(const std::int64_t* offsets, const std::int32_t* cols, const double* vals,
+                                           const double* x, std::int32_t first, double* out) {
+  const std::int64_t begin = offsets[first], length = offsets[first + 1] - begin;
+  const std::int32_t* c = cols + begin;
+  const double* v[M];
+  double s0[M], s1[M], s2[M], s3[M];
+  for (int j = 0; j < M; ++j) {
+    v[j] = vals + offsets[first + j];
+    s0[j] = s1[j] = s2[j] = s3[j] = 0;
+  }
+  std::int64_t k = 0;
+  for (; k + 4 <= length; k += 4) {
+    const double x0 = x[c[k]], x1 = x[c[k + 1]], x2 = x[c[k + 2]], x3 = x[c[k + 3]];
+    for (int j = 0; j < M; ++j) {
+      s0[j] = v[j][k] * x0 + s0[j];
+      s1[j] = v[j][k + 1] * x1 + s1[j];
+      s2[j] = v[j][k + 2] * x2 + s2[j];
+      s3[j] = v[j][k + 3] * x3 + s3[j];
+    }
+  }
+  for (; k < length; ++k) {
+    const double xk = x[c[k]];
+    for (int j = 0; j < M; ++j) s0[j] = v[j][k] * xk + s0[j];
+  }
+  for (int j = 0; j < M; ++j) out[j] = (s0[j] + s1[j]) + (s2[j] + s3[j]);
+}
+
 template <class RowFn>
 void for_each_row(std::int32_t rows, const RowFn& row_fn) {
 #pragma omp parallel for schedule(static)
   for (std::int32_t i = 0; i < rows; ++i) row_fn(i);
+}
+
+// fn(i, row i of A x) for every row, in double: by runs of rows with the same columns where A has them
+// (Matrix::host_row_runs), else row by row.
+template <class SumFn>
+void for_each_row_sum(const Matrix& A, const double* x, const SumFn& fn) {
+  const HostCsrMatrix& H = A.host_csr();
+  const std::int64_t* offsets = H.row_offsets.data();
+  const std::int32_t* cols = H.col_indices.data();
+  const double* vals = H.values.data();
+  const std::vector<std::int32_t>& runs = A.host_row_runs();
+  if (runs.empty()) {
+    for_each_row(H.rows, [&](std::int32_t i) { fn(i, row_dot(offsets, cols, vals, x, i)); });
+    return;
+  }
+  static_assert(kRowRunMaxRows == 3, "run_dot's cases below");
+  const auto count = static_cast<std::int32_t>(runs.size()) - 1;
+#pragma omp parallel for schedule(static)
+  for (std::int32_t q = 0; q < count; ++q) {
+    const std::int32_t first = runs[q], rows = runs[q + 1] - first;
+    double s[kRowRunMaxRows];
+    if (rows == 1) {
+      s[0] = row_dot(offsets, cols, vals, x, first);
+    } else if (rows == 2) {
+      run_dot<2>(offsets, cols, vals, x, first, s);
+    } else {
+      run_dot<3>(offsets, cols, vals, x, first, s);
+    }
+    for (std::int32_t j = 0; j < rows; ++j) fn(first + j, s[j]);
+  }
 }
 
 void host_single(bool kahan, double alpha, const HostCsrMatrix& A, Vector& x, double beta, Vector& y) {
@@ -87,16 +148,10 @@ void host_quasi_double(double alpha, const HostCsrMatrix& A, Vector& x, double b
   });
 }
 
-void host_double(double alpha, const HostCsrMatrix& A, Vector& x, double beta, Vector& y) {
+void host_double(double alpha, const Matrix& A, Vector& x, double beta, Vector& y) {
   const double* xd = x.host_double(Access::Read);
   double* yd = y.host_double(beta == 0 ? Access::Write : Access::ReadWrite);
-  const std::int64_t* offsets = A.row_offsets.data();
-  const std::int32_t* cols = A.col_indices.data();
-  const double* vals = A.values.data();
-  for_each_row(A.rows, [&](std::int32_t i) {
-    const double s = row_dot(offsets, cols, vals, xd, i);
-    yd[i] = beta == 0 ? alpha * s : beta * yd[i] + alpha * s;
-  });
+  for_each_row_sum(A, xd, [&](std::int32_t i, double s) { yd[i] = beta == 0 ? alpha * s : beta * yd[i] + alpha * s; });
 }
 
 }  // namespace
@@ -104,17 +159,12 @@ void host_double(double alpha, const HostCsrMatrix& A, Vector& x, double beta, V
 void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) {
   check_operands(A, x, y);
   check_epilogue(e, A, x, y);
-  const HostCsrMatrix& H = A.host_csr();
-  const std::int64_t* offsets = H.row_offsets.data();
-  const std::int32_t* cols = H.col_indices.data();
-  const double* vals = H.values.data();
   const double* xd = x.host_double(Access::Read);
-  const auto row_sum = [&](std::int32_t i) { return row_dot(offsets, cols, vals, xd, i); };
   if (e.kind == SpmvEpilogue::Kind::Residual) {
     const double* b = e.b == &y ? nullptr : e.b->host_double(Access::Read);
     double* yd = y.host_double(e.b == &y ? Access::ReadWrite : Access::Write);
     if (b == nullptr) b = yd;
-    for_each_row(H.rows, [&](std::int32_t i) { yd[i] = b[i] - row_sum(i); });
+    for_each_row_sum(A, xd, [&](std::int32_t i, double s) { yd[i] = b[i] - s; });
     return;
   }
   if (e.kind == SpmvEpilogue::Kind::Correction) {
@@ -122,8 +172,7 @@ void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) 
     double* yd = y.host_double(e.d_prev == &y ? Access::ReadWrite : Access::Write);
     if (e.d_prev == &y) d = yd;
     double* xs = e.xs->host_double(e.set_x ? Access::Write : Access::ReadWrite);
-    for_each_row(H.rows, [&](std::int32_t i) {
-      const double s = row_sum(i);
+    for_each_row_sum(A, xd, [&](std::int32_t i, double s) {
       const double c = d ? e.c1 * d[i] + e.c2 * s : e.c2 * s;
       yd[i] = c;
       xs[i] = e.set_x ? c : xs[i] + c;
@@ -136,8 +185,8 @@ void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) 
   if (r_in == nullptr) r_in = e.last ? y.host_double(Access::Read) : yd;
   double* d_out = e.last ? nullptr : e.d_out->host_double(Access::Write);
   double* xs = e.xs->host_double(Access::ReadWrite);
-  for_each_row(H.rows, [&](std::int32_t i) {
-    const double r = r_in[i] - row_sum(i);
+  for_each_row_sum(A, xd, [&](std::int32_t i, double s) {
+    const double r = r_in[i] - s;
     const double d = e.c1 * xd[i] + e.c2 * (dinv[i] * r);
     if (!e.last) {
       yd[i] = r;
@@ -158,7 +207,7 @@ void spmv_host(Precision p, bool kahan, double alpha, Matrix& A, Vector& x, doub
       host_quasi_double(alpha, host, x, beta, y);
       return;
     case Precision::Double:
-      host_double(alpha, host, x, beta, y);
+      host_double(alpha, A, x, beta, y);
       return;
   }
 }

@@ -34,6 +34,7 @@
 #include "matrix_formats.hpp"
 #include "matrix_stats.hpp"
 #include "row_blocks.hpp"
+#include "row_runs.hpp"
 #include "value_upload.hpp"
 
 namespace clkr {
@@ -95,6 +96,8 @@ struct Matrix::Impl {
   MatrixStats stats;
   std::map<Format, DeviceFormat> formats;    // the current format and those kept by convert()
   std::unique_ptr<HostCsrMatrix> host_copy;  // made by host_csr(), or at construction without fp64
+  // Made by host_row_runs() from host_copy; the pattern never changes, so neither do they.
+  std::optional<std::vector<std::int32_t>> host_row_runs;
   // MatrixOptions::defer_upload: `format` is not on the device yet; host_copy is the matrix until
   // current() builds it there.
   bool upload_pending = false;
@@ -370,6 +373,12 @@ const HostCsrMatrix& Matrix::host_csr() const {
   Impl& m = checked_matrix(impl_);
   if (!m.host_copy) m.host_copy = std::make_unique<HostCsrMatrix>(to_host());
   return *m.host_copy;
+}
+
+const std::vector<std::int32_t>& Matrix::host_row_runs() const {
+  Impl& m = checked_matrix(impl_);
+  if (!m.host_row_runs) m.host_row_runs = detail::row_runs(host_csr());
+  return *m.host_row_runs;
 }
 
 std::vector<double> Matrix::diagonal() const {

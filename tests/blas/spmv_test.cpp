@@ -262,7 +262,8 @@ TEST_P(SpmvPrecision, HostReference) {
   const Precision p = GetParam();
   Blas blas(test_context(), Location::Host, p);
   const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) { blas.spmv(alpha, A, x, beta, y); };
-  for (const char* name : {"0x5", "5x0", "7x9_no_entries", "1x1", "1025x1025", "1025x300", "long_row_600x3100"}) {
+  for (const char* name :
+       {"0x5", "5x0", "7x9_no_entries", "1x1", "1025x1025", "1025x300", "long_row_600x3100", "node_runs_1023x1023"}) {
     const auto shape = std::find_if(shapes().begin(), shapes().end(), [&](const Shape& s) { return s.name == name; });
     const HostCsrMatrix H = random_matrix(*shape, 10);
     Matrix A(test_context(), H, Format::Csr);

@@ -39,6 +39,9 @@ struct Shape {
   std::int32_t max_row_length = 12;  // lengths uniform in [1, this], capped at cols
   double empty_fraction = 0.15;      // rows left empty
   std::int32_t long_row = 0;         // when > 0, row rows/2 gets this many entries (capped at cols)
+  // When > 1, rows come in runs of 1 to this many that share the columns of the run's first row (the
+  // unknowns of a mesh node): the host backend reads such runs together (Matrix::host_row_runs).
+  std::int32_t shared_pattern_rows = 1;
 };
 
 // Values of both signs over a few binades, never zero.
@@ -78,7 +81,19 @@ inline HostCsrMatrix random_matrix(const Shape& s, std::uint32_t seed) {
   std::iota(all_cols.begin(), all_cols.end(), 0);
   std::uniform_real_distribution<double> coin(0, 1);
   std::uniform_int_distribution<std::int32_t> length(1, std::max(1, std::min(s.max_row_length, s.cols)));
+  std::uniform_int_distribution<std::int32_t> run_length(1, std::max(1, s.shared_pattern_rows));
+  std::int32_t run_left = 0;
+  std::vector<std::int32_t> run_columns;
   for (std::int32_t i = 0; i < s.rows; ++i) {
+    if (run_left > 0) {
+      --run_left;
+      for (std::int32_t c : run_columns) {
+        A.col_indices.push_back(c);
+        A.values.push_back(random_value(rng));
+      }
+      A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
+      continue;
+    }
     std::int32_t n = 0;
     if (s.long_row > 0 && i == s.rows / 2) {
       n = std::min(s.long_row, s.cols);
@@ -87,6 +102,10 @@ inline HostCsrMatrix random_matrix(const Shape& s, std::uint32_t seed) {
     }
     std::vector<std::int32_t> picked;
     std::sample(all_cols.begin(), all_cols.end(), std::back_inserter(picked), n, rng);  // sorted
+    if (s.shared_pattern_rows > 1) {
+      run_left = run_length(rng) - 1;
+      run_columns = picked;
+    }
     for (std::int32_t c : picked) {
       A.col_indices.push_back(c);
       A.values.push_back(random_value(rng));
@@ -121,6 +140,7 @@ inline const std::vector<Shape>& shapes() {
       {"300x1025", 300, 1025},
       {"1025x300", 1025, 300},
       {"long_row_600x3100", 600, 3100, 12, 0.3, 3000},
+      {"node_runs_1023x1023", 1023, 1023, 45, 0.05, 0, 5},
   };
   return list;
 }

