@@ -4,23 +4,13 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
+#include "../runtime/format_number.hpp"
 #include "../runtime/text.hpp"
 #include "clkr/blas/device_params.hpp"
 
 namespace clkr {
-namespace {
-
-std::string format_text(double x) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.3g", x);
-  return buffer;
-}
-
-}  // namespace
-
 FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, bool persistent_cg) {
   if (stats.nnz == 0) return {Format::Csr, "an empty matrix"};
   const DeviceParams params = device_params(device);  // the defaults, or the device's tuned file
@@ -29,9 +19,10 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   // overflow part too) and which read no padding.
   const double ratio = stats.mean_row_length > 0 ? stats.max_row_length / stats.mean_row_length : 1.0;
   const bool balanced = csr_balanced(params.spmv, stats.mean_row_length, stats.max_row_length);
-  const std::string balanced_note = balanced ? ", load-balanced kernels (longest/mean row " + format_text(ratio) +
-                                                   " >= " + format_text(params.spmv.csr_balanced_min_row_ratio) + ")"
-                                             : "";
+  const std::string balanced_note =
+      balanced ? ", load-balanced kernels (longest/mean row " + detail::format_number(ratio) +
+                     " >= " + detail::format_number(params.spmv.csr_balanced_min_row_ratio) + ")"
+               : "";
   // Past 2^31 - 1 entries only CSR's kernels index in 64 bits (the others' slots are 32-bit).
   if (stats.nnz > std::numeric_limits<std::int32_t>::max())
     return {Format::Csr, to_string(device.type) + ": CSR with 64-bit row offsets (" + std::to_string(stats.nnz) +
@@ -60,19 +51,19 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   const bool dia_fits =
       stats.diagonals >= 0 && stats.diagonals <= defaults.max_dia_diagonals && dia_fill <= defaults.max_ell_fill_ratio;
   const std::string dia_text =
-      std::to_string(stats.diagonals) + " diagonals storing " + format_text(dia_fill) + " x nnz";
+      std::to_string(stats.diagonals) + " diagonals storing " + detail::format_number(dia_fill) + " x nnz";
   const double max_fill = params.spmv.dia_auto_max_fill;
   const bool dia_persistent = !persistent || params.cg.persistent_dia != 0;
   if (dia_fits && dia_fill <= max_fill && dia_persistent) {
-    return {Format::Dia, to_string(device.type) + ": DIA, " + dia_text + " <= " + format_text(max_fill) +
+    return {Format::Dia, to_string(device.type) + ": DIA, " + dia_text + " <= " + detail::format_number(max_fill) +
                              " (no column index read)" + persistent_note};
   }
   // Where DIA could be built but is not taken, the reason says why.
-  const std::string dia_note = !dia_fits ? std::string()
-                               : !dia_persistent
-                                   ? " (not DIA: the persistent kernel runs CSR faster here, cg.persistent_dia)"
-                               : max_fill == 0 ? " (not DIA: spmv.dia_auto_max_fill is 0 on this device)"
-                                               : " (not DIA: " + dia_text + " > " + format_text(max_fill) + ")";
+  const std::string dia_note =
+      !dia_fits         ? std::string()
+      : !dia_persistent ? " (not DIA: the persistent kernel runs CSR faster here, cg.persistent_dia)"
+      : max_fill == 0   ? " (not DIA: spmv.dia_auto_max_fill is 0 on this device)"
+                        : " (not DIA: " + dia_text + " > " + detail::format_number(max_fill) + ")";
   if (persistent) return {Format::Csr, to_string(device.type) + ": CSR" + persistent_note + balanced_note + dia_note};
   if (balanced) return {Format::Csr, to_string(device.type) + ": CSR" + balanced_note + dia_note};
   if (device.type != DeviceType::Gpu) {
@@ -86,11 +77,12 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
     const std::string type = to_string(device.type);
     if (std::isinf(vector_threshold)) return {Format::Csr, type + ": CSR (one row per work-item)" + dia_note};
     if (stats.mean_row_length < vector_threshold) {
-      return {Format::Csr, type + ": CSR, mean row length " + format_text(stats.mean_row_length) + " < " +
-                               format_text(vector_threshold) + " (one row per work-item)" + dia_note};
+      return {Format::Csr, type + ": CSR, mean row length " + detail::format_number(stats.mean_row_length) + " < " +
+                               detail::format_number(vector_threshold) + " (one row per work-item)" + dia_note};
     }
-    return {Format::Csr4, type + ": CSR4, mean row length " + format_text(stats.mean_row_length) +
-                              " >= " + format_text(vector_threshold) + " (CSR would use its vector kernel)" + dia_note};
+    return {Format::Csr4, type + ": CSR4, mean row length " + detail::format_number(stats.mean_row_length) +
+                              " >= " + detail::format_number(vector_threshold) + " (CSR would use its vector kernel)" +
+                              dia_note};
   }
   // GPUs: one work-item per row wants the column-major ELL layout for coalesced reads; it is worth
   // it when rows are about equally long, i.e. ELL's padding (longest row / mean row) stays under
@@ -100,11 +92,11 @@ FormatChoice choose_format(const MatrixStats& stats, const DeviceInfo& device, b
   // in CSR (persistent); SELL and HYB remain for `--format sell|hyb`.
   constexpr double max_ell_fill = 1.5;
   if (ratio <= max_ell_fill) {
-    return {Format::Ell, "GPU: ELL, regular rows (longest/mean row " + format_text(ratio) +
-                             " <= " + format_text(max_ell_fill) + ")" + dia_note};
+    return {Format::Ell, "GPU: ELL, regular rows (longest/mean row " + detail::format_number(ratio) +
+                             " <= " + detail::format_number(max_ell_fill) + ")" + dia_note};
   }
-  return {Format::Csr, "GPU: CSR, irregular rows (longest/mean row " + format_text(ratio) + " > " +
-                           format_text(max_ell_fill) + "; SELL and HYB measured slower)" + dia_note};
+  return {Format::Csr, "GPU: CSR, irregular rows (longest/mean row " + detail::format_number(ratio) + " > " +
+                           detail::format_number(max_ell_fill) + "; SELL and HYB measured slower)" + dia_note};
 }
 
 Format format_named(const std::string& name, const MatrixStats& stats, const DeviceInfo& device) {
