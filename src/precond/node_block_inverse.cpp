@@ -54,6 +54,24 @@ bool invert_spd(std::vector<double>& a, int m, double* inv, std::vector<double>&
   return true;
 }
 
+// Where the node's own columns s .. e - 1 start within its rows' columns, when rows s .. e - 1 all have
+// the same columns and those hold the own ones as a run; -1 otherwise. (Most mesh nodes: their rows
+// reach the same unknowns. The general path gathers the rows into a dense copy through a column map,
+// which took half of refresh's time.)
+std::int64_t shared_pattern_own_columns(const HostCsrMatrix& A, std::int32_t s, std::int32_t e) {
+  const std::int64_t first = A.row_offsets[s], length = A.row_offsets[s + 1] - first;
+  const std::int32_t* cols = A.col_indices.data();
+  for (std::int32_t i = s + 1; i < e; ++i)
+    if (A.row_offsets[i + 1] - A.row_offsets[i] != length ||
+        !std::equal(cols + first, cols + first + length, cols + A.row_offsets[i]))
+      return -1;
+  const std::int64_t own = std::lower_bound(cols + first, cols + first + length, s) - (cols + first);
+  // Columns ascend without repeats, so s at `own` and e - 1 at own + m - 1 put every own column between.
+  const std::int64_t m = e - s;
+  if (own + m > length || cols[first + own] != s || cols[first + own + m - 1] != e - 1) return -1;
+  return own;
+}
+
 }  // namespace
 
 NodeBlockInverse::NodeBlockInverse(const HostCsrMatrix& A, std::vector<std::int32_t> offsets, int level)
@@ -85,10 +103,10 @@ bool NodeBlockInverse::has_blocks(const std::vector<std::int32_t>& offsets) {
 }
 
 // Per node (in parallel): the node's rows of A as a dense m x u matrix on the union of their u columns
-// (a mesh node's rows share their pattern), the square block on the node's own columns inverted into
-// the node's rows of `inverse_`, and |B^-1 A|'s row sums from the dense product of the two. Every
-// inner loop runs along a dense row; a sparse product with a column search per entry took 0.6 us a
-// row on the shells (5,489 rows, 48 entries each: 3.3 ms on one core).
+// (A's own rows where they share their columns, as a mesh node's usually do), the square block on the
+// node's own columns inverted into the node's rows of `inverse_`, and |B^-1 A|'s row sums from the
+// dense product of the two. Every inner loop runs along a dense row; a sparse product with a column
+// search per entry took 0.6 us a row on the shells (5,489 rows, 48 entries each: 3.3 ms on one core).
 void NodeBlockInverse::refresh(const HostCsrMatrix& A) {
   const auto nodes = static_cast<std::int64_t>(offsets_.size()) - 1;
   std::int64_t work = 0;  // multiply-adds of the products: a node's entries times its unknowns
@@ -98,29 +116,45 @@ void NodeBlockInverse::refresh(const HostCsrMatrix& A) {
   double bound = 0;
 #pragma omp parallel reduction(min : bad_node) reduction(max : bound) if (work > kParallelWork)
   {
-    std::vector<std::int32_t> slot(static_cast<std::size_t>(A.cols), -1), columns;  // column -> dense column
+    std::vector<std::int32_t> slot, columns;  // column -> dense column (made on a first node that needs it)
     std::vector<double> rows, block, product, scratch;
+    std::vector<const double*> row;  // the node's rows on its u columns: in `rows`, or A's own values
 #pragma omp for schedule(static)
     for (std::int64_t k = 0; k < nodes; ++k) {
       const std::int32_t s = offsets_[k], e = offsets_[k + 1], m = e - s;
-      columns.clear();
-      for (std::int64_t p = A.row_offsets[s]; p < A.row_offsets[e]; ++p) {
-        const std::int32_t c = A.col_indices[p];
-        if (slot[c] < 0) {
-          slot[c] = static_cast<std::int32_t>(columns.size());
-          columns.push_back(c);
-        }
-      }
-      const std::size_t u = columns.size();
-      rows.assign(static_cast<std::size_t>(m) * u, 0.0);
-      for (std::int32_t i = s; i < e; ++i)
-        for (std::int64_t p = A.row_offsets[i]; p < A.row_offsets[i + 1]; ++p)
-          rows[static_cast<std::size_t>(i - s) * u + slot[A.col_indices[p]]] = A.values[p];
+      row.resize(static_cast<std::size_t>(m));
       block.assign(static_cast<std::size_t>(m) * m, 0.0);
-      for (std::int32_t j = 0; j < m; ++j)
-        if (slot[s + j] >= 0)
-          for (std::int32_t i = 0; i < m; ++i) block[i * m + j] = rows[static_cast<std::size_t>(i) * u + slot[s + j]];
-      for (std::int32_t c : columns) slot[c] = -1;
+      std::size_t u = 0;
+      const std::int64_t own = shared_pattern_own_columns(A, s, e);
+      if (own >= 0) {
+        // The rows share their columns, the node's own among them in a run: A's values are the dense
+        // rows already (the same numbers, in the same order, as the gathered copy below).
+        u = static_cast<std::size_t>(A.row_offsets[s + 1] - A.row_offsets[s]);
+        for (std::int32_t i = 0; i < m; ++i) {
+          row[i] = A.values.data() + A.row_offsets[s + i];
+          for (std::int32_t j = 0; j < m; ++j) block[i * m + j] = row[i][own + j];
+        }
+      } else {
+        if (slot.empty()) slot.assign(static_cast<std::size_t>(A.cols), -1);
+        columns.clear();
+        for (std::int64_t p = A.row_offsets[s]; p < A.row_offsets[e]; ++p) {
+          const std::int32_t c = A.col_indices[p];
+          if (slot[c] < 0) {
+            slot[c] = static_cast<std::int32_t>(columns.size());
+            columns.push_back(c);
+          }
+        }
+        u = columns.size();
+        rows.assign(static_cast<std::size_t>(m) * u, 0.0);
+        for (std::int32_t i = s; i < e; ++i)
+          for (std::int64_t p = A.row_offsets[i]; p < A.row_offsets[i + 1]; ++p)
+            rows[static_cast<std::size_t>(i - s) * u + slot[A.col_indices[p]]] = A.values[p];
+        for (std::int32_t j = 0; j < m; ++j)
+          if (slot[s + j] >= 0)
+            for (std::int32_t i = 0; i < m; ++i) block[i * m + j] = rows[static_cast<std::size_t>(i) * u + slot[s + j]];
+        for (std::int32_t c : columns) slot[c] = -1;
+        for (std::int32_t i = 0; i < m; ++i) row[i] = rows.data() + static_cast<std::size_t>(i) * u;
+      }
       double* inv = inverse_.values.data() + inverse_.row_offsets[s];
       if (!invert_spd(block, m, inv, scratch)) {
         bad_node = std::min(bad_node, k);
@@ -130,8 +164,8 @@ void NodeBlockInverse::refresh(const HostCsrMatrix& A) {
         product.assign(u, 0.0);
         for (std::int32_t l = 0; l < m; ++l) {
           const double w = inv[i * m + l];
-          const double* row = rows.data() + static_cast<std::size_t>(l) * u;
-          for (std::size_t q = 0; q < u; ++q) product[q] += w * row[q];
+          const double* r = row[l];
+          for (std::size_t q = 0; q < u; ++q) product[q] += w * r[q];
         }
         double sum = 0;
         for (double v : product) sum += std::abs(v);
