@@ -1,6 +1,8 @@
-// HostCsrMatrix::validate: the invariants every producer of a host CSR matrix must keep.
+// HostCsrMatrix::validate, the invariants every producer of a host CSR matrix must keep, and the
+// comparison of two rows' columns.
 #include "clkr/data/host_csr_matrix.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -9,6 +11,12 @@
 #include "first_rejected_row.hpp"
 
 namespace clkr {
+
+bool HostCsrMatrix::same_columns(std::int32_t i, std::int32_t j) const {
+  const std::int64_t a = row_offsets[i], b = row_offsets[j], length = row_offsets[i + 1] - a;
+  return row_offsets[j + 1] - b == length &&
+         std::equal(col_indices.begin() + a, col_indices.begin() + a + length, col_indices.begin() + b);
+}
 
 void HostCsrMatrix::validate() const {
   auto fail = [](const std::string& what) { throw Error("invalid HostCsrMatrix: " + what); };

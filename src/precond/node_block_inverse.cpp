@@ -62,9 +62,7 @@ std::int64_t shared_pattern_own_columns(const HostCsrMatrix& A, std::int32_t s, 
   const std::int64_t first = A.row_offsets[s], length = A.row_offsets[s + 1] - first;
   const std::int32_t* cols = A.col_indices.data();
   for (std::int32_t i = s + 1; i < e; ++i)
-    if (A.row_offsets[i + 1] - A.row_offsets[i] != length ||
-        !std::equal(cols + first, cols + first + length, cols + A.row_offsets[i]))
-      return -1;
+    if (!A.same_columns(i, s)) return -1;
   const std::int64_t own = std::lower_bound(cols + first, cols + first + length, s) - (cols + first);
   // Columns ascend without repeats, so s at `own` and e - 1 at own + m - 1 put every own column between.
   const std::int64_t m = e - s;

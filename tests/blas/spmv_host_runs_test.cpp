@@ -51,6 +51,10 @@ TEST(RowRuns, RunsOfUpToThreeRowsWithTheSameColumns) {
     A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
   A.validate();
+  EXPECT_TRUE(A.same_columns(0, 4));
+  EXPECT_FALSE(A.same_columns(4, 5));  // the same length, another column
+  EXPECT_FALSE(A.same_columns(5, 8));  // another length
+  EXPECT_TRUE(A.same_columns(6, 7));   // both empty
   EXPECT_EQ(detail::row_runs(A), (std::vector<std::int32_t>{0, 3, 5, 6, 8, 9}));
 }
 

@@ -20,6 +20,8 @@ struct HostCsrMatrix {
   bool symmetric = false;                 // the source declared symmetry (storage is always full)
 
   std::int64_t nnz() const { return static_cast<std::int64_t>(col_indices.size()); }
+  // Whether rows i and j hold the same column indices (the unknowns of a mesh node often do).
+  bool same_columns(std::int32_t i, std::int32_t j) const;
 
   // Throws clkr::Error naming the first violated invariant (sizes, offsets monotone, indices in range
   // and sorted, finite values).

@@ -20,6 +20,10 @@ constexpr std::int32_t kSampledNodes = 4096;
 // workers' release cost ~0.5 ms on the 16-core H200 host, the passes ~1 ms per 100 k entries).
 constexpr std::int64_t kParallelDetection = 100000;
 
+// Most rows of a node matrix share their node's first row's columns (HostCsrMatrix::same_columns), and
+// then its reached nodes and its entries in its own node too: the node tests below skip the gathers
+// for them (half of the detection's time on elasticity3d, whose rows are all alike in threes).
+//
 // The sorted, deduplicated nodes node_of(column) row i reaches, into `out`; returns how many of its
 // entries lie in node `own` (the diagonal block's). A valid row's columns ascend
 // (HostCsrMatrix::validate) and nodes are runs of consecutive columns, so its nodes ascend: dropping
@@ -48,9 +52,17 @@ std::optional<double> consistent_share(const HostCsrMatrix& A, std::int32_t b) {
   for (std::int32_t s = 0; s < samples; ++s) {
     const std::int32_t node = static_cast<std::int32_t>(static_cast<std::int64_t>(s) * nodes / samples);
     bool same = true;
+    std::int64_t first_stored = 0;
     for (std::int32_t c = 0; c < b; ++c) {
-      stored += reached_nodes(A, node * b + c, node_of, node, c == 0 ? first : other);
-      if (c > 0) same = same && other == first;
+      if (c == 0) {
+        first_stored = reached_nodes(A, node * b, node_of, node, first);
+        stored += first_stored;
+      } else if (A.same_columns(node * b + c, node * b)) {
+        stored += first_stored;
+      } else {
+        stored += reached_nodes(A, node * b + c, node_of, node, other);
+        same = same && other == first;
+      }
     }
     consistent += same ? 1 : 0;
     // The largest share and fill the remaining nodes could still bring; after the last node, the
@@ -87,12 +99,13 @@ std::int32_t detect_block_size(const HostCsrMatrix& A, double* share) {
 
 namespace {
 
-// |cols(i) & cols(j)| / |cols(i) | cols(j)| (columns ascending within a row); 1 for two empty rows.
+// |cols(i) & cols(j)| / |cols(i) | cols(j)| (columns ascending within a row); 1 for two empty rows. Rows
+// with the same columns (most neighbouring rows of a node matrix) are told apart first.
 double column_similarity(const HostCsrMatrix& A, std::int32_t i, std::int32_t j) {
+  if (A.same_columns(i, j)) return 1;
   std::int64_t a = A.row_offsets[i], b = A.row_offsets[j];
   const std::int64_t a_end = A.row_offsets[i + 1], b_end = A.row_offsets[j + 1];
   const std::int64_t total = (a_end - a) + (b_end - b);
-  if (total == 0) return 1;
   std::int64_t common = 0;
   while (a < a_end && b < b_end) {
     if (A.col_indices[a] == A.col_indices[b]) {
@@ -147,10 +160,18 @@ std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A, double* 
 #pragma omp for schedule(static)
     for (std::int32_t k = 0; k < nodes.count(); ++k) {
       bool same = true;
+      std::int64_t first_stored = 0;
       for (std::int32_t row = nodes.offsets[k]; row < nodes.offsets[k + 1]; ++row) {
         const bool first_row = row == nodes.offsets[k];
-        stored += reached_nodes(A, row, node_of_column, k, first_row ? first_reached : reached);
-        if (!first_row) same = same && reached == first_reached;
+        if (first_row) {
+          first_stored = reached_nodes(A, row, node_of_column, k, first_reached);
+          stored += first_stored;
+        } else if (A.same_columns(row, nodes.offsets[k])) {
+          stored += first_stored;  // the first row's columns: its nodes and its entries in node k
+        } else {
+          stored += reached_nodes(A, row, node_of_column, k, reached);
+          same = same && reached == first_reached;
+        }
       }
       const std::int64_t size = nodes.offsets[k + 1] - nodes.offsets[k];
       block += size * size;
