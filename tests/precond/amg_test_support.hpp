@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -215,6 +216,24 @@ inline HostCsrMatrix overflowing_galerkin_matrix() {
     }
     A.row_offsets.push_back(static_cast<std::int64_t>(A.col_indices.size()));
   }
+  return A;
+}
+
+// Nodes of 1-6 unknowns in turn over `rows` rows (the last one shorter where they do not fit).
+inline std::vector<std::int32_t> mixed_offsets(std::int32_t rows) {
+  std::vector<std::int32_t> offsets{0};
+  for (int size = 1; offsets.back() < rows; size = size % 6 + 1)
+    offsets.push_back(std::min(rows, offsets.back() + size));
+  return offsets;
+}
+
+// vector_laplacian2d with node `node`'s two unknowns coupled by `coupling` (0.5 there; above the
+// diagonal's 4.5 the block is indefinite while every diagonal entry stays positive).
+inline HostCsrMatrix with_coupling(int n, std::int32_t node, double coupling) {
+  HostCsrMatrix A = vector_laplacian2d(n);
+  for (const std::int32_t row : {2 * node, 2 * node + 1})
+    for (std::int64_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k)
+      if (A.col_indices[k] == (row ^ 1)) A.values[k] = coupling;
   return A;
 }
 
