@@ -20,10 +20,6 @@ constexpr std::int32_t kSampledNodes = 4096;
 // workers' release cost ~0.5 ms on the 16-core H200 host, the passes ~1 ms per 100 k entries).
 constexpr std::int64_t kParallelDetection = 100000;
 
-// Most rows of a node matrix share their node's first row's columns (HostCsrMatrix::same_columns), and
-// then its reached nodes and its entries in its own node too: the node tests below skip the gathers
-// for them (half of the detection's time on elasticity3d, whose rows are all alike in threes).
-//
 // The sorted, deduplicated nodes node_of(column) row i reaches, into `out`; returns how many of its
 // entries lie in node `own` (the diagonal block's). A valid row's columns ascend
 // (HostCsrMatrix::validate) and nodes are runs of consecutive columns, so its nodes ascend: dropping
@@ -41,6 +37,28 @@ std::int64_t reached_nodes(const HostCsrMatrix& A, std::int32_t i, const NodeOf&
   return in_own;
 }
 
+// Rows s .. e - 1, node `own`'s: whether every row reaches the nodes its first row reaches, with the
+// rows' entries inside the node added to `stored`. Most rows of a node matrix share their first row's
+// columns (HostCsrMatrix::same_columns), and then its reached nodes and its entries in the node too:
+// no gather for them (half of the detection's time on elasticity3d, whose rows are alike in threes).
+template <class NodeOf>
+bool rows_reach_the_same_nodes(const HostCsrMatrix& A, std::int32_t s, std::int32_t e, const NodeOf& node_of,
+                               std::int32_t own, std::vector<std::int32_t>& first, std::vector<std::int32_t>& other,
+                               std::int64_t& stored) {
+  const std::int64_t first_stored = reached_nodes(A, s, node_of, own, first);
+  stored += first_stored;
+  bool same = true;
+  for (std::int32_t row = s + 1; row < e; ++row) {
+    if (A.same_columns(row, s)) {
+      stored += first_stored;
+      continue;
+    }
+    stored += reached_nodes(A, row, node_of, own, other);
+    same = same && other == first;
+  }
+  return same;
+}
+
 // The share of sampled nodes whose rows all reach the same nodes, when it reaches kDetectedBlockShare
 // and the diagonal blocks reach kDetectedBlockFill; nothing as soon as either bar is out of reach.
 std::optional<double> consistent_share(const HostCsrMatrix& A, std::int32_t b) {
@@ -51,19 +69,7 @@ std::optional<double> consistent_share(const HostCsrMatrix& A, std::int32_t b) {
   std::int64_t consistent = 0, stored = 0;
   for (std::int32_t s = 0; s < samples; ++s) {
     const std::int32_t node = static_cast<std::int32_t>(static_cast<std::int64_t>(s) * nodes / samples);
-    bool same = true;
-    std::int64_t first_stored = 0;
-    for (std::int32_t c = 0; c < b; ++c) {
-      if (c == 0) {
-        first_stored = reached_nodes(A, node * b, node_of, node, first);
-        stored += first_stored;
-      } else if (A.same_columns(node * b + c, node * b)) {
-        stored += first_stored;
-      } else {
-        stored += reached_nodes(A, node * b + c, node_of, node, other);
-        same = same && other == first;
-      }
-    }
+    const bool same = rows_reach_the_same_nodes(A, node * b, node * b + b, node_of, node, first, other, stored);
     consistent += same ? 1 : 0;
     // The largest share and fill the remaining nodes could still bring; after the last node, the
     // share and the fill themselves.
@@ -159,20 +165,8 @@ std::optional<NodeLayout> detect_variable_nodes(const HostCsrMatrix& A, double* 
     std::vector<std::int32_t> first_reached, reached;
 #pragma omp for schedule(static)
     for (std::int32_t k = 0; k < nodes.count(); ++k) {
-      bool same = true;
-      std::int64_t first_stored = 0;
-      for (std::int32_t row = nodes.offsets[k]; row < nodes.offsets[k + 1]; ++row) {
-        const bool first_row = row == nodes.offsets[k];
-        if (first_row) {
-          first_stored = reached_nodes(A, row, node_of_column, k, first_reached);
-          stored += first_stored;
-        } else if (A.same_columns(row, nodes.offsets[k])) {
-          stored += first_stored;  // the first row's columns: its nodes and its entries in node k
-        } else {
-          stored += reached_nodes(A, row, node_of_column, k, reached);
-          same = same && reached == first_reached;
-        }
-      }
+      const bool same = rows_reach_the_same_nodes(A, nodes.offsets[k], nodes.offsets[k + 1], node_of_column, k,
+                                                  first_reached, reached, stored);
       const std::int64_t size = nodes.offsets[k + 1] - nodes.offsets[k];
       block += size * size;
       consistent += same ? 1 : 0;
