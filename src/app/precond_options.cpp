@@ -31,6 +31,8 @@ const KindOption kKindOptions[] = {
     {"--amg-setup", PrecondKind::Amg},
     {"--amg-block-smoothing", PrecondKind::Amg},
     {"--amg-near-null-space", PrecondKind::Amg},
+    {"--amg-test-vectors", PrecondKind::Amg},
+    {"--amg-test-steps", PrecondKind::Amg},
     {"--coordinates", PrecondKind::Amg},
     {"--amg-prolongator-relaxation", PrecondKind::Amg},
     {"--cheb-degree", PrecondKind::Chebyshev},
@@ -81,6 +83,12 @@ const std::vector<OptionSpec>& precond_option_specs() {
        "constant per unknown of a node, or the rigid-body modes of the mesh\n"
        "(elasticity: translations and rotations; needs the node coordinates:\n"
        "--coordinates, or a generated mesh, elasticity3d:N) (default constant)"},
+      {"--amg-test-vectors", "K",
+       "smoothed test vectors: build the hierarchy, run --amg-test-steps of CG\n"
+       "with it on A e = 0 from K random starts, and build it again with the\n"
+       "errors left as the near-null space (adaptive aggregation; for matrices\n"
+       "where AMG takes hundreds of iterations, as bcsstk25; 0: off) (default 0)"},
+      {"--amg-test-steps", "N", "CG iterations per smoothed test vector (default 20)"},
       {"--coordinates", "FILE",
        "the mesh's node coordinates for --amg-near-null-space rigid: a Matrix\n"
        "Market array, a row per node (2 or 3 columns), nodes in the matrix's\n"
@@ -173,6 +181,10 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   const std::string near_null = opts.text("--amg-near-null-space", "constant");
   if (near_null != "constant" && near_null != "rigid")
     throw UsageError("--amg-near-null-space: expected constant or rigid, not '" + near_null + "'");
+  amg.test_vectors = static_cast<int>(opts.integer("--amg-test-vectors", amg.test_vectors, 0, 12));
+  amg.test_vector_steps = static_cast<int>(opts.integer("--amg-test-steps", amg.test_vector_steps, 1, 10000));
+  if (opts.has("--amg-test-steps") && amg.test_vectors == 0)
+    throw UsageError("--amg-test-steps applies with --amg-test-vectors K > 0 only");
   if (opts.has("--coordinates") && near_null != "rigid")
     throw UsageError("--coordinates is read for --amg-near-null-space rigid only");
   if (opts.has("--amg-setup")) {

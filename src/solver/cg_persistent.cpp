@@ -287,8 +287,6 @@ bool cg_persistent(Blas& blas, Matrix& A, Jacobi* jacobi, Vector& b, Vector& x, 
   };
   const auto [rr0, rz0] = start(x_is_zero, false);
   if (!cg_device_started(monitor, jacobi != nullptr, rr0, rz0)) return true;
-  const double threshold = monitor.criterion().threshold();
-  const double stop_rr = threshold * threshold;
 
   // Launches in flight, oldest first: slot and iterations asked for.
   struct Launch {
@@ -311,7 +309,9 @@ bool cg_persistent(Blas& blas, Matrix& A, Jacobi* jacobi, Vector& b, Vector& x, 
   for (;;) {
     while (static_cast<int>(in_flight.size()) < PersistentKernel::kSlots && examined + asked < options.max_iterations) {
       const int iterations = std::min(kernel.chunk(), options.max_iterations - examined - asked);
-      kernel.launch(x, r, p, q, iterations, stop_rr, next_slot);
+      // The monitor's aim, lowered after a restart that found the recursive residual drifted.
+      const double threshold = monitor.recursive_threshold();
+      kernel.launch(x, r, p, q, iterations, threshold * threshold, next_slot);
       in_flight.push_back({next_slot, iterations});
       next_slot = (next_slot + 1) % PersistentKernel::kSlots;
       asked += iterations;

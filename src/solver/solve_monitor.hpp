@@ -24,7 +24,11 @@ class SolveMonitor {
   SolveMonitor(const SolveOptions& options, double b_norm, SolveResult& result);
 
   const StoppingCriterion& criterion() const { return criterion_; }
-  bool reached(double residual_norm) const { return criterion_.reached(residual_norm); }
+  // Whether a recursive (or estimated) residual norm is small enough to check explicitly: the
+  // tolerance, until an explicit check found the true residual above it (check_explicit).
+  bool reached(double residual_norm) const { return residual_norm <= recursive_threshold_; }
+  // That norm (for kernels that compare on the device).
+  double recursive_threshold() const { return recursive_threshold_; }
 
   // The start of an iteration: finishes with NonFinite unless `value` (r'r, ||r||, ... named `name`) is
   // finite, logs iteration 0 with `residual_norm`, and finishes Converged when that meets the
@@ -61,6 +65,8 @@ class SolveMonitor {
   SolveResult& result_;
   std::chrono::steady_clock::time_point start_;
   double last_failed_explicit_ = -1;  // the explicit residual norm of the previous failed check
+  double recursive_threshold_;        // what reached() asks of a recursive residual
+  double last_recorded_ = 0;          // the residual norm of the latest record()
   bool finished_ = false;
 };
 

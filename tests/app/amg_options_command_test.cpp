@@ -1,7 +1,7 @@
 // `clkr solve --precond amg` with the options of the AMG's coarsening, smoothing and update:
 // --amg-block-size auto, --amg-aggressive, --amg-block-smoothing, --amg-update-eigen,
-// --amg-prolongator-relaxation and --amg-near-null-space (with --coordinates) are accepted and take effect, bad values
-// exit 2 with one line.
+// --amg-prolongator-relaxation, --amg-near-null-space (with --coordinates) and --amg-test-vectors are accepted and
+// take effect, bad values exit 2 with one line.
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -139,6 +139,15 @@ TEST(AmgOptionsCommand, RigidBodyModesFromTheGeneratorOrAFile) {
   EXPECT_EQ(iterations_line(from_file.out), rigid_iterations) << from_file.out;
 }
 
+// --amg-test-vectors builds the hierarchy on smoothed test vectors, and the report says so.
+TEST(AmgOptionsCommand, TestVectorsAreReported) {
+  const Result r =
+      run_clkr({"solve", "poisson3d:12", "--precond", "amg", "--amg-test-vectors", "2", "--amg-test-steps", "10"});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("2 smoothed test vectors"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("test vectors "), std::string::npos) << "the setup phase: " << r.out;
+}
+
 TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--precond", "amg", "--amg-update-eigen", "1"}, "--amg-update-eigen 1"},
@@ -154,6 +163,9 @@ TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
       {{"--precond", "amg", "--amg-prolongator-relaxation", "2.5"}, "must lie in [0, 2]"},
       {{"--precond", "amg", "--amg-prolongator-relaxation", "-1"}, "--amg-prolongator-relaxation"},
       {{"--precond", "jacobi", "--amg-prolongator-relaxation", "0"}, "applies to --precond amg only"},
+      {{"--precond", "amg", "--amg-test-vectors", "13"}, "--amg-test-vectors"},
+      {{"--precond", "amg", "--amg-test-steps", "5"}, "applies with --amg-test-vectors K > 0 only"},
+      {{"--precond", "jacobi", "--amg-test-vectors", "2"}, "applies to --precond amg only"},
   };
   for (const auto& [extra, message] : cases) {
     std::vector<std::string> args = {"solve", "poisson2d:24"};

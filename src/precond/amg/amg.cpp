@@ -18,6 +18,7 @@
 #include "device_hierarchy.hpp"
 #include "hierarchy.hpp"
 #include "phase_times.hpp"
+#include "test_vectors.hpp"
 
 namespace clkr {
 namespace {
@@ -39,6 +40,10 @@ const std::pair<AmgOptions::BlockSmoothing, const char*> kBlockSmoothingNames[] 
     {AmgOptions::BlockSmoothing::Off, "off"},
     {AmgOptions::BlockSmoothing::On, "on"},
 };
+
+// More test vectors than a 3D shell's six rigid-body modes and as many again would make every coarse
+// operator denser than the fine one.
+constexpr int kMaxTestVectors = 12;
 
 void check_options(const AmgOptions& o, std::int32_t rows) {
   auto fail = [](const std::string& what) { throw Error("amg: " + what); };
@@ -65,6 +70,11 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
              " does not exceed node_offsets[" + std::to_string(k) + "] = " + std::to_string(o.node_offsets[k]) +
              ": every node needs a row");
   }
+  if (o.test_vectors < 0 || o.test_vectors > kMaxTestVectors)
+    fail("test_vectors = " + std::to_string(o.test_vectors) + " must lie in [0, " + std::to_string(kMaxTestVectors) +
+         "] (each is a coarse unknown per aggregate)");
+  if (o.test_vectors > 0 && o.test_vector_steps < 1)
+    fail("test_vector_steps = " + std::to_string(o.test_vector_steps) + " must be >= 1");
   if (o.aggressive_levels < 0) fail("aggressive_levels = " + std::to_string(o.aggressive_levels) + " must be >= 0");
   if (o.pre_sweeps < 0 || o.post_sweeps < 0)
     fail("pre_sweeps and post_sweeps must be >= 0 (got " + std::to_string(o.pre_sweeps) + " and " +
@@ -96,9 +106,13 @@ std::string node_note(const std::vector<std::int32_t>& offsets) {
          (largest > smallest ? "-" + std::to_string(largest) : std::string()) + " unknowns, ";
 }
 
-// "6 near-null vectors, " where the caller gave the near-null space (the rigid-body modes, say).
-std::string near_null_note(std::size_t vectors) {
-  return vectors == 0 ? std::string() : std::to_string(vectors) + " near-null vectors, ";
+// "6 near-null vectors, " where the caller gave the near-null space (the rigid-body modes, say), and
+// "6 smoothed test vectors, " for those the setup made (test_vectors).
+std::string near_null_note(std::size_t vectors, int test_vectors) {
+  const std::size_t given = vectors - static_cast<std::size_t>(test_vectors);
+  std::string note = given == 0 ? std::string() : std::to_string(given) + " near-null vectors, ";
+  if (test_vectors > 0) note += std::to_string(test_vectors) + " smoothed test vectors, ";
+  return note;
 }
 
 // With half values asked for: the levels whose operators read single ones instead (their range does
@@ -212,6 +226,25 @@ struct Amg::Impl {
     return device_builds(blas);
   }
 
+  // test_vectors: the errors the hierarchy just built leaves (test_vectors.hpp) become the near-null
+  // space of a new one, built on the host (the device setup takes the constants only).
+  void rebuild_on_test_vectors(Blas& blas, Matrix& A, detail::amg::PhaseLog& phases) {
+    auto start = detail::amg::Clock::now();
+    std::vector<std::vector<double>> tests = detail::amg::smoothed_test_vectors(
+        blas, A, [this](Vector& r, Vector& z) { cycle->apply(r, z); }, options.test_vectors, options.test_vector_steps);
+    for (std::vector<double>& v : tests) options.near_null_space.push_back(std::move(v));
+    phases.add("test vectors", start);
+    cycle.reset();
+    device.reset();
+    host.reset();
+    start = detail::amg::Clock::now();
+    const HostCsrMatrix& host_a = A.host_csr();
+    phases.add("matrix to the host", start);
+    host = std::make_unique<detail::amg::HostHierarchy>(host_a, options,
+                                                        detail::amg::near_null_space(options, A.rows()), phases);
+    cycle = std::make_unique<detail::amg::VCycle>(blas, A, *host, options, phases);
+  }
+
   void describe() {
     levels = cycle->level_info();
     double nnz = 0, rows = 0;
@@ -253,6 +286,7 @@ Amg::Amg(const Blas& solver, Matrix& A, AmgOptions options, std::optional<Precis
         host, impl_->options, detail::amg::near_null_space(impl_->options, A.rows()), phases);
     impl_->cycle = std::make_unique<detail::amg::VCycle>(blas(), A, *impl_->host, impl_->options, phases);
   }
+  if (impl_->options.test_vectors > 0) impl_->rebuild_on_test_vectors(blas(), A, phases);
   impl_->describe();
   set_setup_time(seconds_since(start), std::move(times));
 }
@@ -266,7 +300,7 @@ std::string Amg::description() const {
   const char* kind = impl_->options.plain_aggregation() ? "plain aggregation" : "smoothed aggregation";
   return "amg (" + std::string(kind) + ", " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
          (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + node_note(impl_->options.node_offsets) +
-         near_null_note(impl_->options.near_null_space.size()) +
+         near_null_note(impl_->options.near_null_space.size(), impl_->options.test_vectors) +
          (impl_->options.cycle_index == 2 ? "W-cycle, " : std::string()) + impl_->cycle->smoother_description() +
          " smoothing, " +
          (one_launch ? "levels " + std::to_string(*one_launch) + "-" + std::to_string(n - 1) + " in one launch, "
