@@ -1,10 +1,13 @@
 // SolveMonitor's explicit residual checks: a recursive residual that drifted from the true one makes
-// the next segment aim lower by the drift (so a solve near its precision's floor can still get there),
-// the true residual is still judged against the tolerance itself, and a restart that does not halve
-// the true residual still ends the solve as Stagnated.
+// the segment after a second failed check aim lower by the drift (so a solve whose floor is just
+// below the tolerance still gets there), the true residual is still judged against the tolerance
+// itself, and a restart that does not halve the true residual's excess over the tolerance ends the
+// solve as Stagnated.
 #include "solver/solve_monitor.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "clkr/solver/options.hpp"
 
@@ -29,46 +32,56 @@ struct Solve {
   }
 };
 
-TEST(SolveMonitor, AfterADriftTheRecursiveResidualMustGoLower) {
+// The first restart keeps the threshold (a fresh residual usually suffices). When the second check
+// fails too (excess halved: 1.8e-6 -> 1.2e-6 against the recursive 0.9e-6), the drift
+// sqrt(1.2^2 - 0.9^2) = 0.79e-6 makes the next segment aim at sqrt(1 - 0.63) = 0.608e-6.
+TEST(SolveMonitor, AfterASecondDriftTheRecursiveResidualMustGoLower) {
   Solve s;
   EXPECT_TRUE(s.monitor.reached(1e-6));
-  EXPECT_TRUE(s.monitor.reached(0.9e-6));
-  // The next segment must reach 0.5 * 1e-6 * 0.9 / 1.8.
   ASSERT_EQ(s.drift_twofold(), AfterCheck::Restart);
+  EXPECT_DOUBLE_EQ(s.monitor.recursive_threshold(), 1e-6);
+  s.monitor.record(12, 0.9e-6);
+  ASSERT_EQ(s.monitor.check_explicit(12, 1.2e-6), AfterCheck::Restart);
+  EXPECT_NEAR(s.monitor.recursive_threshold(), std::sqrt(0.37) * 1e-6, 1e-15);
   EXPECT_FALSE(s.monitor.reached(0.9e-6));
-  EXPECT_FALSE(s.monitor.reached(2.6e-7));
-  EXPECT_TRUE(s.monitor.reached(2.5e-7));
-  EXPECT_DOUBLE_EQ(s.monitor.recursive_threshold(), 2.5e-7);
+  EXPECT_FALSE(s.monitor.reached(0.62e-6));
+  EXPECT_TRUE(s.monitor.reached(0.6e-6));
   // The explicit check judges against the tolerance, not the lowered aim.
-  s.monitor.record(20, 2.4e-7);
+  s.monitor.record(20, 0.6e-6);
   EXPECT_EQ(s.monitor.check_explicit(20, 0.8e-6), AfterCheck::Stop);
   EXPECT_EQ(s.result.status, SolveStatus::Converged) << s.result.message;
   EXPECT_EQ(s.result.iterations, 20);
 }
 
-TEST(SolveMonitor, ARestartThatDoesNotHalveTheTrueResidualStagnates) {
+// A drift as large as the threshold itself: aim at half of it, no lower (longer segments drift more).
+TEST(SolveMonitor, ALargeDriftAimsAtHalfTheThreshold) {
   Solve s;
   ASSERT_EQ(s.drift_twofold(), AfterCheck::Restart);
-  s.monitor.record(30, 2.0e-7);
-  EXPECT_EQ(s.monitor.check_explicit(30, 1.2e-6), AfterCheck::Stop);  // 1.2 > 1.8 / 2
-  EXPECT_EQ(s.result.status, SolveStatus::Stagnated) << s.result.message;
+  s.monitor.record(12, 0.5e-6);
+  ASSERT_EQ(s.monitor.check_explicit(12, 1.3e-6), AfterCheck::Restart);  // drift 1.2e-6
+  EXPECT_DOUBLE_EQ(s.monitor.recursive_threshold(), 0.5e-6);
 }
 
-// A second failed check lowers the aim again, by its own drift.
-TEST(SolveMonitor, EachFurtherDriftLowersTheAim) {
-  Solve s;
-  s.monitor.record(10, 1e-6);
-  ASSERT_EQ(s.monitor.check_explicit(10, 4e-6), AfterCheck::Restart);  // aim 1.25e-7
-  s.monitor.record(20, 1.2e-7);
-  ASSERT_FALSE(s.monitor.reached(1.3e-7));
-  ASSERT_EQ(s.monitor.check_explicit(20, 1.5e-6), AfterCheck::Restart);  // 1.5 < 4 / 2; aim 0.5e-6 * 1.2 / 15
-  EXPECT_FALSE(s.monitor.reached(4.1e-8));
-  EXPECT_TRUE(s.monitor.reached(3.9e-8));
+// After 1.8e-6 (0.8e-6 above the threshold), a restart must halve that excess: 1.3e-6 goes on (the
+// residual itself did not halve), 1.5e-6 is the floor.
+TEST(SolveMonitor, ARestartThatDoesNotHalveTheExcessStagnates) {
+  Solve going_on;
+  ASSERT_EQ(going_on.drift_twofold(), AfterCheck::Restart);
+  going_on.monitor.record(30, 0.5e-6);
+  EXPECT_EQ(going_on.monitor.check_explicit(30, 1.3e-6), AfterCheck::Restart);
+
+  Solve stuck;
+  ASSERT_EQ(stuck.drift_twofold(), AfterCheck::Restart);
+  stuck.monitor.record(30, 0.5e-6);
+  EXPECT_EQ(stuck.monitor.check_explicit(30, 1.5e-6), AfterCheck::Stop);
+  EXPECT_EQ(stuck.result.status, SolveStatus::Stagnated) << stuck.result.message;
 }
 
 TEST(SolveMonitor, ForgettingTheIterationsRestoresTheTolerance) {
   Solve s;
   ASSERT_EQ(s.drift_twofold(), AfterCheck::Restart);
+  s.monitor.record(12, 0.9e-6);
+  ASSERT_EQ(s.monitor.check_explicit(12, 1.2e-6), AfterCheck::Restart);
   ASSERT_FALSE(s.monitor.reached(0.9e-6));
   s.monitor.forget_iterations();
   EXPECT_TRUE(s.monitor.reached(0.9e-6));
