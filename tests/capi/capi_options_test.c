@@ -167,6 +167,10 @@ static void test_settings(clkr_context ctx, const Csr* A, const double* b, const
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg on binary16 values inside a double cg");
   o.settings = "amg.block_size=2, amg.block_smoothing=true, amg.coarse_size=40";
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg with node-block smoothing on nodes of 2");
+  o.settings = "amg.test_vectors=2, amg.test_vector_steps=5, amg.coarse_size=40";
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg on two smoothed test vectors");
+  o.settings = "amg.test_vectors=13";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "test_vectors = 13");
 
   /* Bad settings: the key, the value or the reason named. */
   o.settings = "amg.coarse_sise=10";
