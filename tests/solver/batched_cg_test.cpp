@@ -35,9 +35,19 @@ std::vector<double> column(std::size_t n, int m, int j) {
   return test::random_vector(n, 40 + j);
 }
 
+// Whether a batched column and its separate solve may end with different verdicts: only at a tolerance
+// at the precision's floor (AtTheFloor), and there only converged against stagnated, both answers near
+// the tolerance. The batch checks a column one iteration after its reach (the other columns keep the
+// next launch going) where the lone solve holds that launch back, and at the floor one iteration more
+// can make the true residual meet the tolerance or not: single precision, poisson2d(24), tolerances
+// 2e-7..6e-7, 4 columns, PoCL: 6 of 56 columns differed so, with the monitor's rules before 2026-12-06
+// and after (at other columns), and on an H100 this test's column 0 (2.78e-7 converged at 75 against
+// 3.79e-7 stagnated at 73).
+enum class Verdicts { Equal, AtTheFloor };
+
 // Batched against separate solves, column by column.
 void expect_batched_equals_separate(const HostCsrMatrix& host, int m, Precision p, int k, bool jacobi,
-                                    SolveOptions options = {}) {
+                                    SolveOptions options = {}, Verdicts verdicts = Verdicts::Equal) {
   const std::string what = to_string(p) + " k=" + std::to_string(k) + (jacobi ? " jacobi" : "");
   SCOPED_TRACE(what);
   const auto n = static_cast<std::size_t>(host.rows);
@@ -62,7 +72,15 @@ void expect_batched_equals_separate(const HostCsrMatrix& host, int m, Precision 
     SolveOptions fused = options;
     fused.cg_path = CgPath::Fused;
     const SolveResult alone = jacobi ? cg(blas, A, M, b, x, fused) : cg(blas, A, b, x, fused);
-    EXPECT_EQ(results[j].status, alone.status) << results[j].message << " | alone: " << alone.message;
+    if (verdicts == Verdicts::AtTheFloor && results[j].status != alone.status) {
+      const auto at_floor = [&](const SolveResult& r) {
+        return (r.status == SolveStatus::Converged || r.status == SolveStatus::Stagnated) &&
+               r.true_relative_residual <= 2 * options.relative_tolerance;
+      };
+      EXPECT_TRUE(at_floor(results[j]) && at_floor(alone)) << results[j].message << " | alone: " << alone.message;
+    } else {
+      EXPECT_EQ(results[j].status, alone.status) << results[j].message << " | alone: " << alone.message;
+    }
     // Each time a column reaches the tolerance, the batch has its next iteration in flight (the other
     // columns keep it going) and logs it; the lone solve holds that launch back when its residual
     // forecast saw the reach coming. So they may differ by one iteration per reach (at least one).
@@ -150,12 +168,12 @@ TEST(BatchedCgMore, MaxIterationsEndEachColumnAsSeparateSolvesDo) {
 
 // Single precision at a tolerance near its floor: the recursive residual drifts below the true one, so
 // columns are confirmed, restarted from x while the others go on, and end converged or stagnated as
-// their separate solves do.
+// their separate solves do (or, a check one iteration apart, the other of the two, near the tolerance).
 TEST(BatchedCgMore, RestartsAfterAFailedConfirmationAsSeparateSolves) {
   SolveOptions options;
   options.relative_tolerance = 3e-7;
-  expect_batched_equals_separate(poisson2d(24), 24, Precision::Single, 5, false, options);
-  expect_batched_equals_separate(poisson2d(24), 24, Precision::Single, 5, true, options);
+  expect_batched_equals_separate(poisson2d(24), 24, Precision::Single, 5, false, options, Verdicts::AtTheFloor);
+  expect_batched_equals_separate(poisson2d(24), 24, Precision::Single, 5, true, options, Verdicts::AtTheFloor);
 }
 
 // An initial guess per column: the exact solution converges at the start, a random one as alone.
