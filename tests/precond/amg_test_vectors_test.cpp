@@ -142,6 +142,23 @@ TEST(AmgTestVectors, JoinAGivenNearNullSpace) {
   EXPECT_NE(M.description().find("1 near-null vectors, 2 smoothed test vectors"), std::string::npos) << M.description();
 }
 
+// A cycle that returns NaN (a hierarchy gone wrong): refused with the vector and the scalar named, not
+// the random start handed back as a test vector.
+TEST(AmgTestVectors, RefuseANonFiniteCycle) {
+  const HostCsrMatrix host = poisson3d(6);
+  Matrix A(test::amg_context(), host);
+  Blas blas(test::amg_context(), Location::Device, test::widest_device_precision(*test::amg_context()));
+  auto broken = [&](Vector&, Vector& z) {
+    z.assign(std::vector<double>(static_cast<std::size_t>(host.rows), std::nan("")));
+  };
+  try {
+    detail::amg::smoothed_test_vectors(blas, A, broken, 2, 5);
+    ADD_FAILURE() << "a NaN cycle gave test vectors";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("smoothed test vector 0: r'z = nan"), std::string::npos) << e.what();
+  }
+}
+
 TEST(AmgTestVectors, RefuseBadCounts) {
   const HostCsrMatrix host = poisson3d(6);
   Matrix A(test::amg_context(), host);

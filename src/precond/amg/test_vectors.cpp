@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "../../runtime/format_number.hpp"
 #include "clkr/runtime/error.hpp"
 
 namespace clkr::detail::amg {
@@ -33,17 +34,25 @@ std::vector<std::vector<double>> smoothed_test_vectors(Blas& blas, Matrix& A, co
     x.assign(zeros);
     apply(r, z);
     blas.copy(z, p);
-    double rz = blas.dot(r, z);
+    // A NaN or Inf scalar means the matrix or the first hierarchy produced one: refused, not a random
+    // start returned as if it were smooth.
+    auto finite = [c](const char* name, double value) {
+      if (!std::isfinite(value))
+        throw Error("amg: smoothed test vector " + std::to_string(c) + ": " + name + " = " + format_number(value) +
+                    " in the first hierarchy's CG steps (is A finite and SPD?)");
+      return value;
+    };
+    double rz = finite("r'z", blas.dot(r, z));
     const double rz_start = rz;
     for (int k = 0; k < steps && rz > 1e-12 * rz_start; ++k) {
       blas.spmv(1.0, A, p, 0.0, q);
-      const double pq = blas.dot(p, q);
+      const double pq = finite("p'Ap", blas.dot(p, q));
       if (!(pq > 0)) break;  // A or M not SPD along p: the error so far is the vector
       const double alpha = rz / pq;
       blas.axpy(alpha, p, x);
       blas.axpy(-alpha, q, r);
       apply(r, z);
-      const double rz_new = blas.dot(r, z);
+      const double rz_new = finite("r'z", blas.dot(r, z));
       if (!(rz_new > 0)) break;
       blas.aypx(rz_new / rz, z, p);
       rz = rz_new;

@@ -22,8 +22,8 @@ using CycleApply = std::function<void(Vector& r, Vector& z)>;
 // `count` vectors of A.rows() elements, each scaled to a largest magnitude of 1. The random starts are
 // seeded per vector (the same matrix gives the same vectors). A vector's iteration stops early when
 // r'z falls below 1e-12 of its start (the error is then a millionth of its start in the A-norm, still
-// far above rounding): a strong hierarchy leaves little to find. Throws clkr::Error when a vector is
-// not finite or vanishes (naming it).
+// far above rounding): a strong hierarchy leaves little to find. Throws clkr::Error when a scalar of
+// the iteration is NaN or Inf, or a vector vanishes (naming it).
 std::vector<std::vector<double>> smoothed_test_vectors(Blas& blas, Matrix& A, const CycleApply& apply, int count,
                                                        int steps);
 
