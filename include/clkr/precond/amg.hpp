@@ -80,7 +80,9 @@ struct AmgOptions {
   // 5.9 smoothed; without it 6.8 and 17.5, and slower). It costs test_vectors * test_vector_steps
   // cycles and a second build: worth it where the first hierarchy takes hundreds of iterations
   // (bcsstk25 on 2 cores: 2,900 -> 580 PCG iterations, 0.33x Eigen IC-CG's time to solution;
-  // docs/preconditioners.md), not where it takes tens. 0: off (the default).
+  // docs/preconditioners.md), not where it takes tens. 0: off (the default). The second build runs on
+  // the host whatever setup_on says; Amg::options() reports the vectors in near_null_space (so options
+  // copied from it into a new Amg would add test vectors to them again: reset test_vectors to 0).
   int test_vectors = 0;
   int test_vector_steps = 20;
 
