@@ -181,7 +181,8 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
   const std::string near_null = opts.text("--amg-near-null-space", "constant");
   if (near_null != "constant" && near_null != "rigid")
     throw UsageError("--amg-near-null-space: expected constant or rigid, not '" + near_null + "'");
-  amg.test_vectors = static_cast<int>(opts.integer("--amg-test-vectors", amg.test_vectors, 0, 12));
+  amg.test_vectors =
+      static_cast<int>(opts.integer("--amg-test-vectors", amg.test_vectors, 0, AmgOptions::kMaxTestVectors));
   amg.test_vector_steps = static_cast<int>(opts.integer("--amg-test-steps", amg.test_vector_steps, 1, 10000));
   if (opts.has("--amg-test-steps") && amg.test_vectors == 0)
     throw UsageError("--amg-test-steps applies with --amg-test-vectors K > 0 only");

@@ -25,7 +25,8 @@ class SolveMonitor {
 
   const StoppingCriterion& criterion() const { return criterion_; }
   // Whether a recursive (or estimated) residual norm is small enough to check explicitly: the
-  // tolerance, until an explicit check found the true residual above it (check_explicit).
+  // tolerance, lowered after a second explicit check in a row found the true residual above it
+  // (check_explicit).
   bool reached(double residual_norm) const { return residual_norm <= recursive_threshold_; }
   // That norm (for kernels that compare on the device).
   double recursive_threshold() const { return recursive_threshold_; }

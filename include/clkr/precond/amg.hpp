@@ -84,6 +84,9 @@ struct AmgOptions {
   // the host whatever setup_on says; Amg::options() reports the vectors in near_null_space (so options
   // copied from it into a new Amg would add test vectors to them again: reset test_vectors to 0).
   int test_vectors = 0;
+  // At most this many: more than a 3D shell's six rigid-body modes and as many again would make every
+  // coarse operator denser than the fine one.
+  static constexpr int kMaxTestVectors = 12;
   int test_vector_steps = 20;
 
   // ---- the cycle ---------------------------------------------------------------------------------

@@ -41,10 +41,6 @@ const std::pair<AmgOptions::BlockSmoothing, const char*> kBlockSmoothingNames[] 
     {AmgOptions::BlockSmoothing::On, "on"},
 };
 
-// More test vectors than a 3D shell's six rigid-body modes and as many again would make every coarse
-// operator denser than the fine one.
-constexpr int kMaxTestVectors = 12;
-
 void check_options(const AmgOptions& o, std::int32_t rows) {
   auto fail = [](const std::string& what) { throw Error("amg: " + what); };
   if (!(o.strength_threshold >= 0 && o.strength_threshold < 1))
@@ -70,9 +66,9 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
              " does not exceed node_offsets[" + std::to_string(k) + "] = " + std::to_string(o.node_offsets[k]) +
              ": every node needs a row");
   }
-  if (o.test_vectors < 0 || o.test_vectors > kMaxTestVectors)
-    fail("test_vectors = " + std::to_string(o.test_vectors) + " must lie in [0, " + std::to_string(kMaxTestVectors) +
-         "] (each is a coarse unknown per aggregate)");
+  if (o.test_vectors < 0 || o.test_vectors > AmgOptions::kMaxTestVectors)
+    fail("test_vectors = " + std::to_string(o.test_vectors) + " must lie in [0, " +
+         std::to_string(AmgOptions::kMaxTestVectors) + "] (each is a coarse unknown per aggregate)");
   if (o.test_vectors > 0 && o.test_vector_steps < 1)
     fail("test_vector_steps = " + std::to_string(o.test_vector_steps) + " must be >= 1");
   if (o.aggressive_levels < 0) fail("aggressive_levels = " + std::to_string(o.aggressive_levels) + " must be >= 0");
