@@ -231,6 +231,7 @@ PYBIND11_MODULE(_clkr, m) {
       .def_readonly("solve_seconds", &SolveResult::seconds)
       .def_readonly("message", &SolveResult::message)
       .def_readonly("scaling", &SolveResult::scaling)
+      .def_readonly("strengthened", &SolveResult::strengthened)
       .def_readonly("inner_iterations", &SolveResult::inner_iterations)
       .def_readonly("path", &SolveResult::path)
       .def("__repr__", [](const SolveResult& r) {

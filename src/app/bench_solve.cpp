@@ -3,6 +3,7 @@
 // against the CPU peers in the same run (Eigen's IC-preconditioned and plain CG, hypre's
 // BoomerAMG-PCG), on the same matrices, right-hand side (ones) and tolerance.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -40,6 +41,10 @@ std::vector<OptionSpec> bench_solve_specs() {
       {"--peers", "LIST", "eigen-ic, eigen-cg, hypre (CPU), or none (default eigen-ic,eigen-cg,hypre)"},
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8), b = ones"},
       {"--maxit", "N", "maximum iterations of every solver (default 20000)"},
+      {"--strengthen-check", "N",
+       "CG with a preconditioner forecasts its iterations at N, 2N, 4N, ... and asks\n"
+       "the preconditioner to strengthen itself (AMG: --amg-strengthen) (default 100;\n"
+       "0: never)"},
       {"--reps", "N", "timed repetitions after one warm-up; the median total is reported (default 3)"},
       {"--csv", "FILE", "write one CSV row per matrix and method (columns: docs/benchmarks.md)"},
       {"--json", "FILE", "write the rows and the device as JSON"},
@@ -175,6 +180,8 @@ SolveSample run_clkr(Context& context, const std::shared_ptr<Context>& shared, M
   s.true_residual = r.true_relative_residual;
   if (!r.converged()) {
     s.note = r.message;
+  } else if (!r.strengthened.empty()) {
+    s.note = "strengthened " + r.strengthened;
   } else if (const PhaseTimes& phases = kept ? M->update_phases() : M->setup_phases(); !phases.empty()) {
     s.note = (kept ? "update: " : "setup: ") + phases_text(phases);  // where the setup time went
     if (const auto* amg = dynamic_cast<const Amg*>(M))
@@ -326,6 +333,8 @@ int bench_solve_command(const Args& args) {
   SolveOptions solve_options;
   solve_options.relative_tolerance = tolerance;
   solve_options.max_iterations = max_iterations;
+  solve_options.strengthen_check =
+      static_cast<int>(opts.integer("--strengthen-check", solve_options.strengthen_check, 0, INT_MAX));
   for (const std::string& spec : matrices) {
     progress.step(display_name(spec) + ": loading");
     const HostCsrMatrix host = load_matrix(spec);

@@ -17,6 +17,8 @@ struct KindOption {
   const char* name;
   PrecondKind kind;
 };
+// One option a line (clang-format would pack a table this long into columns).
+// clang-format off
 const KindOption kKindOptions[] = {
     {"--amg-smoother", PrecondKind::Amg},
     {"--amg-sweeps", PrecondKind::Amg},
@@ -33,10 +35,12 @@ const KindOption kKindOptions[] = {
     {"--amg-near-null-space", PrecondKind::Amg},
     {"--amg-test-vectors", PrecondKind::Amg},
     {"--amg-test-steps", PrecondKind::Amg},
+    {"--amg-strengthen", PrecondKind::Amg},
     {"--coordinates", PrecondKind::Amg},
     {"--amg-prolongator-relaxation", PrecondKind::Amg},
     {"--cheb-degree", PrecondKind::Chebyshev},
 };
+// clang-format on
 
 }  // namespace
 
@@ -89,6 +93,10 @@ const std::vector<OptionSpec>& precond_option_specs() {
        "errors left as the near-null space (adaptive aggregation; for matrices\n"
        "where AMG takes hundreds of iterations, as bcsstk25; 0: off) (default 0)"},
       {"--amg-test-steps", "N", "CG iterations per smoothed test vector (default 20)"},
+      {"--amg-strengthen", "K",
+       "when CG forecasts a long solve (--strengthen-check), rebuild the hierarchy\n"
+       "on K smoothed test vectors with an aggressive first level, where the\n"
+       "forecast saving exceeds the cost, and restart (0: never) (default 6)"},
       {"--coordinates", "FILE",
        "the mesh's node coordinates for --amg-near-null-space rigid: a Matrix\n"
        "Market array, a row per node (2 or 3 columns), nodes in the matrix's\n"
@@ -183,9 +191,11 @@ void parse_tuning_options(const ParsedArgs& opts, PrecondOptions& o) {
     throw UsageError("--amg-near-null-space: expected constant or rigid, not '" + near_null + "'");
   amg.test_vectors =
       static_cast<int>(opts.integer("--amg-test-vectors", amg.test_vectors, 0, AmgOptions::kMaxTestVectors));
+  amg.strengthen_test_vectors =
+      static_cast<int>(opts.integer("--amg-strengthen", amg.strengthen_test_vectors, 0, AmgOptions::kMaxTestVectors));
   amg.test_vector_steps = static_cast<int>(opts.integer("--amg-test-steps", amg.test_vector_steps, 1, 10000));
-  if (opts.has("--amg-test-steps") && amg.test_vectors == 0)
-    throw UsageError("--amg-test-steps applies with --amg-test-vectors K > 0 only");
+  if (opts.has("--amg-test-steps") && amg.test_vectors == 0 && amg.strengthen_test_vectors == 0)
+    throw UsageError("--amg-test-steps applies with --amg-test-vectors K > 0 or --amg-strengthen K > 0 only");
   if (opts.has("--coordinates") && near_null != "rigid")
     throw UsageError("--coordinates is read for --amg-near-null-space rigid only");
   if (opts.has("--amg-setup")) {

@@ -54,6 +54,10 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
        "residuals (restarted: the inner solve's tolerance, default 1e-4; reliable: delta,\n"
        "default 0.1)"},
       {"--cg-path", "P", kCgPathHelp},
+      {"--strengthen-check", "N",
+       "CG with a preconditioner forecasts its iterations at N, 2N, 4N, ... and asks\n"
+       "the preconditioner to strengthen itself (AMG: --amg-strengthen) (default 100;\n"
+       "0: never)"},
       {"--rhs", "R",
        "ones | random | Ax | FILE.mtx (default ones); Ax: b = A x_true with a seeded\n"
        "random x_true, and the error of x is reported"},
@@ -250,6 +254,7 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   options.restart = static_cast<int>(opts.integer("--restart", 30, 1, 1 << 20));
   options.record_history = opts.has("--history");
   if (opts.has("--cg-path")) options.cg_path = cg_path_option(opts.text("--cg-path"));
+  options.strengthen_check = static_cast<int>(opts.integer("--strengthen-check", options.strengthen_check, 0, INT_MAX));
   const auto seed = static_cast<std::uint64_t>(opts.integer("--seed", 1, 0, INT64_MAX));
   const bool json = opts.has("--json"), quiet = opts.has("--quiet");
   const bool refinement = precision_name == "mixed" || kind == SolverKind::Ir;

@@ -89,6 +89,7 @@ void print_json(std::ostream& out, const SolveRun& run) {
       .member("message", r.message)
       .member("scaling", r.scaling)
       .member("path", r.path)
+      .member("strengthened", r.strengthened)
       .member("iterations", r.iterations);
   if (run.refinement()) j.member("inner_iterations", r.inner_iterations);
   j.member("recursive_relative_residual", r.recursive_relative_residual)
@@ -159,6 +160,7 @@ void print_result(std::ostream& out, const SolveRun& run, const ParsedArgs& opts
   out << "status      " << run.verdict() << ": " << r.message << "\n";
   if (!r.scaling.empty()) out << "scaling     " << r.scaling << "\n";
   if (!r.path.empty()) out << "path        " << r.path << "\n";
+  if (!r.strengthened.empty()) out << "strengthen  " << r.strengthened << "\n";
   out << "iterations  " << r.iterations;
   if (run.refinement()) out << " outer, " << r.inner_iterations << " inner";
   out << "\nresidual    " << number_text(r.true_relative_residual) << " true relative (recursive "

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "../runtime/enum_names.hpp"
 #include "../runtime/text.hpp"
@@ -68,19 +69,37 @@ void Preconditioner::apply(Vector& r, Vector& z) {
   ++applications_;
 }
 
-void Preconditioner::update(Matrix& A) {
+void Preconditioner::check_same_pattern(const Matrix& A, const char* what) const {
   if (A.rows() != rows_ || A.cols() != rows_ || A.nnz() != nnz_)
-    throw Error(std::string(name_) + " preconditioner: update with a " + std::to_string(A.rows()) + " x " +
+    throw Error(std::string(name_) + " preconditioner: " + what + " with a " + std::to_string(A.rows()) + " x " +
                 std::to_string(A.cols()) + " matrix of nnz " + std::to_string(A.nnz()) + ", but it was built for " +
                 std::to_string(rows_) + " rows and nnz " + std::to_string(nnz_) +
                 " (a new pattern needs a new preconditioner)");
   if (A.context() != context())
-    throw Error(std::string(name_) + " preconditioner: update with a matrix on another context");
+    throw Error(std::string(name_) + " preconditioner: " + what + " with a matrix on another context");
+}
+
+void Preconditioner::update(Matrix& A) {
+  check_same_pattern(A, "update");
   const auto start = std::chrono::steady_clock::now();
   update_phases_.clear();
   translate_cl_errors(name_, [&] { update_values(A, update_phases_); });
   update_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+bool Preconditioner::strengthen(Matrix& A, const SlowConvergence& evidence) {
+  check_same_pattern(A, "strengthen");
+  const auto start = std::chrono::steady_clock::now();
+  PhaseTimes phases;
+  const bool changed = translate_cl_errors(name_, [&] { return strengthen_checked(A, evidence, phases); });
+  if (changed) {
+    strengthen_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    strengthen_phases_ = std::move(phases);
+  }
+  return changed;
+}
+
+bool Preconditioner::strengthen_checked(Matrix&, const SlowConvergence&, PhaseTimes&) { return false; }
 
 void set_precond_precision(PrecondOptions& options, const std::string& text) {
   const std::string name = detail::to_lower(text);

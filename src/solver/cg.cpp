@@ -13,6 +13,7 @@
 #include "cg_persistent.hpp"
 #include "clkr/precond/jacobi.hpp"
 #include "clkr/runtime/error.hpp"
+#include "grouped_solution.hpp"
 #include "residual_forecast.hpp"
 #include "solver_core.hpp"
 
@@ -67,8 +68,8 @@ namespace {
 // The host reads r'r (and p'q, for the SPD check; r'z with M) of iteration k while iteration k + 1 runs,
 // so the queue never drains: convergence is seen one iteration late, and the solve ends one iteration
 // past the one that reached the tolerance (the residual only gets smaller).
-void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
-               const SolveOptions& options, SolveMonitor& monitor) {
+void cg_device_iterate(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, GroupedSolution& solution, bool x_is_zero,
+                       const SolveOptions& options, SolveMonitor& monitor) {
   const auto& context = blas.context();
   const std::size_t n = b.size();
   Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");
@@ -80,11 +81,11 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
   // (PCG: r'z) on the device. Returns r'r and rho.
   auto start = [&](bool zero, bool have_residual) {
     if (!M) {
-      const DeviceScalar rr = start_cg(blas, A, b, x, r, p, zero, have_residual);
+      const DeviceScalar rr = start_cg(blas, A, b, solution.joined(), r, p, zero, have_residual);
       steps.set_rho(rr);
       return std::pair(rr.value(), rr.value());
     }
-    if (!have_residual) compute_residual(blas, A, b, x, r, zero);
+    if (!have_residual) compute_residual(blas, A, b, solution.joined(), r, zero);
     M->apply(r, *z);
     blas.copy(*z, p);
     const DeviceScalar rz = blas.dot_async(r, *z), rr = blas.dot_async(r, r);
@@ -109,8 +110,9 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
   ResidualForecast forecast;
   auto launch = [&] {
     ++launched;
-    steps.spmv_dot(p, q);         // q = A p;  partial p'q
-    steps.update_xr(x, r, p, q);  // alpha = rho / p'q;  x += alpha p;  r -= alpha q;  partial r'r
+    steps.spmv_dot(p, q);                        // q = A p;  partial p'q
+    steps.update_xr(solution.steps(), r, p, q);  // alpha = rho / p'q;  x += alpha p;  r -= alpha q;  r'r
+    solution.after_step(launched);
     if (M) {
       M->apply(r, *z);                       // z = M^-1 r
       steps.dot_rz(r, *z);                   // partial r'z
@@ -135,19 +137,83 @@ void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, b
     const CgVerdict verdict = judge_cg_iteration(monitor, examined, scalars, M != nullptr);
     if (verdict == CgVerdict::Ended) return;
     forecast.add(std::sqrt(scalars.rr));
-    if (verdict == CgVerdict::Continue) continue;
+    if (verdict == CgVerdict::Continue) {
+      const std::optional<SlowConvergence> slow = M ? monitor.slow_convergence(examined) : std::nullopt;
+      if (!slow) continue;
+      // The iteration in flight runs with the old M: let it finish (it counts if it did a step) before
+      // M may rebuild under it. Should it reach the tolerance, the next one is judged Reached.
+      if (launched > examined) {
+        ++examined;
+        record_in_flight(monitor, examined, steps.wait_scalars(examined % slots));
+      }
+      if (!strengthen_preconditioner(monitor, *M, A, *slow)) continue;
+      // A new M: restart from x with r = b - A x and p = M^-1 r.
+      forecast.clear();
+      const auto [rr_restart, rz_restart] = start(false, false);
+      if (!monitor.check_finite(examined, "r'z", rz_restart) || !positive_rz(monitor, examined, rz_restart)) return;
+      continue;
+    }
     // Reached: let the iteration in flight finish (it counts only if it did a step).
     if (launched > examined) {
       ++examined;
       record_in_flight(monitor, examined, steps.wait_scalars(examined % slots));
     }
     // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r (PCG: M^-1 r).
-    compute_residual(blas, A, b, x, r, false);
+    compute_residual(blas, A, b, solution.joined(), r, false);
     const double rr = blas.dot(r, r);
     if (monitor.check_explicit(examined, std::sqrt(rr)) == AfterCheck::Stop) return;
     forecast.clear();
     const auto [rr_restart, rz_restart] = start(false, true);
     if (M && !positive_rz(monitor, examined, rz_restart)) return;
+  }
+}
+
+// The fused iteration with x's steps summed in groups (grouped_solution.hpp).
+void cg_device(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
+               const SolveOptions& options, SolveMonitor& monitor) {
+  GroupedSolution solution(blas, x);
+  cg_device_iterate(blas, A, M, b, solution, x_is_zero, options, monitor);
+  solution.joined();
+}
+
+// The BLAS-call iteration without a preconditioner, x's steps summed in `solution`'s groups.
+void cg_plain_iterate(Blas& blas, Matrix& A, Vector& b, GroupedSolution& solution, bool x_is_zero,
+                      const SolveOptions& options, SolveMonitor& monitor) {
+  const auto& context = blas.context();
+  const std::size_t n = b.size();
+  Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");
+
+  // r = b - A x;  p = r;  rr = r'r
+  compute_residual(blas, A, b, solution.joined(), r, x_is_zero);
+  blas.copy(r, p);
+  double rr = blas.dot(r, r);
+  if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return;
+
+  for (int k = 1; k <= options.max_iterations; ++k) {
+    // q = A p;  pq = p'q  (one scalar read back)
+    blas.spmv(1.0, A, p, 0.0, q);
+    const double pq = blas.dot(p, q);
+    if (!positive_curvature(monitor, k, pq)) return;
+    // alpha = r'r / p'Ap;  x += alpha p (in groups);  r -= alpha q;  rr_new = r'r  (one scalar read back)
+    const double alpha = rr / pq;
+    blas.axpy(alpha, p, solution.steps());
+    blas.axpy(-alpha, q, r);
+    solution.after_step(k);
+    double rr_new = blas.dot(r, r);
+    if (!monitor.check_finite(k, "r'r", rr_new)) return;
+    monitor.record(k, std::sqrt(rr_new));
+
+    if (monitor.reached(std::sqrt(rr_new))) {
+      // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r.
+      compute_residual(blas, A, b, solution.joined(), r, false);
+      rr_new = blas.dot(r, r);
+      if (monitor.check_explicit(k, std::sqrt(rr_new)) == AfterCheck::Stop) return;
+      blas.copy(r, p);
+    } else {
+      // beta = rr_new / rr;  p = r + beta p
+      blas.aypx(rr_new / rr, r, p);
+    }
+    rr = rr_new;
   }
 }
 
@@ -203,41 +269,9 @@ void cg_core(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Vector& x, boo
     pcg_core(blas, A, *M, b, x, x_is_zero, options, monitor);
     return;
   }
-  const auto& context = blas.context();
-  const std::size_t n = b.size();
-  Vector r(context, n, "cg.r"), p(context, n, "cg.p"), q(context, n, "cg.q");
-
-  // r = b - A x;  p = r;  rr = r'r
-  compute_residual(blas, A, b, x, r, x_is_zero);
-  blas.copy(r, p);
-  double rr = blas.dot(r, r);
-  if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return;
-
-  for (int k = 1; k <= options.max_iterations; ++k) {
-    // q = A p;  pq = p'q  (one scalar read back)
-    blas.spmv(1.0, A, p, 0.0, q);
-    const double pq = blas.dot(p, q);
-    if (!positive_curvature(monitor, k, pq)) return;
-    // alpha = r'r / p'Ap;  x += alpha p;  r -= alpha q;  rr_new = r'r  (one scalar read back)
-    const double alpha = rr / pq;
-    blas.axpy(alpha, p, x);
-    blas.axpy(-alpha, q, r);
-    double rr_new = blas.dot(r, r);
-    if (!monitor.check_finite(k, "r'r", rr_new)) return;
-    monitor.record(k, std::sqrt(rr_new));
-
-    if (monitor.reached(std::sqrt(rr_new))) {
-      // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r.
-      compute_residual(blas, A, b, x, r, false);
-      rr_new = blas.dot(r, r);
-      if (monitor.check_explicit(k, std::sqrt(rr_new)) == AfterCheck::Stop) return;
-      blas.copy(r, p);
-    } else {
-      // beta = rr_new / rr;  p = r + beta p
-      blas.aypx(rr_new / rr, r, p);
-    }
-    rr = rr_new;
-  }
+  GroupedSolution solution(blas, x);
+  cg_plain_iterate(blas, A, b, solution, x_is_zero, options, monitor);
+  solution.joined();
 }
 
 }  // namespace detail

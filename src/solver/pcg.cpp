@@ -10,6 +10,7 @@
 #include "clkr/precond/jacobi.hpp"
 #include "clkr/runtime/error.hpp"
 #include "clkr/solver/cg.hpp"
+#include "grouped_solution.hpp"
 #include "solver_core.hpp"
 
 namespace clkr {
@@ -19,14 +20,17 @@ namespace detail {
 // p and q), p'q 2n, x 3n, r 3n, r'r n, r'z 2n, p 3n: about 14n + the matrix + one application of M
 // (Jacobi: 3n). Two host round trips per iteration: p'q, then r'r and r'z together (both reductions
 // are queued before the first is read back).
-void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bool x_is_zero,
-              const SolveOptions& options, SolveMonitor& monitor) {
+namespace {
+
+// pcg_core's iteration, its steps summed in `solution`'s groups.
+void pcg_iterate(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, GroupedSolution& solution, bool x_is_zero,
+                 const SolveOptions& options, SolveMonitor& monitor) {
   const auto& context = blas.context();
   const std::size_t n = b.size();
   Vector r(context, n, "pcg.r"), z(context, n, "pcg.z"), p(context, n, "pcg.p"), q(context, n, "pcg.q");
 
   // r = b - A x;  z = M^-1 r;  p = z;  rz = r'z;  rr = r'r
-  compute_residual(blas, A, b, x, r, x_is_zero);
+  compute_residual(blas, A, b, solution.joined(), r, x_is_zero);
   M.apply(r, z);
   blas.copy(z, p);
   DeviceScalar rr_async = blas.dot_async(r, r), rz_async = blas.dot_async(r, z);
@@ -40,10 +44,11 @@ void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bo
     blas.spmv(1.0, A, p, 0.0, q);
     const double pq = blas.dot(p, q);
     if (!positive_curvature(monitor, k, pq)) return;
-    // alpha = r'z / p'Ap;  x += alpha p;  r -= alpha q;  z = M^-1 r
+    // alpha = r'z / p'Ap;  x += alpha p (in groups);  r -= alpha q;  z = M^-1 r
     const double alpha = rz / pq;
-    blas.axpy(alpha, p, x);
+    blas.axpy(alpha, p, solution.steps());
     blas.axpy(-alpha, q, r);
+    solution.after_step(k);
     M.apply(r, z);
     // rr = r'r (the stopping test),  rz_new = r'z  (two scalars, one round trip)
     rr_async = blas.dot_async(r, r);
@@ -55,9 +60,18 @@ void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bo
 
     if (monitor.reached(std::sqrt(rr))) {
       // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = M^-1 r.
-      compute_residual(blas, A, b, x, r, false);
+      compute_residual(blas, A, b, solution.joined(), r, false);
       rr = blas.dot(r, r);
       if (monitor.check_explicit(k, std::sqrt(rr)) == AfterCheck::Stop) return;
+      M.apply(r, z);
+      blas.copy(z, p);
+      rz_new = blas.dot(r, z);
+      if (!positive_rz(monitor, k, rz_new)) return;
+    } else if (const std::optional<SlowConvergence> slow = monitor.slow_convergence(k);
+               slow && strengthen_preconditioner(monitor, M, A, *slow)) {
+      // A new M: the directions built with the old one are not conjugate under it, so restart from x
+      // with p = M^-1 r (r recomputed, as after a failed check: one SpMV once).
+      compute_residual(blas, A, b, solution.joined(), r, false);
       M.apply(r, z);
       blas.copy(z, p);
       rz_new = blas.dot(r, z);
@@ -69,6 +83,21 @@ void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bo
     }
     rz = rz_new;
   }
+}
+
+}  // namespace
+
+void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bool x_is_zero,
+              const SolveOptions& options, SolveMonitor& monitor) {
+  GroupedSolution solution(blas, x);
+  pcg_iterate(blas, A, M, b, solution, x_is_zero, options, monitor);
+  solution.joined();
+}
+
+bool strengthen_preconditioner(SolveMonitor& monitor, Preconditioner& M, Matrix& A, const SlowConvergence& evidence) {
+  if (!M.strengthen(A, evidence)) return false;
+  monitor.strengthened(evidence, M.description(), M.strengthen_seconds());
+  return true;
 }
 
 std::int64_t make_positive_jacobi(Blas& blas, Matrix& A, bool from_host_diagonal, std::optional<Jacobi>& jacobi,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 namespace clkr::detail {
@@ -13,7 +14,8 @@ SolveMonitor::SolveMonitor(const SolveOptions& options, double b_norm, SolveResu
       criterion_(options.relative_tolerance, options.absolute_tolerance, b_norm),
       result_(result),
       start_(std::chrono::steady_clock::now()),
-      recursive_threshold_(criterion_.threshold()) {}
+      recursive_threshold_(criterion_.threshold()),
+      next_strengthen_check_(std::max(options.strengthen_check, 0)) {}
 
 double SolveMonitor::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -23,6 +25,11 @@ void SolveMonitor::record(int iteration, double residual_norm) {
   result_.iterations = iteration;
   last_recorded_ = residual_norm;
   result_.recursive_relative_residual = criterion_.relative(residual_norm);
+  if (next_strengthen_check_ > 0 && iteration >= 0) {
+    if (log_norms_.size() <= static_cast<std::size_t>(iteration))
+      log_norms_.resize(static_cast<std::size_t>(iteration) + 1, std::log(residual_norm));
+    log_norms_[static_cast<std::size_t>(iteration)] = std::log(residual_norm);
+  }
   if (!options_.record_history && !options_.progress) return;
   const IterationRecord record{iteration, result_.recursive_relative_residual, seconds()};
   if (options_.record_history) result_.history.push_back(record);
@@ -37,9 +44,46 @@ bool SolveMonitor::record_start(const char* name, double value, double residual_
   return false;
 }
 
+std::optional<SlowConvergence> SolveMonitor::slow_convergence(int iteration) {
+  if (next_strengthen_check_ <= 0 || iteration != next_strengthen_check_ ||
+      log_norms_.size() <= static_cast<std::size_t>(iteration))
+    return std::nullopt;
+  next_strengthen_check_ = iteration <= std::numeric_limits<int>::max() / 2 ? 2 * iteration : 0;
+  const int half = iteration / 2, window = std::max(iteration / 8, 1);
+  auto mean_log = [&](int end) {  // over iterations end - window + 1 .. end
+    double sum = 0;
+    for (int k = end - window + 1; k <= end; ++k) sum += log_norms_[static_cast<std::size_t>(std::max(k, 0))];
+    return sum / window;
+  };
+  const double earlier = mean_log(half), now = mean_log(iteration);
+  const double rate = (now - earlier) / (iteration - half);  // log of the residual's factor per iteration
+  SlowConvergence evidence;
+  evidence.iterations = iteration;
+  evidence.seconds_per_iteration = seconds() / iteration;
+  // The windows' means sit at their centres: the residual at `iteration` itself, on that line.
+  const double to_go = std::log(criterion_.threshold()) - (now + rate * (window - 1) / 2.0);
+  const double infinity = std::numeric_limits<double>::infinity();
+  if (!std::isfinite(now))  // a zero residual (log -inf) is done; +inf cannot come (check_finite)
+    evidence.forecast_iterations = now < 0 ? 0.0 : infinity;
+  else
+    evidence.forecast_iterations = rate < 0 ? std::max(to_go / rate, 0.0) : infinity;
+  return evidence;
+}
+
+void SolveMonitor::strengthened(const SlowConvergence& evidence, const std::string& description, double seconds) {
+  next_strengthen_check_ = 0;
+  result_.strengthened = "asked at iteration " + std::to_string(evidence.iterations) + ", " +
+                         (std::isinf(evidence.forecast_iterations)
+                              ? std::string("the residual not yet falling")
+                              : format_number(evidence.forecast_iterations) + " more iterations forecast") +
+                         ": " + description + ", in " + format_number(seconds) + " s";
+}
+
 void SolveMonitor::forget_iterations() {
   result_.iterations = 0;
   result_.history.clear();
+  log_norms_.clear();
+  next_strengthen_check_ = std::max(options_.strengthen_check, 0);
   last_failed_explicit_ = -1;
   recursive_threshold_ = criterion_.threshold();
 }

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "../runtime/format_number.hpp"
+#include "clkr/precond/preconditioner.hpp"
 #include "clkr/solver/options.hpp"
 #include "stopping_criterion.hpp"
 
@@ -52,6 +55,18 @@ class SolveMonitor {
   void finish_if_running();
   bool finished() const { return finished_; }
 
+  // At the iterations where SolveOptions::strengthen_check asks for it (strengthen_check, twice it,
+  // ...; none once strengthened() was called): the evidence of a slow solve to pass to
+  // Preconditioner::strengthen, with the iterations still to go forecast from the residual norms
+  // logged so far (the rate between the geometric means of two windows of k/8 iterations, ending at
+  // k/2 and at k: CG's residual norm is not monotone, and on stiff matrices humps for hundreds of
+  // iterations). nullopt elsewhere.
+  std::optional<SlowConvergence> slow_convergence(int iteration);
+  // The preconditioner, asked with `evidence`, strengthened itself into `description`, taking
+  // `seconds`: noted in SolveResult::strengthened; no further asks. (The fused device CG asks after
+  // the iteration in flight has finished, so its restart comes one iteration after the ask.)
+  void strengthened(const SlowConvergence& evidence, const std::string& description, double seconds);
+
   // Forgets the iterations logged so far (iterations, history; the clock keeps running): for a solve
   // that starts over from its initial guess on another path (the persistent CG's fallback).
   void forget_iterations();
@@ -68,6 +83,8 @@ class SolveMonitor {
   double last_failed_explicit_ = -1;  // the explicit residual norm of the previous failed check
   double recursive_threshold_;        // what reached() asks of a recursive residual
   double last_recorded_ = 0;          // the residual norm of the latest record()
+  std::vector<double> log_norms_;     // log of record()'s norms by iteration, for slow_convergence()
+  int next_strengthen_check_;         // the next iteration slow_convergence() answers at (0: none)
   bool finished_ = false;
 };
 

@@ -71,6 +71,11 @@ bool positive_curvature(SolveMonitor& monitor, int iteration, double pq);
 // PCG: whether r'z > 0 (for r != 0, an SPD M gives r'M^-1 r > 0); otherwise finishes the solve (NotSpd).
 bool positive_rz(SolveMonitor& monitor, int iteration, double rz);
 
+// PCG where the monitor found the solve slow (SolveMonitor::slow_convergence): asks M to strengthen
+// itself with that evidence and, when it did, notes it in the result. True when M changed (the caller
+// restarts from x).
+bool strengthen_preconditioner(SolveMonitor& monitor, Preconditioner& M, Matrix& A, const SlowConvergence& evidence);
+
 // r = b - A x in blas's precision (r = b when x_is_zero).
 void compute_residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_zero);
 

@@ -92,6 +92,9 @@ const std::vector<SettingSpec>& setting_specs() {
        Needs::Amg, integer("amg.test_vectors", CLKR_FIELD(p.precond.amg.test_vectors))},
       {"amg.test_vector_steps", "CG iterations per smoothed test vector (20)", Needs::Amg,
        integer("amg.test_vector_steps", CLKR_FIELD(p.precond.amg.test_vector_steps))},
+      {"amg.strengthen_test_vectors",
+       "test vectors to rebuild on when CG asks the hierarchy to strengthen itself; 0: never (6)", Needs::Amg,
+       integer("amg.strengthen_test_vectors", CLKR_FIELD(p.precond.amg.strengthen_test_vectors))},
       {"amg.smoother", "chebyshev, chebyshev4 (fourth kind) or jacobi (chebyshev)", Needs::Amg,
        named("amg.smoother", CLKR_FIELD(p.precond.amg.smoother), parse_amg_smoother)},
       {"amg.sweeps", "smoothing sweeps before and after the coarse correction (1)", Needs::Amg,
@@ -163,6 +166,9 @@ const std::vector<SettingSpec>& setting_specs() {
        Needs::Refinement, number("refinement.reliable_update_delta", CLKR_FIELD(p.options.reliable_update_delta))},
       {"cg.path", "auto, persistent, fused or unfused: how CG runs on a device (auto)", Needs::Cg,
        named("cg.path", CLKR_FIELD(p.options.cg_path), parse_cg_path)},
+      {"cg.strengthen_check",
+       "CG forecasts its iterations at N, 2N, ... and asks its preconditioner to strengthen itself; 0: never (100)",
+       Needs::Cg, integer("cg.strengthen_check", CLKR_FIELD(p.options.strengthen_check))},
   };
   return specs;
 }

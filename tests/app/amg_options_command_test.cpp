@@ -148,6 +148,20 @@ TEST(AmgOptionsCommand, TestVectorsAreReported) {
   EXPECT_NE(r.out.find("test vectors "), std::string::npos) << "the setup phase: " << r.out;
 }
 
+// --amg-test-steps also sets the steps of the vectors a strengthening would build (on by default), and
+// --strengthen-check 0 and --amg-strengthen 0 are accepted (a Poisson solve never asks: 6 iterations).
+TEST(AmgOptionsCommand, StrengtheningOptionsAreAccepted) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--amg-test-steps", "5"}, std::vector<std::string>{"--strengthen-check", "0"},
+        std::vector<std::string>{"--amg-strengthen", "0"}, std::vector<std::string>{"--strengthen-check", "3"}}) {
+    std::vector<std::string> args = {"solve", "poisson3d:12", "--precond", "amg", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result r = run_clkr(args);
+    ASSERT_EQ(r.code, 0) << describe(r);
+    EXPECT_NE(r.out.find("\"strengthened\":\"\""), std::string::npos) << "no strengthening expected: " << r.out;
+  }
+}
+
 TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--precond", "amg", "--amg-update-eigen", "1"}, "--amg-update-eigen 1"},
@@ -164,8 +178,12 @@ TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
       {{"--precond", "amg", "--amg-prolongator-relaxation", "-1"}, "--amg-prolongator-relaxation"},
       {{"--precond", "jacobi", "--amg-prolongator-relaxation", "0"}, "applies to --precond amg only"},
       {{"--precond", "amg", "--amg-test-vectors", "13"}, "--amg-test-vectors"},
-      {{"--precond", "amg", "--amg-test-steps", "5"}, "applies with --amg-test-vectors K > 0 only"},
+      {{"--precond", "amg", "--amg-strengthen", "0", "--amg-test-steps", "5"},
+       "applies with --amg-test-vectors K > 0 or --amg-strengthen K > 0 only"},
       {{"--precond", "jacobi", "--amg-test-vectors", "2"}, "applies to --precond amg only"},
+      {{"--precond", "amg", "--amg-strengthen", "13"}, "--amg-strengthen"},
+      {{"--precond", "jacobi", "--amg-strengthen", "2"}, "applies to --precond amg only"},
+      {{"--precond", "amg", "--strengthen-check", "-1"}, "--strengthen-check"},
   };
   for (const auto& [extra, message] : cases) {
     std::vector<std::string> args = {"solve", "poisson2d:24"};

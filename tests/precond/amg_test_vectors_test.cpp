@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -126,6 +127,90 @@ TEST(AmgTestVectors, RecoverTheNearNullSpaceOfASignFlippedProblem) {
   EXPECT_EQ(test::pcg_iterations_on_ones(blas, A, tested), with);
 }
 
+// Strengthening on demand: a hierarchy built on the constants, asked by a solve that is not
+// converging (forecast +inf), rebuilds on smoothed test vectors with an aggressive first level,
+// once, and then takes as few iterations as one built on them from the start.
+TEST(AmgTestVectors, StrengthenRebuildsOnTestVectorsOnce) {
+  if (!test::amg_context()->info().fp64) GTEST_SKIP() << "device has no fp64";
+  const HostCsrMatrix host = sign_flipped_poisson(24).A;
+  Matrix A(test::amg_context(), host);
+  Blas blas(test::amg_context(), Location::Device, Precision::Double);
+  AmgOptions options = plain_options();
+  options.strengthen_test_vectors = 2;
+  Amg M(blas, A, options);
+  const int before = test::pcg_iterations_on_ones(blas, A, M);
+  EXPECT_EQ(M.strengthened_at(), 0);
+  SlowConvergence stuck;
+  stuck.iterations = 100;
+  stuck.forecast_iterations = std::numeric_limits<double>::infinity();
+  stuck.seconds_per_iteration = 1e-3;
+  ASSERT_TRUE(M.strengthen(A, stuck));
+  EXPECT_EQ(M.strengthened_at(), 100);
+  EXPECT_EQ(M.options().test_vectors, 2);
+  EXPECT_GE(M.options().aggressive_levels, 1);
+  EXPECT_NE(M.description().find("2 smoothed test vectors, strengthened at iteration 100"), std::string::npos)
+      << M.description();
+  EXPECT_GT(M.strengthen_seconds(), 0.0);
+  bool timed = false;
+  for (const auto& [phase, seconds] : M.strengthen_phases()) timed = timed || (phase == "test vectors" && seconds > 0);
+  EXPECT_TRUE(timed);
+  const int after = test::pcg_iterations_on_ones(blas, A, M);
+  EXPECT_LE(10 * after, 6 * before) << "constants: " << before << ", strengthened: " << after;
+  // Once only: a second ask finds the test vectors there.
+  EXPECT_FALSE(M.strengthen(A, stuck));
+  EXPECT_EQ(test::pcg_iterations_on_ones(blas, A, M), after);
+}
+
+// It declines where the forecast saving does not cover the cost, when turned off, and when the
+// hierarchy was built on test vectors already; a matrix of another pattern is refused.
+TEST(AmgTestVectors, StrengthenDeclinesWhereItWouldNotPay) {
+  const HostCsrMatrix host = poisson3d(8);
+  Matrix A(test::amg_context(), host);
+  Blas blas(test::amg_context(), Location::Device, test::widest_device_precision(*test::amg_context()));
+  SlowConvergence soon;
+  soon.iterations = 100;
+  soon.forecast_iterations = 50;
+  soon.seconds_per_iteration = 1e-3;
+  SlowConvergence stuck = soon;
+  stuck.forecast_iterations = std::numeric_limits<double>::infinity();
+  Amg M(blas, A, plain_options());
+  EXPECT_FALSE(M.strengthen(A, soon));
+  EXPECT_EQ(M.strengthened_at(), 0);
+  AmgOptions off = plain_options();
+  off.strengthen_test_vectors = 0;
+  Amg never(blas, A, off);
+  EXPECT_FALSE(never.strengthen(A, stuck));
+  AmgOptions tested = plain_options();
+  tested.test_vectors = 1;
+  tested.test_vector_steps = 3;
+  Amg built_on_them(blas, A, tested);
+  EXPECT_FALSE(built_on_them.strengthen(A, stuck));
+  Matrix other(test::amg_context(), poisson3d(6));
+  try {
+    M.strengthen(other, stuck);
+    ADD_FAILURE() << "strengthened with a matrix of another pattern";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("strengthen with a 216 x 216 matrix"), std::string::npos) << e.what();
+  }
+}
+
+// The rule: a quarter of the forecast iterations' time against vectors * steps iterations and twice
+// the setup. 6 vectors of 20 steps at 1 ms an iteration and a 50 ms setup cost 220 ms: a forecast of
+// 880 iterations saves exactly that.
+TEST(AmgTestVectors, StrengtheningPaysAboveItsCost) {
+  SlowConvergence e;
+  e.iterations = 100;
+  e.seconds_per_iteration = 1e-3;
+  e.forecast_iterations = 870;
+  EXPECT_FALSE(detail::amg::test_vectors_pay(e, 6, 20, 0.05));
+  e.forecast_iterations = 890;
+  EXPECT_TRUE(detail::amg::test_vectors_pay(e, 6, 20, 0.05));
+  e.forecast_iterations = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(detail::amg::test_vectors_pay(e, 6, 20, 0.05));
+  e.forecast_iterations = 5000;
+  EXPECT_FALSE(detail::amg::test_vectors_pay(e, 6, 20, 2.0)) << "a 2 s setup is not worth 1.25 s";
+}
+
 // Given vectors are kept, and the test vectors join them.
 TEST(AmgTestVectors, JoinAGivenNearNullSpace) {
   if (!test::amg_context()->info().fp64) GTEST_SKIP() << "device has no fp64";
@@ -181,6 +266,12 @@ TEST(AmgTestVectors, RefuseBadCounts) {
   no_steps.test_vectors = 2;
   no_steps.test_vector_steps = 0;
   expect_refused(no_steps, "test_vector_steps = 0 must be >= 1");
+  AmgOptions strengthen_many;
+  strengthen_many.strengthen_test_vectors = 13;
+  expect_refused(strengthen_many, "strengthen_test_vectors = 13 must lie in [0, 12]");
+  AmgOptions strengthen_no_steps;
+  strengthen_no_steps.test_vector_steps = 0;
+  expect_refused(strengthen_no_steps, "test_vector_steps = 0 must be >= 1");
 }
 
 }  // namespace

@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "clkr/solver/options.hpp"
 
@@ -85,6 +88,60 @@ TEST(SolveMonitor, ForgettingTheIterationsRestoresTheTolerance) {
   ASSERT_FALSE(s.monitor.reached(0.9e-6));
   s.monitor.forget_iterations();
   EXPECT_TRUE(s.monitor.reached(0.9e-6));
+}
+
+// slow_convergence: asked at strengthen_check, twice it, four times it (and nowhere else), with the
+// forecast from the rate between the windows ending at k/2 and at k. A residual falling by 10x every
+// 10 iterations from 100 (1e-6 is the threshold) reaches it at iteration 80: at iteration 20 (norm
+// 1) the forecast is 60 more.
+TEST(SolveMonitor, ForecastsTheIterationsLeftAtTheChecks) {
+  SolveOptions options = Solve::tolerance();
+  options.strengthen_check = 20;
+  SolveResult result;
+  SolveMonitor monitor(options, 100.0, result);
+  std::vector<int> asked;
+  for (int k = 0; k <= 200; ++k) {
+    monitor.record(k, 100.0 * std::pow(10.0, -k / 10.0));
+    if (const std::optional<SlowConvergence> slow = monitor.slow_convergence(k)) {
+      asked.push_back(k);
+      EXPECT_EQ(slow->iterations, k);
+      EXPECT_NEAR(slow->forecast_iterations, std::max(80.0 - k, 0.0), 1e-6) << "at " << k;
+      EXPECT_GE(slow->seconds_per_iteration, 0.0);
+    }
+  }
+  EXPECT_EQ(asked, (std::vector<int>{20, 40, 80, 160}));
+}
+
+// A residual that has not fallen between the two windows (CG's hump on a stiff matrix) forecasts
+// +inf; and once the preconditioner strengthened, no more asks, with the result saying where.
+TEST(SolveMonitor, ANonFallingResidualForecastsInfinityAndAStrengtheningEndsTheAsks) {
+  SolveOptions options = Solve::tolerance();
+  options.strengthen_check = 16;
+  SolveResult result;
+  SolveMonitor monitor(options, 100.0, result);
+  for (int k = 0; k <= 16; ++k) monitor.record(k, 100.0 * (1 + k));
+  const std::optional<SlowConvergence> slow = monitor.slow_convergence(16);
+  ASSERT_TRUE(slow);
+  EXPECT_TRUE(std::isinf(slow->forecast_iterations));
+  monitor.strengthened(*slow, "a stronger one", 0.25);
+  EXPECT_NE(result.strengthened.find("asked at iteration 16"), std::string::npos) << result.strengthened;
+  EXPECT_NE(result.strengthened.find("a stronger one"), std::string::npos) << result.strengthened;
+  for (int k = 17; k <= 64; ++k) {
+    monitor.record(k, 1.0);
+    EXPECT_FALSE(monitor.slow_convergence(k)) << k;
+  }
+}
+
+// strengthen_check 0: never asked.
+TEST(SolveMonitor, NoChecksWhenTurnedOff) {
+  SolveOptions options = Solve::tolerance();
+  options.strengthen_check = 0;
+  SolveResult result;
+  SolveMonitor monitor(options, 100.0, result);
+  for (int k = 0; k <= 300; ++k) {
+    monitor.record(k, 100.0);
+    EXPECT_FALSE(monitor.slow_convergence(k)) << k;
+  }
 }
 
 }  // namespace

@@ -88,6 +88,15 @@ struct AmgOptions {
   // coarse operator denser than the fine one.
   static constexpr int kMaxTestVectors = 12;
   int test_vector_steps = 20;
+  // Strengthening on demand (Preconditioner::strengthen): when a CG solve forecasts a long way to go
+  // (SolveOptions::strengthen_check), a hierarchy built without test vectors rebuilds itself on this
+  // many, with aggressive_levels at least 1, and the solve restarts from where it was. It does so
+  // only where the forecast saving, taken as a quarter of the remaining iterations' time, exceeds the
+  // cost: test_vector_steps iterations per vector plus twice the first setup (CG's forecast from a
+  // residual that humps is rough: bcsstk13 was forecast 855 iterations at iteration 200 and took 285).
+  // So the solves the constants serve well never pay for it (their forecast stays short), and one
+  // like bcsstk25's is caught at iteration 100 (docs/preconditioners.md). 0: never strengthen.
+  int strengthen_test_vectors = 6;
 
   // ---- the cycle ---------------------------------------------------------------------------------
   AmgSmoother smoother = AmgSmoother::Chebyshev;
@@ -202,10 +211,13 @@ class Amg : public Preconditioner {
   // the bytes its kernels move.
   const PhaseCommands& setup_commands() const;
   const PhaseCommands& update_commands() const;
+  // The iteration of the solve at which the hierarchy strengthened itself (0: it has not).
+  int strengthened_at() const;
 
  protected:
   void apply_checked(Vector& r, Vector& z) override;
   void update_values(Matrix& A, PhaseTimes& phases) override;
+  bool strengthen_checked(Matrix& A, const SlowConvergence& evidence, PhaseTimes& phases) override;
 
  private:
   struct Impl;

@@ -27,6 +27,15 @@ using PhaseTimes = std::vector<std::pair<std::string, double>>;
 // Context::command_counts), in the same order and with the same names.
 using PhaseCommands = std::vector<std::pair<std::string, CommandCounts>>;
 
+// What a solver tells its preconditioner when it asks it to strengthen itself (Preconditioner::
+// strengthen): the evidence that the solve is slow, from which the preconditioner judges whether a
+// stronger version pays for its own cost.
+struct SlowConvergence {
+  int iterations = 0;                // done so far
+  double forecast_iterations = 0;    // still to go at the rate so far (+inf: the residual has not fallen)
+  double seconds_per_iteration = 0;  // what one has cost so far
+};
+
 class Preconditioner {
  public:
   virtual ~Preconditioner();
@@ -46,6 +55,14 @@ class Preconditioner {
   // depends on the values and keeps what depends on the pattern only. `A` must have the pattern the
   // preconditioner was built from (rows and nnz are checked; the rest is the caller's promise).
   void update(Matrix& A);
+
+  // A solver that forecasts a long solve asks M to make itself stronger (SolveOptions::
+  // strengthen_check says when CG asks). Returns true when M changed, so that the solver restarts
+  // its recursion from x (the Krylov space built with the old M is no longer conjugate); false when M
+  // has nothing stronger to offer or judges that it would not pay (the default; an Amg rebuilds on
+  // smoothed test vectors: AmgOptions::strengthen_test_vectors). `A` as for update(). A changed M
+  // stays changed for later solves: what it costs is paid once.
+  bool strengthen(Matrix& A, const SlowConvergence& evidence);
 
   // True when M is symmetric whenever A is, so that CG may use it (CG reports NotSpd when M turns out
   // not to be positive definite: r'z <= 0).
@@ -75,6 +92,9 @@ class Preconditioner {
   double update_seconds() const { return update_seconds_; }
   const PhaseTimes& setup_phases() const { return setup_phases_; }
   const PhaseTimes& update_phases() const { return update_phases_; }
+  // Wall time and phases of the latest strengthen() that changed M (0 and empty before one did).
+  double strengthen_seconds() const { return strengthen_seconds_; }
+  const PhaseTimes& strengthen_phases() const { return strengthen_phases_; }
   std::uint64_t applications() const { return applications_; }
   // Counts `count` applications that a solver made itself with M's data instead of calling apply()
   // (the host CG of small systems applies Jacobi's inverse diagonal inside its own loop).
@@ -92,6 +112,9 @@ class Preconditioner {
   virtual void apply_checked(Vector& r, Vector& z) = 0;
   // The refresh itself, operands already checked; records its phases in `phases`.
   virtual void update_values(Matrix& A, PhaseTimes& phases) = 0;
+  // The strengthening itself, operands already checked; records its phases in `phases` and returns
+  // whether M changed. Nothing stronger by default.
+  virtual bool strengthen_checked(Matrix& A, const SlowConvergence& evidence, PhaseTimes& phases);
 
   // Setup bookkeeping for the derived constructors.
   void set_setup_time(double seconds, PhaseTimes phases) {
@@ -106,8 +129,11 @@ class Preconditioner {
   std::int32_t rows_ = 0;
   std::int64_t nnz_ = 0;
   const char* name_;
-  double setup_seconds_ = 0, update_seconds_ = 0;
-  PhaseTimes setup_phases_, update_phases_;
+  // The matrix check of update() and strengthen(): `what` names the call.
+  void check_same_pattern(const Matrix& A, const char* what) const;
+
+  double setup_seconds_ = 0, update_seconds_ = 0, strengthen_seconds_ = 0;
+  PhaseTimes setup_phases_, update_phases_, strengthen_phases_;
   std::uint64_t applications_ = 0;
 };
 

@@ -87,6 +87,14 @@ struct SolveOptions {
   // cg_path Auto or Fused: run the columns as one batched CG (k independent CGs in lockstep, the matrix
   // read once per iteration for all of them). false: one column after another (for comparison).
   bool batch_columns = true;
+  // CG with a preconditioner (any path but the batched one) forecasts, at iterations strengthen_check,
+  // 2x, 4x, ..., how many more it needs at the rate so far, and asks the preconditioner to strengthen
+  // itself with that forecast (Preconditioner::strengthen: an Amg rebuilds on smoothed test vectors
+  // where the forecast says it pays); when it does, CG restarts from x with the new one, and
+  // SolveResult::strengthened says so. 0: never ask. The first check at 100 lets the hump of CG's
+  // residual on stiff matrices pass (bcsstk25's grows 300x over its first 400 iterations) and keeps
+  // the solves that finish in tens of iterations out of it.
+  int strengthen_check = 100;
 
   // Iterative refinement: the inner solve A d = r.
   Precision inner_precision = Precision::Single;
@@ -128,6 +136,11 @@ struct SolveResult {
   // Auto chose it for a reason a user would not guess ("host: 15,844 nonzeros <= cg.host_max_nnz ...");
   // empty for the other solvers and the host backend.
   std::string path;
+  // CG whose preconditioner strengthened itself during the solve (SolveOptions::strengthen_check):
+  // when it was asked, why and into what ("asked at iteration 100, the residual not yet falling: amg
+  // (...), in 0.213 s"); empty otherwise. The iterations and seconds above include both parts of the
+  // solve and the strengthening.
+  std::string strengthened;
 };
 
 }  // namespace clkr

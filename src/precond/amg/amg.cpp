@@ -3,6 +3,7 @@
 // preconditioner reports about itself.
 #include "clkr/precond/amg.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -69,7 +70,10 @@ void check_options(const AmgOptions& o, std::int32_t rows) {
   if (o.test_vectors < 0 || o.test_vectors > AmgOptions::kMaxTestVectors)
     fail("test_vectors = " + std::to_string(o.test_vectors) + " must lie in [0, " +
          std::to_string(AmgOptions::kMaxTestVectors) + "] (each is a coarse unknown per aggregate)");
-  if (o.test_vectors > 0 && o.test_vector_steps < 1)
+  if (o.strengthen_test_vectors < 0 || o.strengthen_test_vectors > AmgOptions::kMaxTestVectors)
+    fail("strengthen_test_vectors = " + std::to_string(o.strengthen_test_vectors) + " must lie in [0, " +
+         std::to_string(AmgOptions::kMaxTestVectors) + "] (0: never strengthen)");
+  if ((o.test_vectors > 0 || o.strengthen_test_vectors > 0) && o.test_vector_steps < 1)
     fail("test_vector_steps = " + std::to_string(o.test_vector_steps) + " must be >= 1");
   if (o.aggressive_levels < 0) fail("aggressive_levels = " + std::to_string(o.aggressive_levels) + " must be >= 0");
   if (o.pre_sweeps < 0 || o.post_sweeps < 0)
@@ -165,6 +169,7 @@ struct Amg::Impl {
   std::unique_ptr<detail::amg::VCycle> cycle;
   std::vector<AmgLevelInfo> levels;
   double operator_complexity = 0, grid_complexity = 0;
+  int strengthened_at = 0;  // the solve's iteration that asked, once strengthen() rebuilt
 
   // block_size 0: the size read from A's pattern, on A's host copy (kept: no transfer where A keeps one,
   // as the clkr program's matrices do; else one read back of A, which the host setup needs anyway).
@@ -297,6 +302,8 @@ std::string Amg::description() const {
   return "amg (" + std::string(kind) + ", " + std::to_string(n) + (n == 1 ? " level" : " levels") + ", " +
          (b > 1 ? "blocks of " + std::to_string(b) + ", " : std::string()) + node_note(impl_->options.node_offsets) +
          near_null_note(impl_->options.near_null_space.size(), impl_->options.test_vectors) +
+         (impl_->strengthened_at > 0 ? "strengthened at iteration " + std::to_string(impl_->strengthened_at) + ", "
+                                     : std::string()) +
          (impl_->options.cycle_index == 2 ? "W-cycle, " : std::string()) + impl_->cycle->smoother_description() +
          " smoothing, " +
          (one_launch ? "levels " + std::to_string(*one_launch) + "-" + std::to_string(n - 1) + " in one launch, "
@@ -313,8 +320,25 @@ std::string Amg::setup_location() const { return impl_->device ? "device" : "hos
 const std::string& Amg::setup_note() const { return impl_->setup_note; }
 const PhaseCommands& Amg::setup_commands() const { return impl_->setup_commands; }
 const PhaseCommands& Amg::update_commands() const { return impl_->update_commands; }
+int Amg::strengthened_at() const { return impl_->strengthened_at; }
 
 void Amg::apply_checked(Vector& r, Vector& z) { impl_->cycle->apply(r, z); }
+
+// Strengthening on demand: the hierarchy as built becomes the first hierarchy of the smoothed test
+// vectors (AmgOptions::strengthen_test_vectors), once, where the solve's forecast says it pays.
+bool Amg::strengthen_checked(Matrix& A, const SlowConvergence& evidence, PhaseTimes& times) {
+  AmgOptions& o = impl_->options;
+  if (o.strengthen_test_vectors == 0 || o.test_vectors > 0) return false;
+  if (!detail::amg::test_vectors_pay(evidence, o.strengthen_test_vectors, o.test_vector_steps, setup_seconds()))
+    return false;
+  o.test_vectors = o.strengthen_test_vectors;
+  o.aggressive_levels = std::max(o.aggressive_levels, 1);
+  detail::amg::PhaseLog phases(times);
+  impl_->rebuild_on_test_vectors(blas(), A, phases);
+  impl_->describe();
+  impl_->strengthened_at = evidence.iterations;
+  return true;
+}
 
 // The update step: a device-built hierarchy, and a host-built one on a device with fp64 with the
 // prolongators kept (A not in SELL), recompute every coarse operator there; otherwise the host

@@ -73,4 +73,12 @@ std::vector<std::vector<double>> smoothed_test_vectors(Blas& blas, Matrix& A, co
   return vectors;
 }
 
+bool test_vectors_pay(const SlowConvergence& evidence, int vectors, int steps, double setup_seconds) {
+  if (std::isinf(evidence.forecast_iterations)) return true;
+  const double t = evidence.seconds_per_iteration;
+  const double saving = 0.25 * evidence.forecast_iterations * t;
+  const double cost = static_cast<double>(vectors) * steps * t + 2 * setup_seconds;
+  return saving > cost;
+}
+
 }  // namespace clkr::detail::amg

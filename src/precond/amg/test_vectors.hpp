@@ -13,6 +13,7 @@
 #include "clkr/blas/blas.hpp"
 #include "clkr/data/matrix.hpp"
 #include "clkr/data/vector.hpp"
+#include "clkr/precond/preconditioner.hpp"
 
 namespace clkr::detail::amg {
 
@@ -26,5 +27,13 @@ using CycleApply = std::function<void(Vector& r, Vector& z)>;
 // the iteration is NaN or Inf, or a vector vanishes (naming it).
 std::vector<std::vector<double>> smoothed_test_vectors(Blas& blas, Matrix& A, const CycleApply& apply, int count,
                                                        int steps);
+
+// Whether rebuilding on `vectors` test vectors of `steps` iterations pays for a solve that reports
+// `evidence`, a first setup having taken `setup_seconds`: the saving, taken as a quarter of the
+// forecast iterations' time (the rebuilt hierarchy took 2.5-20x fewer iterations at up to twice
+// their cost on the SuiteSparse matrices that needed it), must exceed the cost, vectors * steps
+// iterations of the first hierarchy plus twice its setup (a second build on more vectors). A forecast
+// of +inf (no fall in the residual yet) always pays.
+bool test_vectors_pay(const SlowConvergence& evidence, int vectors, int steps, double setup_seconds);
 
 }  // namespace clkr::detail::amg
