@@ -90,7 +90,9 @@ struct AmgOptions {
   int test_vector_steps = 20;
   // Strengthening on demand (Preconditioner::strengthen): when a CG solve forecasts a long way to go
   // (SolveOptions::strengthen_check), a hierarchy built without test vectors rebuilds itself on this
-  // many, with aggressive_levels at least 1, and the solve restarts from where it was. It does so
+  // many, with aggressive_levels at least 1 and plain aggregation (prolongator_relaxation 0: with
+  // the vectors' coarse unknowns a smoothed P made the coarse levels too dense), and the solve
+  // restarts from where it was; options() then reports what it was rebuilt with. It does so
   // only where the forecast saving, taken as a quarter of the remaining iterations' time, exceeds the
   // cost: test_vector_steps iterations per vector plus twice the first setup (CG's forecast from a
   // residual that humps is rough: bcsstk13 was forecast 855 iterations at iteration 200 and took 285).

@@ -333,6 +333,10 @@ bool Amg::strengthen_checked(Matrix& A, const SlowConvergence& evidence, PhaseTi
     return false;
   o.test_vectors = o.strengthen_test_vectors;
   o.aggressive_levels = std::max(o.aggressive_levels, 1);
+  // Plain aggregation: each vector is a coarse unknown per aggregate, and a smoothed prolongator's
+  // wider columns made bcsstk25's coarse levels denser still (6 vectors: operator complexity 6.0
+  // against 3.5) for more time to solution on every path (2 cores: 1,980-2,220 against 995-1,170 ms).
+  o.prolongator_relaxation = 0;
   detail::amg::PhaseLog phases(times);
   impl_->rebuild_on_test_vectors(blas(), A, phases);
   impl_->describe();
