@@ -57,7 +57,8 @@ class Result:
     scaling says how a single or qdouble solve was kept inside float's range ('' when it needed nothing);
     inner_iterations counts the inner solver's iterations of precision='mixed' (0 otherwise); path says how
     CG ran on its device ('fused', 'persistent', or 'host: ...' for small systems on CPU devices; '' for the
-    other solvers)."""
+    other solvers); strengthened says when CG asked its preconditioner to strengthen itself and what it
+    became ('' when it did not: settings 'cg.strengthen_check', amg option 'strengthen_test_vectors')."""
     status: str
     converged: bool
     iterations: int
@@ -69,6 +70,7 @@ class Result:
     scaling: str
     inner_iterations: int = 0
     path: str = ""
+    strengthened: str = ""
 
 
 def _context(device):
@@ -226,7 +228,8 @@ class Solver:
 
     def _result(self, r):
         return Result(r.status, r.converged, r.iterations, r.recursive_relative_residual, r.true_relative_residual,
-                      self.setup_seconds, r.solve_seconds, r.message, r.scaling, r.inner_iterations, r.path)
+                      self.setup_seconds, r.solve_seconds, r.message, r.scaling, r.inner_iterations, r.path,
+                      r.strengthened)
 
 
 def solve(A, b, solver="cg", precond="none", precision="double", device=None, tol=1e-8, maxiter=10000, restart=30,

@@ -146,3 +146,14 @@ def test_the_cg_path_is_reported_and_small_systems_run_on_the_host_of_a_cpu_devi
         assert info.path in ("fused", "persistent"), info.path
     _, gmres = clkr.solve(A, b, solver="gmres", tol=1e-10, device=ctx)
     assert gmres.path == ""
+
+
+def test_a_solve_says_whether_its_preconditioner_strengthened_itself(ctx):
+    # Poisson's AMG converges in a handful of iterations: asked from iteration 2 on, it declines.
+    A = poisson3d(10)
+    b = random_vector(A.shape[0])
+    x, info = clkr.solve(A, b, precond="amg", tol=1e-10, device=ctx,
+                         settings={"cg.strengthen_check": "2", "amg.strengthen_test_vectors": "2"})
+    assert info.converged, info.message
+    assert info.strengthened == ""
+    assert relative_residual(A, b, x) <= 1e-9

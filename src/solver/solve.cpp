@@ -70,6 +70,8 @@ void check_operands(const char* solver, Blas& blas, Matrix& A, const Preconditio
   if (options.max_iterations < 0) {
     throw Error(who + "max_iterations = " + std::to_string(options.max_iterations) + " must be >= 0");
   }
+  if (options.strengthen_check < 0)
+    throw Error(who + "strengthen_check = " + std::to_string(options.strengthen_check) + " must be >= 0 (0: never)");
 }
 
 }  // namespace

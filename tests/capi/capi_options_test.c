@@ -171,6 +171,14 @@ static void test_settings(clkr_context ctx, const Csr* A, const double* b, const
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg on two smoothed test vectors");
   o.settings = "amg.test_vectors=13";
   EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "test_vectors = 13");
+  /* Strengthening on demand: asked from iteration 2 on, the AMG declines (its forecast saving does
+     not cover six test vectors here) and the solve is the plain one. */
+  o.settings = "amg.strengthen_test_vectors=2, amg.coarse_size=40, cg.strengthen_check=2";
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg that may strengthen itself, asked from iteration 2");
+  o.settings = "amg.strengthen_test_vectors=13";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "strengthen_test_vectors = 13");
+  o.settings = "cg.strengthen_check=-1";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "strengthen_check = -1 must be >= 0");
 
   /* Bad settings: the key, the value or the reason named. */
   o.settings = "amg.coarse_sise=10";
