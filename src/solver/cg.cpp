@@ -190,15 +190,9 @@ void cg_plain_iterate(Blas& blas, Matrix& A, Vector& b, GroupedSolution& solutio
   if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return;
 
   for (int k = 1; k <= options.max_iterations; ++k) {
-    // q = A p;  pq = p'q  (one scalar read back)
-    blas.spmv(1.0, A, p, 0.0, q);
-    const double pq = blas.dot(p, q);
-    if (!positive_curvature(monitor, k, pq)) return;
-    // alpha = r'r / p'Ap;  x += alpha p (in groups);  r -= alpha q;  rr_new = r'r  (one scalar read back)
-    const double alpha = rr / pq;
-    blas.axpy(alpha, p, solution.steps());
-    blas.axpy(-alpha, q, r);
-    solution.after_step(k);
+    // q = A p;  alpha = r'r / p'Ap (one scalar read back);  x += alpha p;  r -= alpha q
+    if (!cg_step(blas, A, p, q, r, solution, k, rr, monitor)) return;
+    // rr_new = r'r  (one scalar read back)
     double rr_new = blas.dot(r, r);
     if (!monitor.check_finite(k, "r'r", rr_new)) return;
     monitor.record(k, std::sqrt(rr_new));

@@ -40,15 +40,8 @@ void pcg_iterate(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, GroupedSol
   if (!positive_rz(monitor, 0, rz)) return;
 
   for (int k = 1; k <= options.max_iterations; ++k) {
-    // q = A p;  pq = p'q  (one scalar read back)
-    blas.spmv(1.0, A, p, 0.0, q);
-    const double pq = blas.dot(p, q);
-    if (!positive_curvature(monitor, k, pq)) return;
-    // alpha = r'z / p'Ap;  x += alpha p (in groups);  r -= alpha q;  z = M^-1 r
-    const double alpha = rz / pq;
-    blas.axpy(alpha, p, solution.steps());
-    blas.axpy(-alpha, q, r);
-    solution.after_step(k);
+    // q = A p;  alpha = r'z / p'Ap (one scalar read back);  x += alpha p;  r -= alpha q;  z = M^-1 r
+    if (!cg_step(blas, A, p, q, r, solution, k, rz, monitor)) return;
     M.apply(r, z);
     // rr = r'r (the stopping test),  rz_new = r'z  (two scalars, one round trip)
     rr_async = blas.dot_async(r, r);
@@ -92,6 +85,18 @@ void pcg_core(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x, bo
   GroupedSolution solution(blas, x);
   pcg_iterate(blas, A, M, b, solution, x_is_zero, options, monitor);
   solution.joined();
+}
+
+bool cg_step(Blas& blas, Matrix& A, Vector& p, Vector& q, Vector& r, GroupedSolution& solution, int k, double numerator,
+             SolveMonitor& monitor) {
+  blas.spmv(1.0, A, p, 0.0, q);
+  const double pq = blas.dot(p, q);
+  if (!positive_curvature(monitor, k, pq)) return false;
+  const double alpha = numerator / pq;
+  blas.axpy(alpha, p, solution.steps());
+  blas.axpy(-alpha, q, r);
+  solution.after_step(k);
+  return true;
 }
 
 bool strengthen_preconditioner(SolveMonitor& monitor, Preconditioner& M, Matrix& A, const SlowConvergence& evidence) {

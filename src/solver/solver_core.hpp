@@ -76,6 +76,13 @@ bool positive_rz(SolveMonitor& monitor, int iteration, double rz);
 // restarts from x).
 bool strengthen_preconditioner(SolveMonitor& monitor, Preconditioner& M, Matrix& A, const SlowConvergence& evidence);
 
+class GroupedSolution;
+// The BLAS-call CG and PCG step of iteration k: q = A p, alpha = numerator / p'q (r'r for CG, r'z for
+// PCG), x += alpha p (into `solution`'s group), r -= alpha q. False when p'q is not positive or finite
+// (the solve has finished: NotSpd or NonFinite).
+bool cg_step(Blas& blas, Matrix& A, Vector& p, Vector& q, Vector& r, GroupedSolution& solution, int k, double numerator,
+             SolveMonitor& monitor);
+
 // r = b - A x in blas's precision (r = b when x_is_zero).
 void compute_residual(Blas& blas, Matrix& A, Vector& b, Vector& x, Vector& r, bool x_is_zero);
 
