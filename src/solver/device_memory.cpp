@@ -23,10 +23,11 @@ std::int64_t vector_bytes(std::int64_t n, Precision p) {
 std::int64_t work_vectors(SolverKind kind, const SolveOptions& options, bool preconditioned, bool persistent) {
   const int m = options.restart;
   switch (kind) {
+    // Off the persistent kernel CG also sums its steps apart from x (grouped_solution.hpp: one more).
     case SolverKind::Cg:  // cg.cpp, cg_persistent.cpp: r, p, q; PCG on the device adds z (not the kernel)
-      return 3 + (preconditioned && !persistent ? 1 : 0);
+      return persistent ? 3 : 4 + (preconditioned ? 1 : 0);
     case SolverKind::Pcg:  // pcg.cpp: r, z (not on the kernel), p, q, and its own Jacobi's inverse diagonal
-      return persistent ? 4 : 5;
+      return persistent ? 4 : 6;
     case SolverKind::BiCgStab:  // bicgstab.cpp: r, r0, p, v, t; p_hat and s_hat when preconditioned
       return 5 + (preconditioned ? 2 : 0);
     case SolverKind::Gmres:  // gmres.cpp: the basis v0..vm, w; t when preconditioned
@@ -51,8 +52,11 @@ DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind
     // its right-hand side and solution (r and d), in the inner one.
     const Precision inner = options.inner_precision;
     precisions.push_back(inner);
-    need.vectors = 4 * vector_bytes(n, precision) +
-                   (2 + work_vectors(options.inner_solver, options, false, false)) * vector_bytes(n, inner);
+    // The reliable-update CG (reliable_update_cg.cpp) sums its own increment: no grouped sum beside it.
+    const std::int64_t inner_work = resolved_refinement(options) == RefinementScheme::ReliableUpdate
+                                        ? 3
+                                        : work_vectors(options.inner_solver, options, false, false);
+    need.vectors = 4 * vector_bytes(n, precision) + (2 + inner_work) * vector_bytes(n, inner);
   } else if (cg == CgPlacement::Host && (kind == SolverKind::Cg || kind == SolverKind::Pcg)) {
     // cg_host.cpp: the work vectors are host arrays, and A's values are converted on the host, so the
     // device holds only the values the Matrix uploads (double, or quasi-double without fp64). The true

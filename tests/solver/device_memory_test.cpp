@@ -66,21 +66,30 @@ TEST(DeviceMemoryEstimate, TheMatrixHoldsExactlyItsEstimate) {
 struct Case {
   SolverKind kind;
   PrecondKind precond;
+  // Fused: CG on the fused device iteration, which a CPU device (host path) or a GPU with CSR
+  // (persistent kernel) would not otherwise run here; it also sums x's steps apart (one vector more).
+  CgPath path = CgPath::Auto;
 };
 
 TEST(DeviceMemoryEstimate, ASolvePeaksWithinScratchOfTheEstimate) {
   const HostCsrMatrix host = poisson3d(20);  // 8000 rows: a vector is 32-64 kB, the scratch a few kB
   const bool fp64 = test::context()->info().fp64;
-  const std::vector<Case> cases = {{SolverKind::Cg, PrecondKind::None},      {SolverKind::Cg, PrecondKind::Jacobi},
-                                   {SolverKind::Pcg, PrecondKind::None},     {SolverKind::BiCgStab, PrecondKind::None},
-                                   {SolverKind::Gmres, PrecondKind::None},   {SolverKind::Gmres, PrecondKind::Jacobi},
-                                   {SolverKind::Fgmres, PrecondKind::Jacobi}};
+  const std::vector<Case> cases = {{SolverKind::Cg, PrecondKind::None},
+                                   {SolverKind::Cg, PrecondKind::Jacobi},
+                                   {SolverKind::Pcg, PrecondKind::None},
+                                   {SolverKind::BiCgStab, PrecondKind::None},
+                                   {SolverKind::Gmres, PrecondKind::None},
+                                   {SolverKind::Gmres, PrecondKind::Jacobi},
+                                   {SolverKind::Fgmres, PrecondKind::Jacobi},
+                                   {SolverKind::Cg, PrecondKind::None, CgPath::Fused},
+                                   {SolverKind::Cg, PrecondKind::Jacobi, CgPath::Fused},
+                                   {SolverKind::Pcg, PrecondKind::None, CgPath::Fused}};
   const std::uint64_t idle = live(*test::context());
   for (Format format : {Format::Csr, Format::Ell, Format::Hyb})
     for (Precision p : device_precisions())
       for (const Case& c : cases) {
-        const std::string label =
-            to_string(c.kind) + "+" + to_string(c.precond) + ", " + to_string(format) + ", " + to_string(p);
+        const std::string label = to_string(c.kind) + "+" + to_string(c.precond) + ", " + to_string(format) + ", " +
+                                  to_string(p) + ", cg path " + to_string(c.path);
         Context& context = *test::context();
         // The last case's buffers freed first: the driver may still hold some when finish() returns,
         // and a peak taken from a count they still inflate reads low (seen on a loaded machine).
@@ -89,6 +98,7 @@ TEST(DeviceMemoryEstimate, ASolvePeaksWithinScratchOfTheEstimate) {
         context.reset_device_memory_peak();
         SolveOptions options;
         options.restart = 10;
+        options.cg_path = c.path;
         options.relative_tolerance = p == Precision::Single ? 1e-5 : 1e-8;
         {
           Matrix A(test::context(), host, format);
