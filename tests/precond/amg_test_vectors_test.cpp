@@ -163,8 +163,8 @@ TEST(AmgTestVectors, StrengthenRebuildsOnTestVectorsOnce) {
   EXPECT_EQ(test::pcg_iterations_on_ones(blas, A, M), after);
 }
 
-// It declines where the forecast saving does not cover the cost, when turned off, and when the
-// hierarchy was built on test vectors already; a matrix of another pattern is refused.
+// It declines where the forecast saving does not cover the cost, when turned off, when the hierarchy
+// was built on test vectors already or on the device; a matrix of another pattern is refused.
 TEST(AmgTestVectors, StrengthenDeclinesWhereItWouldNotPay) {
   const HostCsrMatrix host = poisson3d(8);
   Matrix A(test::amg_context(), host);
@@ -187,6 +187,14 @@ TEST(AmgTestVectors, StrengthenDeclinesWhereItWouldNotPay) {
   tested.test_vector_steps = 3;
   Amg built_on_them(blas, A, tested);
   EXPECT_FALSE(built_on_them.strengthen(A, stuck));
+  if (test::amg_context()->info().fp64) {  // the device setup needs fp64
+    AmgOptions on_device = plain_options();
+    on_device.prolongator_relaxation = 1;
+    on_device.setup_on = AmgOptions::SetupOn::Device;
+    Amg built_there(blas, A, on_device);
+    ASSERT_EQ(built_there.setup_location(), "device") << built_there.setup_note();
+    EXPECT_FALSE(built_there.strengthen(A, stuck));
+  }
   Matrix other(test::amg_context(), poisson3d(6));
   try {
     M.strengthen(other, stuck);

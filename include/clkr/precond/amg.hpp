@@ -97,7 +97,9 @@ struct AmgOptions {
   // cost: test_vector_steps iterations per vector plus twice the first setup (CG's forecast from a
   // residual that humps is rough: bcsstk13 was forecast 855 iterations at iteration 200 and took 285).
   // So the solves the constants serve well never pay for it (their forecast stays short), and one
-  // like bcsstk25's is caught at iteration 100 (docs/preconditioners.md). 0: never strengthen.
+  // like bcsstk25's is caught at iteration 100 (docs/preconditioners.md). A hierarchy built on the
+  // device declines (its rebuild would run on the host, at a cost its setup's time does not tell).
+  // 0: never strengthen.
   int strengthen_test_vectors = 6;
 
   // ---- the cycle ---------------------------------------------------------------------------------
