@@ -45,7 +45,9 @@ bool SolveMonitor::record_start(const char* name, double value, double residual_
 }
 
 std::optional<SlowConvergence> SolveMonitor::slow_convergence(int iteration) {
-  if (next_strengthen_check_ <= 0 || iteration != next_strengthen_check_ ||
+  // At the first iteration asked about from the check on: an iteration that reached the tolerance and
+  // restarted is not asked about, and must not leave the checks behind.
+  if (next_strengthen_check_ <= 0 || iteration < next_strengthen_check_ ||
       log_norms_.size() <= static_cast<std::size_t>(iteration))
     return std::nullopt;
   next_strengthen_check_ = iteration <= std::numeric_limits<int>::max() / 2 ? 2 * iteration : 0;

@@ -56,7 +56,8 @@ class SolveMonitor {
   bool finished() const { return finished_; }
 
   // At the iterations where SolveOptions::strengthen_check asks for it (strengthen_check, twice it,
-  // ...; none once strengthened() was called): the evidence of a slow solve to pass to
+  // ...; or the first iteration asked about after one of them; none once strengthened() was called):
+  // the evidence of a slow solve to pass to
   // Preconditioner::strengthen, with the iterations still to go forecast from the residual norms
   // logged so far (the rate between the geometric means of two windows of k/8 iterations, ending at
   // k/2 and at k: CG's residual norm is not monotone, and on stiff matrices humps for hundreds of

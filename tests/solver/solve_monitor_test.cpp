@@ -132,6 +132,22 @@ TEST(SolveMonitor, ANonFallingResidualForecastsInfinityAndAStrengtheningEndsTheA
   }
 }
 
+// A check whose iteration was not asked about (it reached the tolerance and restarted) is made at the
+// next one asked about, and the one after comes at twice that.
+TEST(SolveMonitor, ACheckPassedOverIsMadeAtTheNextIteration) {
+  SolveOptions options = Solve::tolerance();
+  options.strengthen_check = 10;
+  SolveResult result;
+  SolveMonitor monitor(options, 100.0, result);
+  std::vector<int> asked;
+  for (int k = 0; k <= 60; ++k) {
+    monitor.record(k, 100.0);
+    if (k == 10) continue;  // not asked about
+    if (monitor.slow_convergence(k)) asked.push_back(k);
+  }
+  EXPECT_EQ(asked, (std::vector<int>{11, 22, 44}));
+}
+
 // strengthen_check 0: never asked.
 TEST(SolveMonitor, NoChecksWhenTurnedOff) {
   SolveOptions options = Solve::tolerance();
