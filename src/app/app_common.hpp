@@ -44,6 +44,10 @@ inline const char* const kCgPathHelp =
     "auto | persistent | fused | unfused | host: how CG runs on a device (default auto:\n"
     "host for small systems on CPU devices, persistent for CSR up to the device's row\n"
     "limit, else fused; docs/performance.md)";
+inline const char* const kStrengthenCheckHelp =
+    "CG with a preconditioner forecasts its iterations at N, 2N, 4N, ... and asks\n"
+    "the preconditioner to strengthen itself (AMG: --amg-strengthen) (default 100;\n"
+    "0: never)";
 
 // "1.23 s", "4.56 ms", "789 us"; "12.3 MiB"; "%.3g" of a number.
 std::string seconds_text(double seconds);

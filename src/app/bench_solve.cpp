@@ -41,10 +41,7 @@ std::vector<OptionSpec> bench_solve_specs() {
       {"--peers", "LIST", "eigen-ic, eigen-cg, hypre (CPU), or none (default eigen-ic,eigen-cg,hypre)"},
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8), b = ones"},
       {"--maxit", "N", "maximum iterations of every solver (default 20000)"},
-      {"--strengthen-check", "N",
-       "CG with a preconditioner forecasts its iterations at N, 2N, 4N, ... and asks\n"
-       "the preconditioner to strengthen itself (AMG: --amg-strengthen) (default 100;\n"
-       "0: never)"},
+      {"--strengthen-check", "N", kStrengthenCheckHelp},
       {"--reps", "N", "timed repetitions after one warm-up; the median total is reported (default 3)"},
       {"--csv", "FILE", "write one CSV row per matrix and method (columns: docs/benchmarks.md)"},
       {"--json", "FILE", "write the rows and the device as JSON"},

@@ -54,10 +54,7 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
        "residuals (restarted: the inner solve's tolerance, default 1e-4; reliable: delta,\n"
        "default 0.1)"},
       {"--cg-path", "P", kCgPathHelp},
-      {"--strengthen-check", "N",
-       "CG with a preconditioner forecasts its iterations at N, 2N, 4N, ... and asks\n"
-       "the preconditioner to strengthen itself (AMG: --amg-strengthen) (default 100;\n"
-       "0: never)"},
+      {"--strengthen-check", "N", kStrengthenCheckHelp},
       {"--rhs", "R",
        "ones | random | Ax | FILE.mtx (default ones); Ax: b = A x_true with a seeded\n"
        "random x_true, and the error of x is reported"},

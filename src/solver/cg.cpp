@@ -125,6 +125,12 @@ void cg_device_iterate(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Grou
     // while the host waits for the previous iteration's scalars.
     blas.context()->queue().flush();
   };
+  // Waits for the iteration in flight, if any, and logs it (it counts only if it did a step).
+  auto finish_in_flight = [&] {
+    if (launched == examined) return;
+    ++examined;
+    record_in_flight(monitor, examined, steps.wait_scalars(examined % slots));
+  };
   while (examined < launched || launched < options.max_iterations) {
     const bool room = launched < options.max_iterations && launched - examined < in_flight;
     const bool in_flight_finishes = launched > examined && monitor.reached(forecast.ahead(launched - examined));
@@ -140,12 +146,9 @@ void cg_device_iterate(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Grou
     if (verdict == CgVerdict::Continue) {
       const std::optional<SlowConvergence> slow = M ? monitor.slow_convergence(examined) : std::nullopt;
       if (!slow) continue;
-      // The iteration in flight runs with the old M: let it finish (it counts if it did a step) before
-      // M may rebuild under it. Should it reach the tolerance, the next one is judged Reached.
-      if (launched > examined) {
-        ++examined;
-        record_in_flight(monitor, examined, steps.wait_scalars(examined % slots));
-      }
+      // The iteration in flight runs with the old M: let it finish before M may rebuild under it.
+      // Should it reach the tolerance, the next one is judged Reached.
+      finish_in_flight();
       if (!strengthen_preconditioner(monitor, *M, A, *slow)) continue;
       // A new M: restart from x with r = b - A x and p = M^-1 r.
       forecast.clear();
@@ -153,11 +156,8 @@ void cg_device_iterate(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Grou
       if (!monitor.check_finite(examined, "r'z", rz_restart) || !positive_rz(monitor, examined, rz_restart)) return;
       continue;
     }
-    // Reached: let the iteration in flight finish (it counts only if it did a step).
-    if (launched > examined) {
-      ++examined;
-      record_in_flight(monitor, examined, steps.wait_scalars(examined % slots));
-    }
+    // Reached: let the iteration in flight finish.
+    finish_in_flight();
     // Confirm on r = b - A x: if the recursive residual drifted, restart from x with p = r (PCG: M^-1 r).
     compute_residual(blas, A, b, solution.joined(), r, false);
     const double rr = blas.dot(r, r);

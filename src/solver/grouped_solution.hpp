@@ -22,10 +22,11 @@ class GroupedSolution {
     set_zero(blas_, d_);
   }
 
-  // Where the iteration adds its steps.
+  // Where the iteration adds its steps (each followed by after_step).
   Vector& steps() { return d_; }
   // After the step of iteration k (1, 2, ...): d joins x at the end of each group.
   void after_step(int k) {
+    pending_ = true;
     if (k % kGroup == 0) join();
   }
   // x with every step so far: x += d, d = 0.
@@ -35,14 +36,19 @@ class GroupedSolution {
   }
 
  private:
+  // Nothing to do without a step since the last join (a solve's start; a restart right after the
+  // explicit check that joined; the end after a check).
   void join() {
+    if (!pending_) return;
     blas_.axpy(1.0, d_, x_);
     set_zero(blas_, d_);
+    pending_ = false;
   }
 
   Blas& blas_;
   Vector& x_;
   Vector d_;
+  bool pending_ = false;  // steps in d since the last join
 };
 
 }  // namespace clkr::detail

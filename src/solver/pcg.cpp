@@ -39,6 +39,15 @@ void pcg_iterate(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, GroupedSol
   if (!monitor.record_start("r'r", rr, std::sqrt(rr))) return;
   if (!positive_rz(monitor, 0, rz)) return;
 
+  // After a drifted check or a new M: p = M^-1 r from the r just recomputed, rz_new = r'z. False when
+  // r'z <= 0 ended the solve.
+  auto restart_direction = [&](int k, double& rz_new) {
+    M.apply(r, z);
+    blas.copy(z, p);
+    rz_new = blas.dot(r, z);
+    return positive_rz(monitor, k, rz_new);
+  };
+
   for (int k = 1; k <= options.max_iterations; ++k) {
     // q = A p;  alpha = r'z / p'Ap (one scalar read back);  x += alpha p;  r -= alpha q;  z = M^-1 r
     if (!cg_step(blas, A, p, q, r, solution, k, rz, monitor)) return;
@@ -56,19 +65,13 @@ void pcg_iterate(Blas& blas, Matrix& A, Preconditioner& M, Vector& b, GroupedSol
       compute_residual(blas, A, b, solution.joined(), r, false);
       rr = blas.dot(r, r);
       if (monitor.check_explicit(k, std::sqrt(rr)) == AfterCheck::Stop) return;
-      M.apply(r, z);
-      blas.copy(z, p);
-      rz_new = blas.dot(r, z);
-      if (!positive_rz(monitor, k, rz_new)) return;
+      if (!restart_direction(k, rz_new)) return;
     } else if (const std::optional<SlowConvergence> slow = monitor.slow_convergence(k);
                slow && strengthen_preconditioner(monitor, M, A, *slow)) {
       // A new M: the directions built with the old one are not conjugate under it, so restart from x
       // with p = M^-1 r (r recomputed, as after a failed check: one SpMV once).
       compute_residual(blas, A, b, solution.joined(), r, false);
-      M.apply(r, z);
-      blas.copy(z, p);
-      rz_new = blas.dot(r, z);
-      if (!positive_rz(monitor, k, rz_new)) return;
+      if (!restart_direction(k, rz_new)) return;
     } else {
       if (!positive_rz(monitor, k, rz_new)) return;
       // beta = rz_new / rz;  p = z + beta p

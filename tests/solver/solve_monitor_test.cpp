@@ -22,10 +22,13 @@ struct Solve {
   SolveOptions options;
   SolveResult result;
   SolveMonitor monitor;
-  Solve() : options(tolerance()), monitor(options, 100.0, result) {}
-  static SolveOptions tolerance() {
+  // strengthen_check: where slow_convergence() answers (SolveOptions's default unless a test asks).
+  explicit Solve(int strengthen_check = SolveOptions{}.strengthen_check)
+      : options(tolerance(strengthen_check)), monitor(options, 100.0, result) {}
+  static SolveOptions tolerance(int strengthen_check) {
     SolveOptions o;
     o.relative_tolerance = 1e-8;
+    o.strengthen_check = strengthen_check;
     return o;
   }
   // The recursive residual met the tolerance at iteration 10 (0.9e-6); the true one was twice that.
@@ -95,14 +98,11 @@ TEST(SolveMonitor, ForgettingTheIterationsRestoresTheTolerance) {
 // 10 iterations from 100 (1e-6 is the threshold) reaches it at iteration 80: at iteration 20 (norm
 // 1) the forecast is 60 more.
 TEST(SolveMonitor, ForecastsTheIterationsLeftAtTheChecks) {
-  SolveOptions options = Solve::tolerance();
-  options.strengthen_check = 20;
-  SolveResult result;
-  SolveMonitor monitor(options, 100.0, result);
+  Solve s(20);
   std::vector<int> asked;
   for (int k = 0; k <= 200; ++k) {
-    monitor.record(k, 100.0 * std::pow(10.0, -k / 10.0));
-    if (const std::optional<SlowConvergence> slow = monitor.slow_convergence(k)) {
+    s.monitor.record(k, 100.0 * std::pow(10.0, -k / 10.0));
+    if (const std::optional<SlowConvergence> slow = s.monitor.slow_convergence(k)) {
       asked.push_back(k);
       EXPECT_EQ(slow->iterations, k);
       EXPECT_NEAR(slow->forecast_iterations, std::max(80.0 - k, 0.0), 1e-6) << "at " << k;
@@ -115,48 +115,39 @@ TEST(SolveMonitor, ForecastsTheIterationsLeftAtTheChecks) {
 // A residual that has not fallen between the two windows (CG's hump on a stiff matrix) forecasts
 // +inf; and once the preconditioner strengthened, no more asks, with the result saying where.
 TEST(SolveMonitor, ANonFallingResidualForecastsInfinityAndAStrengtheningEndsTheAsks) {
-  SolveOptions options = Solve::tolerance();
-  options.strengthen_check = 16;
-  SolveResult result;
-  SolveMonitor monitor(options, 100.0, result);
-  for (int k = 0; k <= 16; ++k) monitor.record(k, 100.0 * (1 + k));
-  const std::optional<SlowConvergence> slow = monitor.slow_convergence(16);
+  Solve s(16);
+  for (int k = 0; k <= 16; ++k) s.monitor.record(k, 100.0 * (1 + k));
+  const std::optional<SlowConvergence> slow = s.monitor.slow_convergence(16);
   ASSERT_TRUE(slow);
   EXPECT_TRUE(std::isinf(slow->forecast_iterations));
-  monitor.strengthened(*slow, "a stronger one", 0.25);
-  EXPECT_NE(result.strengthened.find("asked at iteration 16"), std::string::npos) << result.strengthened;
-  EXPECT_NE(result.strengthened.find("a stronger one"), std::string::npos) << result.strengthened;
+  s.monitor.strengthened(*slow, "a stronger one", 0.25);
+  EXPECT_NE(s.result.strengthened.find("asked at iteration 16"), std::string::npos) << s.result.strengthened;
+  EXPECT_NE(s.result.strengthened.find("a stronger one"), std::string::npos) << s.result.strengthened;
   for (int k = 17; k <= 64; ++k) {
-    monitor.record(k, 1.0);
-    EXPECT_FALSE(monitor.slow_convergence(k)) << k;
+    s.monitor.record(k, 1.0);
+    EXPECT_FALSE(s.monitor.slow_convergence(k)) << k;
   }
 }
 
 // A check whose iteration was not asked about (it reached the tolerance and restarted) is made at the
 // next one asked about, and the one after comes at twice that.
 TEST(SolveMonitor, ACheckPassedOverIsMadeAtTheNextIteration) {
-  SolveOptions options = Solve::tolerance();
-  options.strengthen_check = 10;
-  SolveResult result;
-  SolveMonitor monitor(options, 100.0, result);
+  Solve s(10);
   std::vector<int> asked;
   for (int k = 0; k <= 60; ++k) {
-    monitor.record(k, 100.0);
+    s.monitor.record(k, 100.0);
     if (k == 10) continue;  // not asked about
-    if (monitor.slow_convergence(k)) asked.push_back(k);
+    if (s.monitor.slow_convergence(k)) asked.push_back(k);
   }
   EXPECT_EQ(asked, (std::vector<int>{11, 22, 44}));
 }
 
 // strengthen_check 0: never asked.
 TEST(SolveMonitor, NoChecksWhenTurnedOff) {
-  SolveOptions options = Solve::tolerance();
-  options.strengthen_check = 0;
-  SolveResult result;
-  SolveMonitor monitor(options, 100.0, result);
+  Solve s(0);
   for (int k = 0; k <= 300; ++k) {
-    monitor.record(k, 100.0);
-    EXPECT_FALSE(monitor.slow_convergence(k)) << k;
+    s.monitor.record(k, 100.0);
+    EXPECT_FALSE(s.monitor.slow_convergence(k)) << k;
   }
 }
 
