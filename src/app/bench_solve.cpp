@@ -36,7 +36,8 @@ std::vector<OptionSpec> bench_solve_specs() {
        "amg-update-single (the same with a single-precision hierarchy); amg-half,\n"
        "amg-update-half (single precision on binary16 values); amg-blocks, amg-points (node-block\n"
        "smoothing on, off: --amg-block-smoothing on, off, side by side in one run); amg-plain\n"
-       "(plain aggregation: --amg-prolongator-relaxation 0, beside amg's in one run);\n"
+       "(plain aggregation: --amg-prolongator-relaxation 0, beside amg's in one run); amg-gs,\n"
+       "amg-gs-plain (the l1 hybrid Gauss-Seidel smoother, host: only; with plain aggregation);\n"
        "prefix host: for the host backend (default cg,jacobi,amg,amg-single,host:amg)"},
       {"--peers", "LIST", "eigen-ic, eigen-cg, hypre (CPU), or none (default eigen-ic,eigen-cg,hypre)"},
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8), b = ones"},
@@ -64,6 +65,7 @@ struct Method {
   // amg-blocks, amg-points: node-block smoothing on or off whatever --amg-block-smoothing says
   std::optional<AmgOptions::BlockSmoothing> block_smoothing;
   bool plain_aggregation = false;  // amg-plain: prolongator_relaxation 0 whatever the option says
+  bool gauss_seidel = false;       // amg-gs, amg-gs-plain: the Gauss-Seidel smoother (host: only)
 };
 
 Method parse_method(const std::string& text) {
@@ -80,9 +82,10 @@ Method parse_method(const std::string& text) {
     m.block_smoothing = name == "amg-blocks" ? AmgOptions::BlockSmoothing::On : AmgOptions::BlockSmoothing::Off;
     return m;
   }
-  if (name == "amg-plain") {
+  if (name == "amg-plain" || name == "amg-gs" || name == "amg-gs-plain") {
     m.kind = PrecondKind::Amg;
-    m.plain_aggregation = true;
+    m.plain_aggregation = name != "amg-gs";
+    m.gauss_seidel = name != "amg-plain";
     return m;
   }
   // amg-single, amg-half: the hierarchy in single precision, its values in single or in binary16;
@@ -101,9 +104,10 @@ Method parse_method(const std::string& text) {
   try {
     m.kind = parse_precond(name);
   } catch (const Error&) {
-    throw UsageError("--methods: unknown method '" + text +
-                     "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-half, amg-update, amg-update-single, "
-                     "amg-update-half, amg-blocks, amg-points, amg-plain, each optionally host:)");
+    throw UsageError(
+        "--methods: unknown method '" + text +
+        "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-half, amg-update, amg-update-single, "
+        "amg-update-half, amg-blocks, amg-points, amg-plain, amg-gs, amg-gs-plain, each optionally host:)");
   }
   if (m.kind == PrecondKind::None) m.name = m.location == Location::Host ? "host:cg" : "cg";
   return m;
@@ -378,6 +382,7 @@ int bench_solve_command(const Args& args) {
         options.matrix_values = m.matrix_values;
         if (m.block_smoothing) options.amg.block_smoothing = *m.block_smoothing;
         if (m.plain_aggregation) options.amg.prolongator_relaxation = 0;
+        if (m.gauss_seidel) options.amg.smoother = AmgSmoother::GaussSeidel;
         // amg-update: one setup first, then every run gives A new values (a few percent larger each
         // time, as a time step would) and times the preconditioner's update.
         std::unique_ptr<Preconditioner> kept;

@@ -53,7 +53,9 @@ const std::vector<OptionSpec>& precond_option_specs() {
        "single | qdouble | double | half: the precision the preconditioner computes in\n"
        "(default the solver's; single inside a double solve halves its bytes; half:\n"
        "single on matrix values stored in binary16, a quarter of double's bytes)"},
-      {"--amg-smoother", "S", "chebyshev | chebyshev4 (fourth kind) | jacobi (default chebyshev)"},
+      {"--amg-smoother", "S",
+       "chebyshev | chebyshev4 (fourth kind) | jacobi | gauss-seidel (l1 hybrid, by nodes: the host backend's, "
+       "bench solve's host: methods) (default chebyshev)"},
       {"--amg-sweeps", "N", "smoothing sweeps before and after the coarse correction (default 1)"},
       {"--amg-cycle", "C",
        "v | w: each level visits the next coarser once (V-cycle) or twice\n"

@@ -72,12 +72,16 @@ std::int64_t shared_pattern_own_columns(const HostCsrMatrix& A, std::int32_t s, 
 
 }  // namespace
 
-NodeBlockInverse::NodeBlockInverse(const HostCsrMatrix& A, std::vector<std::int32_t> offsets, int level)
-    : offsets_(std::move(offsets)), level_(level) {
+NodeBlockInverse::NodeBlockInverse(const HostCsrMatrix& A, std::vector<std::int32_t> offsets, int level,
+                                   NodeBlockExtras extras)
+    : offsets_(std::move(offsets)), level_(level), extras_(std::move(extras)) {
   const std::string where = " (level " + std::to_string(level) + ")";
   if (offsets_.empty() || offsets_.front() != 0 || offsets_.back() != A.rows)
     throw Error("node blocks" + where + ": the node offsets must run from 0 to the " + std::to_string(A.rows) +
                 " rows");
+  if (!extras_.added_diagonal.empty() && extras_.added_diagonal.size() != static_cast<std::size_t>(A.rows))
+    throw Error("node blocks" + where + ": " + std::to_string(extras_.added_diagonal.size()) +
+                " values to add to the diagonal of " + std::to_string(A.rows) + " rows");
   inverse_.rows = inverse_.cols = A.rows;
   inverse_.row_offsets.assign(1, 0);
   inverse_.row_offsets.reserve(static_cast<std::size_t>(A.rows) + 1);
@@ -105,8 +109,15 @@ bool NodeBlockInverse::has_blocks(const std::vector<std::int32_t>& offsets) {
 // node's own columns inverted into the node's rows of `inverse_`, and |B^-1 A|'s row sums from the
 // dense product of the two. Every inner loop runs along a dense row; a sparse product with a column
 // search per entry took 0.6 us a row on the shells (5,489 rows, 48 entries each: 3.3 ms on one core).
+void NodeBlockInverse::refresh(const HostCsrMatrix& A, std::vector<double> added_diagonal) {
+  extras_.added_diagonal = std::move(added_diagonal);
+  refresh(A);
+}
+
 void NodeBlockInverse::refresh(const HostCsrMatrix& A) {
   const auto nodes = static_cast<std::int64_t>(offsets_.size()) - 1;
+  const double* added = extras_.added_diagonal.empty() ? nullptr : extras_.added_diagonal.data();
+  const bool gershgorin = extras_.gershgorin;
   std::int64_t work = 0;  // multiply-adds of the products: a node's entries times its unknowns
   for (std::int64_t k = 0; k < nodes; ++k)
     work += (A.row_offsets[offsets_[k + 1]] - A.row_offsets[offsets_[k]]) * (offsets_[k + 1] - offsets_[k]);
@@ -153,11 +164,14 @@ void NodeBlockInverse::refresh(const HostCsrMatrix& A) {
         for (std::int32_t c : columns) slot[c] = -1;
         for (std::int32_t i = 0; i < m; ++i) row[i] = rows.data() + static_cast<std::size_t>(i) * u;
       }
+      if (added)
+        for (std::int32_t i = 0; i < m; ++i) block[i * m + i] += added[s + i];
       double* inv = inverse_.values.data() + inverse_.row_offsets[s];
       if (!invert_spd(block, m, inv, scratch)) {
         bad_node = std::min(bad_node, k);
         continue;
       }
+      if (!gershgorin) continue;
       for (std::int32_t i = 0; i < m; ++i) {
         product.assign(u, 0.0);
         for (std::int32_t l = 0; l < m; ++l) {

@@ -14,21 +14,32 @@
 
 namespace clkr::detail {
 
+// What else NodeBlockInverse computes: `added_diagonal` (empty, or a value per row) is added to the
+// blocks' diagonals before they are inverted (the l1 hybrid Gauss-Seidel's divisors); `gershgorin`
+// asks for the bound on B^-1 A (a product as large as A times the node size, which Gauss-Seidel does
+// not need).
+struct NodeBlockExtras {
+  std::vector<double> added_diagonal;
+  bool gershgorin = true;
+};
+
 class NodeBlockInverse {
  public:
   // The inverse blocks of A on the nodes of `offsets` (node k owns rows offsets[k] .. offsets[k+1]-1;
   // 0 first, A.rows last). `level` names A in errors. Throws clkr::Error when a block is not
   // symmetric positive definite (its Cholesky factorisation breaks down), naming the node, its rows
   // and the level.
-  NodeBlockInverse(const HostCsrMatrix& A, std::vector<std::int32_t> offsets, int level);
+  NodeBlockInverse(const HostCsrMatrix& A, std::vector<std::int32_t> offsets, int level, NodeBlockExtras extras = {});
 
-  // New values of A on the same pattern (the setup's offsets): the blocks recomputed.
+  // New values of A on the same pattern (the setup's offsets): the blocks recomputed (with `added`,
+  // when given, as the new added diagonal).
   void refresh(const HostCsrMatrix& A);
+  void refresh(const HostCsrMatrix& A, std::vector<double> added_diagonal);
 
   // The block-diagonal matrix of the inverse blocks (rows = cols = A.rows, each node's block dense).
   const HostCsrMatrix& matrix() const { return inverse_; }
   // max_i sum_j |(B^-1 A)_ij| with B the block diagonal: Gershgorin's bound on the eigenvalues of
-  // B^-1 A (real and positive: B^-1 A is similar to the SPD B^-1/2 A B^-1/2).
+  // B^-1 A (real and positive: B^-1 A is similar to the SPD B^-1/2 A B^-1/2); 0 unless asked for.
   double gershgorin() const { return gershgorin_; }
   // Whether some node has more than one unknown (else the blocks are 1 / diag(A) and a smoother
   // should use its point kernels): of these blocks, and of nodes at `offsets` before any is built.
@@ -38,6 +49,7 @@ class NodeBlockInverse {
  private:
   std::vector<std::int32_t> offsets_;
   int level_;
+  NodeBlockExtras extras_;
   HostCsrMatrix inverse_;
   double gershgorin_ = 0;
 };

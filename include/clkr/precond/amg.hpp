@@ -22,8 +22,10 @@ namespace clkr {
 // anisotropic coefficients) at 48^3-96^3, none at 256^3 (H200); at degree 2 a 8-37% shorter solve
 // there than Chebyshev's degree 3; 7-28% more iterations on the SuiteSparse elasticity and shell
 // matrices (docs/preconditioners.md).
-enum class AmgSmoother { Jacobi, Chebyshev, Chebyshev4 };
-std::string to_string(AmgSmoother smoother);  // "jacobi", "chebyshev", "chebyshev4"
+// GaussSeidel: l1 hybrid Gauss-Seidel, forward before the coarse correction and backward after (one
+// pass over the matrix a sweep, half of one from x = 0); the host backend only (a device refuses it).
+enum class AmgSmoother { Jacobi, Chebyshev, Chebyshev4, GaussSeidel };
+std::string to_string(AmgSmoother smoother);  // "jacobi", "chebyshev", "chebyshev4", "gauss-seidel"
 AmgSmoother parse_amg_smoother(const std::string& text);
 
 struct AmgOptions {

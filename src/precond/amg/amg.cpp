@@ -28,6 +28,7 @@ const std::pair<AmgSmoother, const char*> kSmootherNames[] = {
     {AmgSmoother::Jacobi, "jacobi"},
     {AmgSmoother::Chebyshev, "chebyshev"},
     {AmgSmoother::Chebyshev4, "chebyshev4"},
+    {AmgSmoother::GaussSeidel, "gauss-seidel"},
 };
 
 const std::pair<AmgOptions::SetupOn, const char*> kSetupNames[] = {

@@ -87,6 +87,21 @@ void VCycle::make_vectors(std::size_t l) {
 // level's diagonal as it built it, so a block's refusal hides no diagonal error.)
 void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
   auto start = Clock::now();
+  if (options_.smoother == AmgSmoother::GaussSeidel) {
+    if (blas_.location() != Location::Host)
+      throw Error(
+          "amg: the gauss-seidel smoother runs on the host backend only (a device smooths with chebyshev, "
+          "chebyshev4 or jacobi)");
+    // By nodes as the point smoothers use node blocks (block_smoothing), with the host hierarchy's
+    // nodes (the host backend's hierarchy is always built on the host).
+    const bool by_nodes = options_.block_smoothing == AmgOptions::BlockSmoothing::On && h;
+    for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
+      levels_[l].gauss_seidel = std::make_unique<HybridGaussSeidel>(
+          blas_, levels_[l].A->host_csr(), by_nodes ? h->level(l).nodes.offsets : std::vector<std::int32_t>{0},
+          host_thread_count(), static_cast<int>(l));
+    phases.add("smoother setup", start);
+    return;
+  }
   std::vector<std::unique_ptr<NodeBlockInverse>> blocks(levels_.size());
   bool any = false;
   if (options_.block_smoothing == AmgOptions::BlockSmoothing::On && h) {
@@ -288,6 +303,11 @@ void VCycle::refresh_on_device(Matrix& A, const HostHierarchy* h, PhaseLog& phas
 // for the finest level that has one.
 void VCycle::refresh_smoothers(const HostHierarchy* h, PhaseLog& phases) {
   const auto start = Clock::now();
+  if (options_.smoother == AmgSmoother::GaussSeidel) {
+    for (std::size_t l = 0; l + 1 < levels_.size(); ++l) levels_[l].gauss_seidel->refresh(levels_[l].A->host_csr());
+    phases.add("smoother setup", start);
+    return;
+  }
   std::vector<DiagonalScanInFlight> scans;
   scans.reserve(levels_.size());
   for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
@@ -329,7 +349,10 @@ void VCycle::cycle(std::size_t l, Vector& b, Vector& x, bool x_is_zero) {
   Level& level = levels_[l];
   Level& next = levels_[l + 1];
   if (options_.pre_sweeps > 0) {
-    level.relaxation->apply(*level.A, b, x, x_is_zero, options_.pre_sweeps);
+    if (level.gauss_seidel)
+      level.gauss_seidel->forward(level.A->host_csr(), b, x, x_is_zero, options_.pre_sweeps);
+    else
+      level.relaxation->apply(*level.A, b, x, x_is_zero, options_.pre_sweeps);
     x_is_zero = false;
   }
   residual(blas_, *level.A, b, x, *level.r, x_is_zero);
@@ -338,7 +361,12 @@ void VCycle::cycle(std::size_t l, Vector& b, Vector& x, bool x_is_zero) {
   const int visits = l + 2 == levels_.size() ? 1 : options_.cycle_index;
   for (int visit = 0; visit < visits; ++visit) cycle(l + 1, *next.b, *next.x, visit == 0);
   blas_.spmv(1.0, *level.P, *next.x, x_is_zero ? 0.0 : 1.0, x);
-  if (options_.post_sweeps > 0) level.relaxation->apply(*level.A, b, x, false, options_.post_sweeps);
+  if (options_.post_sweeps > 0) {
+    if (level.gauss_seidel)
+      level.gauss_seidel->backward(level.A->host_csr(), b, x, options_.post_sweeps);
+    else
+      level.relaxation->apply(*level.A, b, x, false, options_.post_sweeps);
+  }
 }
 
 std::vector<AmgLevelInfo> VCycle::level_info() const {
@@ -356,7 +384,7 @@ std::vector<AmgLevelInfo> VCycle::level_info() const {
                          : to_string(blas_.precision());
     if (l + 1 < levels_.size()) {
       info[l].prolongator_nnz = levels_[l].P->nnz();
-      info[l].lambda_max = levels_[l].relaxation->lambda_max();
+      if (levels_[l].relaxation) info[l].lambda_max = levels_[l].relaxation->lambda_max();
       info[l].format = to_string(levels_[l].A->format());
     } else {
       info[l].format = "dense inverse";
@@ -366,7 +394,8 @@ std::vector<AmgLevelInfo> VCycle::level_info() const {
 }
 
 std::string VCycle::smoother_description() const {
-  return levels_.size() > 1 ? levels_[0].relaxation->description() : std::string("none (one level)");
+  if (levels_.size() < 2) return "none (one level)";
+  return levels_[0].gauss_seidel ? levels_[0].gauss_seidel->description() : levels_[0].relaxation->description();
 }
 
 }  // namespace clkr::detail::amg

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../diagonal_scan.hpp"
+#include "../hybrid_gauss_seidel.hpp"
 #include "../node_block_inverse.hpp"
 #include "../relaxation.hpp"
 #include "clkr/blas/blas.hpp"
@@ -61,7 +62,10 @@ class VCycle {
     std::shared_ptr<Matrix> owned, P, R;  // shared with a device-built hierarchy
     std::shared_ptr<Matrix> AP;           // A P of this level, for the device update (made on first use)
     std::unique_ptr<Vector> inv_diag, b, x, r;
+    // The level's smoother: one of the two (gauss_seidel with AmgSmoother::GaussSeidel, on the host
+    // backend; the relaxation's kernels otherwise).
     std::unique_ptr<Relaxation> relaxation;
+    std::unique_ptr<HybridGaussSeidel> gauss_seidel;
     // With AmgOptions::block_smoothing on a level with nodes of several unknowns: the inverse node
     // blocks on the host and as the matrix the smoother multiplies by.
     std::unique_ptr<NodeBlockInverse> node_blocks;
