@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "../data/row_runs.hpp"
+#include "host_row_dot.hpp"
 #include "quasi_double_host.hpp"
 #include "spmv.hpp"
 
@@ -25,23 +26,11 @@ struct Compensated {
   float value() const { return sum + error; }
 };
 
-// Row i of A x in double, in four partial sums (entries k, k+1, k+2, k+3 to sums 0-3, the rest to sum
-// 0, added as (s0 + s1) + (s2 + s3)), as the device's CSR row kernels and the host CG (cg_host.cpp) add
-// it: one running sum waits on its own addition every entry (4 cycles a step), four keep the adder busy.
-// Always inlined: called once a row, a call costs as much as a short row's entries (poisson3d:64's 7).
+// Row i of A x in double (host_row_dot.hpp's sums), as the device's CSR row kernels and the host CG
+// (cg_host.cpp) add it.
 [[gnu::always_inline]] inline double row_dot(const std::int64_t* offsets, const std::int32_t* cols, const double* vals,
                                              const double* x, std::int32_t i) {
-  std::int64_t k = offsets[i];
-  const std::int64_t end = offsets[i + 1];
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  for (; k + 4 <= end; k += 4) {
-    s0 = vals[k] * x[cols[k]] + s0;
-    s1 = vals[k + 1] * x[cols[k + 1]] + s1;
-    s2 = vals[k + 2] * x[cols[k + 2]] + s2;
-    s3 = vals[k + 3] * x[cols[k + 3]] + s3;
-  }
-  for (; k < end; ++k) s0 = vals[k] * x[cols[k]] + s0;
-  return (s0 + s1) + (s2 + s3);
+  return entries_dot(offsets[i], offsets[i + 1], cols, vals, x);
 }
 
 // Rows first .. first + M - 1 of A x, rows with the same columns: row_dot's sums entry for entry (so

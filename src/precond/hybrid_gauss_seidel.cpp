@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "../blas/host_row_dot.hpp"
 #include "clkr/runtime/error.hpp"
 
 #ifdef _OPENMP
@@ -27,21 +28,6 @@ std::vector<std::int32_t> cut_nodes(const std::vector<std::int32_t>& nodes, int 
   std::vector<std::int32_t> cut(static_cast<std::size_t>(r) + 1);
   for (int c = 0; c <= r; ++c) cut[c] = static_cast<std::int32_t>(count * c / r);
   return cut;
-}
-
-// sum over entries k .. end - 1 of vals[k] * x[cols[k]], in four partial sums (as the host SpMV adds a
-// row: one running sum waits on its own addition every entry).
-[[gnu::always_inline]] inline double dot_range(std::int64_t k, std::int64_t end, const std::int32_t* cols,
-                                               const double* vals, const double* x) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  for (; k + 4 <= end; k += 4) {
-    s0 = vals[k] * x[cols[k]] + s0;
-    s1 = vals[k + 1] * x[cols[k + 1]] + s1;
-    s2 = vals[k + 2] * x[cols[k + 2]] + s2;
-    s3 = vals[k + 3] * x[cols[k + 3]] + s3;
-  }
-  for (; k < end; ++k) s0 = vals[k] * x[cols[k]] + s0;
-  return (s0 + s1) + (s2 + s3);
 }
 
 // The residuals b_i - sum_k a_ik x_k of M rows s .. s + M - 1 that share their columns, over the
@@ -176,9 +162,9 @@ void HybridGaussSeidel::sweep(const HostCsrMatrix& A, const double* b, double* x
         if (x_is_zero) {
           std::int64_t k = k0;
           while (cols[k] < lo) ++k;  // the other ranges' x is zero (the node's own first column stops it)
-          return b[i] - dot_range(k, own[i], cols, vals, x);
+          return b[i] - entries_dot(k, own[i], cols, vals, x);
         }
-        if (cols[k0] >= lo && cols[k1 - 1] < hi) return b[i] - dot_range(k0, k1, cols, vals, x);
+        if (cols[k0] >= lo && cols[k1 - 1] < hi) return b[i] - entries_dot(k0, k1, cols, vals, x);
         double sum = 0;
         for (std::int64_t k = k0; k < k1; ++k) {
           const std::int32_t j = cols[k];

@@ -14,6 +14,7 @@
 
 #include "clkr/data/host_csr_matrix.hpp"
 #include "clkr/io/generators.hpp"
+#include "clkr/precond/preconditioner.hpp"
 #include "clkr/runtime/context.hpp"
 #include "clkr/solver/cg.hpp"
 
@@ -29,6 +30,23 @@ inline int pcg_iterations_on_ones(Blas& blas, Matrix& A, Preconditioner& M) {
   const SolveResult r = cg(blas, A, M, b, x, options);
   EXPECT_TRUE(r.converged()) << r.message;
   return r.iterations;
+}
+
+// |u' M v - v' M u| / sum |u_i (M v)_i| for one application of M to each of u and v (PCG needs M
+// symmetric: a few unit roundoffs).
+inline double asymmetry(Preconditioner& M, const std::shared_ptr<Context>& context, const std::vector<double>& u,
+                        const std::vector<double>& v) {
+  Vector uv(context, u, "u"), vv(context, v, "v"), mu(context, u.size(), "Mu"), mv(context, v.size(), "Mv");
+  M.apply(uv, mu);
+  M.apply(vv, mv);
+  const std::vector<double> Mu = mu.to_host(), Mv = mv.to_host();
+  long double uMv = 0, vMu = 0, scale = 0;
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    uMv += static_cast<long double>(u[i]) * Mv[i];
+    vMu += static_cast<long double>(v[i]) * Mu[i];
+    scale += std::fabs(static_cast<long double>(u[i]) * Mv[i]);
+  }
+  return static_cast<double>(std::fabs(uMv - vMu) / scale);
 }
 
 inline std::shared_ptr<Context> amg_context() {
