@@ -54,6 +54,10 @@ std::vector<OptionSpec> solve_specs(bool with_solver) {
        "residuals (restarted: the inner solve's tolerance, default 1e-4; reliable: delta,\n"
        "default 0.1)"},
       {"--cg-path", "P", kCgPathHelp},
+      {"--backend", "B",
+       "device | host: where the solve computes: the OpenCL device (default), or this\n"
+       "machine's cores through the host backend (OpenMP, CSR; on a CPU the faster path for\n"
+       "AMG-PCG, and the one --amg-smoother gauss-seidel needs)"},
       {"--strengthen-check", "N", kStrengthenCheckHelp},
       {"--rhs", "R",
        "ones | random | Ax | FILE.mtx (default ones); Ax: b = A x_true with a seeded\n"
@@ -251,6 +255,14 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   options.restart = static_cast<int>(opts.integer("--restart", 30, 1, 1 << 20));
   options.record_history = opts.has("--history");
   if (opts.has("--cg-path")) options.cg_path = cg_path_option(opts.text("--cg-path"));
+  const std::string backend = detail::to_lower(opts.text("--backend", "device"));
+  if (backend != "device" && backend != "host")
+    throw UsageError("--backend: unknown backend '" + opts.text("--backend") + "' (expected device or host)");
+  run.backend = backend == "host" ? Location::Host : Location::Device;
+  if (run.backend == Location::Host && opts.has("--cg-path"))
+    throw UsageError("--cg-path chooses how CG runs on a device; it does not apply to --backend host");
+  if (run.backend == Location::Host && forced_format && *forced_format != Format::Csr)
+    throw UsageError("--backend host computes in CSR; --format " + to_string(*forced_format) + " is for the device");
   options.strengthen_check = static_cast<int>(opts.integer("--strengthen-check", options.strengthen_check, 0, INT_MAX));
   const auto seed = static_cast<std::uint64_t>(opts.integer("--seed", 1, 0, INT64_MAX));
   const bool json = opts.has("--json"), quiet = opts.has("--quiet");
@@ -297,12 +309,13 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   }
   set_near_null_space(opts, run.matrix, host.rows, precond_options);
   run.stats = compute_stats(host);
-  run.format_forced = forced_format.has_value();
-  run.format = forced_format ? FormatChoice{*forced_format, "--format"}
-                             : choose_format(run.stats, run.device,
-                                             solver_kind == SolverKind::Cg && !refinement &&
-                                                 (precond_options.kind == PrecondKind::None ||
-                                                  precond_options.kind == PrecondKind::Jacobi));
+  run.format_forced = forced_format.has_value() && run.backend == Location::Device;
+  run.format = run.backend == Location::Host ? FormatChoice{Format::Csr, "the host backend computes in CSR"}
+               : forced_format               ? FormatChoice{*forced_format, "--format"}
+                                             : choose_format(run.stats, run.device,
+                                                             solver_kind == SolverKind::Cg && !refinement &&
+                                                                 (precond_options.kind == PrecondKind::None ||
+                                                    precond_options.kind == PrecondKind::Jacobi));
 
   const Rhs rhs = make_rhs(opts.text("--rhs", "ones"), host, seed);
   run.rhs_label = rhs.label;
@@ -327,30 +340,36 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
       cg_placement(options.cg_path, context->info(), device_params(context->info()), run.precision.outer,
                    run.format.format, run.stats, host.nnz(), precond_options.kind,
                    precond_options.precision.value_or(run.precision.outer) == run.precision.outer);
-  check_device_memory(
-      "solving " + run.matrix + " in " + run.precision.label + " with " +
-          to_string(run.refinement() ? options.inner_solver : solver_kind),
-      run.format.format,
-      solve_device_memory(host, run.format.format, run.refinement() ? SolverKind::Ir : solver_kind, run.precision.outer,
-                          options, precond_options.kind != PrecondKind::None, run.device.fp64, placement),
-      *context);
+  // The host backend leaves the device nothing to hold (its matrix upload is deferred, its vectors stay
+  // on the host).
+  if (run.backend == Location::Device)
+    check_device_memory("solving " + run.matrix + " in " + run.precision.label + " with " +
+                            to_string(run.refinement() ? options.inner_solver : solver_kind),
+                        run.format.format,
+                        solve_device_memory(host, run.format.format, run.refinement() ? SolverKind::Ir : solver_kind,
+                                            run.precision.outer, options, precond_options.kind != PrecondKind::None,
+                                            run.device.fp64, placement),
+                        *context);
 
   Stopwatch upload_clock;
   // The AMG builds its hierarchy on the host: keep the host CSR there rather than read the device back.
   MatrixOptions matrix_options = with_sell_layout({}, device_params(context->info()).spmv);
-  matrix_options.keep_host_copy = precond_options.kind == PrecondKind::Amg;
+  matrix_options.keep_host_copy = precond_options.kind == PrecondKind::Amg || run.backend == Location::Host;
+  matrix_options.defer_upload = run.backend == Location::Host;  // the host backend computes on the host copy
   Matrix A(context, host, run.format.format, matrix_options);
   context->finish();
   run.upload_seconds = upload_clock.seconds();
   Stopwatch convert_clock;
-  prepare_values(A, run.precision.outer);
-  if (run.precision.inner) prepare_values(A, *run.precision.inner);
+  if (run.backend == Location::Device) {
+    prepare_values(A, run.precision.outer);
+    if (run.precision.inner) prepare_values(A, *run.precision.inner);
+  }
   context->finish();
   run.convert_seconds = convert_clock.seconds();
 
-  Blas blas(context, Location::Device, run.precision.outer);
+  Blas blas(context, run.backend, run.precision.outer);
   std::optional<Blas> inner;
-  if (run.refinement()) inner.emplace(context, Location::Device, *run.precision.inner);
+  if (run.refinement()) inner.emplace(context, run.backend, *run.precision.inner);
   run.blas = &blas;
   run.inner = inner ? &*inner : nullptr;
   // The preconditioner's setup, timed by itself (it is part of the time to solution).

@@ -72,6 +72,7 @@ void print_json(std::ostream& out, const SolveRun& run) {
         .member("refinement", to_string(resolved_refinement(run.options)))
         .member("inner_tolerance", run.inner_tolerance());
   }
+  j.member("backend", run.backend == Location::Host ? "host" : "device");
   j.member("format", to_string(run.format.format))
       .member("format_reason", run.format_forced ? std::string("--format") : run.format.reason)
       .member("precision", run.mixed ? std::string("mixed") : to_string(run.precision.outer))
@@ -148,9 +149,9 @@ void print_preamble(std::ostream& out, const SolveRun& run) {
               ? " (inner " + to_string(run.options.inner_solver) + ", " + to_string(resolved_refinement(run.options)) +
                     ", inner tol " + number_text(run.inner_tolerance()) + ")"
               : std::string())
-      << " in " << run.precision.label << ", tol " << number_text(run.options.relative_tolerance) << ", maxit "
-      << run.options.max_iterations << ", rhs " << run.rhs_label
-      << (run.options.use_initial_guess ? ", x0 from file" : "")
+      << " in " << run.precision.label << (run.backend == Location::Host ? " on the host backend" : "") << ", tol "
+      << number_text(run.options.relative_tolerance) << ", maxit " << run.options.max_iterations << ", rhs "
+      << run.rhs_label << (run.options.use_initial_guess ? ", x0 from file" : "")
       << (run.precond ? ", preconditioner " + to_string(run.precond->kind()) : std::string()) << "\n"
       << std::flush;
 }
@@ -199,7 +200,8 @@ void print_result(std::ostream& out, const SolveRun& run, const ParsedArgs& opts
         << " applications):\n";
     run.precond->blas().report(out);
     if (!run.precond_setup_kernels.empty()) {
-      out << "\nkernels (preconditioner setup and one warm-up application, device time):\n";
+      out << "\nkernels (preconditioner setup and one warm-up application, "
+          << (run.backend == Location::Host ? "host" : "device") << " time):\n";
       print_setup_kernels(out, run.precond_setup_kernels);
     }
   }

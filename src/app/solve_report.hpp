@@ -43,6 +43,7 @@ struct SolveRun {
   SolveOptions options;
   std::string rhs_label;
   DeviceInfo device;
+  Location backend = Location::Device;  // --backend: the device's kernels or the host backend
   double load_seconds = 0, upload_seconds = 0, convert_seconds = 0, setup_seconds = 0;
   SolveResult result;
   double relative_error = std::nan("");  // --rhs Ax only

@@ -162,6 +162,31 @@ TEST(AmgOptionsCommand, StrengtheningOptionsAreAccepted) {
   }
 }
 
+// --backend host computes on the host backend: the Gauss-Seidel smoother runs there and converges, the
+// report and the JSON say where;
+// the device refuses the smoother with exit 2 naming the option that would take it.
+TEST(AmgOptionsCommand, GaussSeidelOnTheHostBackend) {
+  const Result r = run_clkr({"solve", "poisson3d:16", "--backend", "host", "--precond", "amg", "--amg-smoother",
+                             "gauss-seidel", "--amg-coarse-size", "40"});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("l1 hybrid gauss-seidel ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("status      converged"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in double on the host backend"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("BLAS on host"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("format      csr (auto, the host backend computes in CSR)"), std::string::npos) << r.out;
+
+  const Result j = run_clkr({"solve", "poisson3d:16", "--backend", "host", "--json"});
+  ASSERT_EQ(j.code, 0) << describe(j);
+  EXPECT_NE(j.out.find("\"backend\":\"host\""), std::string::npos) << j.out;
+  const Result d = run_clkr({"solve", "poisson3d:16", "--json"});
+  ASSERT_EQ(d.code, 0) << describe(d);
+  EXPECT_NE(d.out.find("\"backend\":\"device\""), std::string::npos) << d.out;
+
+  const Result refused = run_clkr({"solve", "poisson3d:8", "--precond", "amg", "--amg-smoother", "gauss-seidel"});
+  EXPECT_EQ(refused.code, 2) << describe(refused);
+  EXPECT_NE(refused.err.find("--backend host"), std::string::npos) << refused.err;
+}
+
 TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--precond", "amg", "--amg-update-eigen", "1"}, "--amg-update-eigen 1"},
@@ -184,6 +209,9 @@ TEST(AmgOptionsCommand, BadValuesExitTwoWithOneLine) {
       {{"--precond", "amg", "--amg-strengthen", "13"}, "--amg-strengthen"},
       {{"--precond", "jacobi", "--amg-strengthen", "2"}, "applies to --precond amg only"},
       {{"--precond", "amg", "--strengthen-check", "-1"}, "--strengthen-check"},
+      {{"--backend", "gpu"}, "expected device or host"},
+      {{"--backend", "host", "--format", "ell"}, "--backend host computes in CSR"},
+      {{"--backend", "host", "--cg-path", "fused"}, "does not apply to --backend host"},
   };
   for (const auto& [extra, message] : cases) {
     std::vector<std::string> args = {"solve", "poisson2d:24"};
