@@ -33,34 +33,11 @@ struct Compensated {
   return entries_dot(offsets[i], offsets[i + 1], cols, vals, x);
 }
 
-// Rows first .. first + M - 1 of A x, rows with the same columns: row_dot's sums entry for entry (so
-// the same bits), with each column index and x entry read once for the M rows.
+// Rows first .. first + M - 1 of A x, rows with the same columns (host_row_dot.hpp).
 template <int M>
 [[gnu::always_inline]] inline void run_dot(const std::int64_t* offsets, const std::int32_t* cols, const double* vals,
                                            const double* x, std::int32_t first, double* out) {
-  const std::int64_t begin = offsets[first], length = offsets[first + 1] - begin;
-  const std::int32_t* c = cols + begin;
-  const double* v[M];
-  double s0[M], s1[M], s2[M], s3[M];
-  for (int j = 0; j < M; ++j) {
-    v[j] = vals + offsets[first + j];
-    s0[j] = s1[j] = s2[j] = s3[j] = 0;
-  }
-  std::int64_t k = 0;
-  for (; k + 4 <= length; k += 4) {
-    const double x0 = x[c[k]], x1 = x[c[k + 1]], x2 = x[c[k + 2]], x3 = x[c[k + 3]];
-    for (int j = 0; j < M; ++j) {
-      s0[j] = v[j][k] * x0 + s0[j];
-      s1[j] = v[j][k + 1] * x1 + s1[j];
-      s2[j] = v[j][k + 2] * x2 + s2[j];
-      s3[j] = v[j][k + 3] * x3 + s3[j];
-    }
-  }
-  for (; k < length; ++k) {
-    const double xk = x[c[k]];
-    for (int j = 0; j < M; ++j) s0[j] = v[j][k] * xk + s0[j];
-  }
-  for (int j = 0; j < M; ++j) out[j] = (s0[j] + s1[j]) + (s2[j] + s3[j]);
+  run_entries_dot<M>(offsets, cols, vals, x, first, 0, offsets[first + 1] - offsets[first], out);
 }
 
 template <class RowFn>

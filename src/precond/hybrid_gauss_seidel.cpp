@@ -31,32 +31,13 @@ std::vector<std::int32_t> cut_nodes(const std::vector<std::int32_t>& nodes, int 
 }
 
 // The residuals b_i - sum_k a_ik x_k of M rows s .. s + M - 1 that share their columns, over the
-// entries first .. end - 1 of each row (counted from the row's start): each column index and x entry
-// read once for the M rows (as the host SpMV reads a run of rows with one pattern).
+// entries first .. end - 1 of each row (counted from the row's start): host_row_dot.hpp's run sums.
 template <int M>
 [[gnu::always_inline]] inline void shared_residuals(const std::int64_t* offsets, const std::int32_t* cols,
                                                     const double* vals, const double* x, const double* b,
                                                     std::int32_t s, std::int64_t first, std::int64_t end, double* out) {
-  const std::int32_t* c = cols + offsets[s];
-  const double* v[M];
-  double s0[M], s1[M];
-  for (int j = 0; j < M; ++j) {
-    v[j] = vals + offsets[s + j];
-    s0[j] = s1[j] = 0;
-  }
-  std::int64_t k = first;
-  for (; k + 2 <= end; k += 2) {
-    const double x0 = x[c[k]], x1 = x[c[k + 1]];
-    for (int j = 0; j < M; ++j) {
-      s0[j] = v[j][k] * x0 + s0[j];
-      s1[j] = v[j][k + 1] * x1 + s1[j];
-    }
-  }
-  for (; k < end; ++k) {
-    const double xk = x[c[k]];
-    for (int j = 0; j < M; ++j) s0[j] = v[j][k] * xk + s0[j];
-  }
-  for (int j = 0; j < M; ++j) out[j] = b[s + j] - (s0[j] + s1[j]);
+  run_entries_dot<M>(offsets, cols, vals, x, s, first, end, out);
+  for (int j = 0; j < M; ++j) out[j] = b[s + j] - out[j];
 }
 
 // shared_residuals for the node sizes of meshes (1-6 unknowns a point); false for others.
@@ -148,7 +129,7 @@ void HybridGaussSeidel::sweep(const HostCsrMatrix& A, const double* b, double* x
 #else
     const int thread = 0, threads = 1;
 #endif
-    if (!x_is_zero) {
+    if (!x_is_zero && ranges > 1) {  // one range reads x alone: no start to keep
       for (int c = thread; c < ranges; c += threads)
         std::copy(x + nodes[range_nodes_[c]], x + nodes[range_nodes_[c + 1]], start + nodes[range_nodes_[c]]);
 #pragma omp barrier
