@@ -246,7 +246,7 @@ TEST(HybridGaussSeidel, RefusesTheDeviceAndBadDiagonals) {
   auto context = test::amg_context();
   const HostCsrMatrix host = poisson3d(8);
   Matrix A(context, host, Format::Csr);
-  Blas device(context, Location::Device, Precision::Double);
+  Blas device(context, Location::Device, Precision::Single);
   try {
     Amg M(device, A, gauss_seidel_options());
     ADD_FAILURE() << "a device Blas took the gauss-seidel smoother";
