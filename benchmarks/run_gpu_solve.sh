@@ -7,11 +7,11 @@
 # that a run cut short still brings its finished steps back).
 #   usage: benchmarks/run_gpu_solve.sh [CARRY_DIR] [SECTIONS]
 #     CARRY_DIR holds matrices/ (the SuiteSparse files); SECTIONS: any of report,poisson,hard,suitesparse,
-#     jacobi-paths,plain,cupy,smoother,elasticity (default all)
+#     jacobi-paths,plain,cupy,smoother,elasticity,host-backend (default all)
 set -uo pipefail
 source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
-sections=${2:-report,poisson,hard,suitesparse,jacobi-paths,plain,cupy,smoother,elasticity}
+sections=${2:-report,poisson,hard,suitesparse,jacobi-paths,plain,cupy,smoother,elasticity,host-backend}
 out=gpu-solve-results
 source "$(dirname "$0")/gpu_run_steps.sh"
 nproc | sed 's/^/host cores: /' | tee -a "$out/gpu.txt"
@@ -125,6 +125,19 @@ if want elasticity; then
     $bin bench solve elasticity3d:32 elasticity3d:48 elasticity3d:64 --methods "$methods" \
       --amg-near-null-space "$near_null" --amg-prolongator-relaxation "$relaxation" --peers none --reps 3 \
       --csv "$out/solve_elasticity_$name.csv" 2>"$out/solve_elasticity_$name.err" | tee "$out/solve_elasticity_$name.txt"
+  done
+fi
+
+if want host-backend && [ -n "$suite" ]; then
+  # The stiff SPD matrices (at most 15 k rows) with the AMG on the host backend of the GPU machine
+  # (OpenMP on its cores: Chebyshev and Gauss-Seidel smoothing, smoothed and plain aggregation) against
+  # the GPU's CG and Jacobi-CG and the host's, in two alternating rounds: on small matrices the GPU's
+  # AMG pays a launch per kernel per level where the host's cycle pays a loop.
+  for round in 1 2; do
+    step "bench solve: the stiff SPD matrices, GPU against host backend, round $round"
+    $bin bench solve $suite --methods cg,jacobi,amg,host:cg,host:jacobi,host:amg,host:amg-plain,host:amg-gs,host:amg-gs-plain \
+      --peers none --reps 3 --maxit 40000 --csv "$out/solve_host_backend_$round.csv" \
+      2>"$out/solve_host_backend_$round.err" | tee "$out/solve_host_backend_$round.txt"
   done
 fi
 
