@@ -31,6 +31,7 @@ module clkr
     character(len=16) :: solver = 'cg'              ! cg, pcg, gmres, fgmres, bicgstab
     character(len=16) :: preconditioner = 'none'    ! none, jacobi, chebyshev, amg
     character(len=16) :: precision = 'double'       ! double, single, qdouble, mixed
+    character(len=16) :: backend = 'device'         ! device, or host: OpenMP on this machine's cores
     real(c_double) :: relative_tolerance = 1.0e-8_c_double
     integer :: max_iterations = 10000
     integer :: restart = 30
@@ -80,9 +81,10 @@ module clkr
     integer(c_int) :: near_null_space_vectors
     type(c_ptr) :: node_offsets
     integer(c_int) :: nodes
+    type(c_ptr) :: backend
   end type
   type :: options_holder
-    character(kind=c_char) :: solver(17), preconditioner(17), precision(17), settings(513)
+    character(kind=c_char) :: solver(17), preconditioner(17), precision(17), backend(17), settings(513)
     real(c_double), allocatable :: near_null_space(:, :)
     integer(c_int), allocatable :: node_offsets(:)
     type(c_options) :: c
@@ -322,9 +324,11 @@ contains
     call copy_name(options%solver, h%solver)
     call copy_name(options%preconditioner, h%preconditioner)
     call copy_name(options%precision, h%precision)
+    call copy_name(options%backend, h%backend)
     h%c%solver = c_loc(h%solver)
     h%c%preconditioner = c_loc(h%preconditioner)
     h%c%precision = c_loc(h%precision)
+    h%c%backend = c_loc(h%backend)
     h%c%relative_tolerance = options%relative_tolerance
     h%c%max_iterations = int(options%max_iterations, c_int)
     h%c%restart = int(options%restart, c_int)

@@ -105,7 +105,8 @@ typedef struct clkr_solve_options {
   /* The preconditioners' and the refinement's own options as "key=value" pairs separated by commas,
    * semicolons or spaces; NULL or "" for none. Keys: amg.strength_threshold, amg.coarse_size,
    * amg.max_levels, amg.prolongator_relaxation (0: plain aggregation), amg.block_size (0: from the pattern),
-   * amg.aggressive_levels, amg.smoother (chebyshev|chebyshev4|jacobi), amg.sweeps, amg.pre_sweeps, amg.post_sweeps,
+   * amg.aggressive_levels, amg.smoother (chebyshev|chebyshev4|jacobi|gauss-seidel: the host backend only),
+   * amg.sweeps, amg.pre_sweeps, amg.post_sweeps,
    * amg.cycle (v|w), amg.chebyshev_degree, amg.chebyshev_lower_ratio, amg.jacobi_weight, amg.eigen_iterations,
    * amg.update_eigen_iterations, amg.update_prolongator (true|false); chebyshev.degree,
    * chebyshev.eigen_iterations, chebyshev.upper_safety, chebyshev.lower_ratio; precond.precision;
@@ -124,6 +125,11 @@ typedef struct clkr_solve_options {
    * aggregates keep whole nodes. NULL/0 (default): amg.block_size's nodes (0: read from the pattern). */
   const int* node_offsets;
   int nodes;
+  /* "device" (default): the context's OpenCL device. "host": the host backend, OpenMP on this machine's
+   * cores with the matrix in CSR on the host (read back from the device once, at the solver's creation;
+   * clkr_matrix_update_values keeps that copy current), the faster AMG on CPUs and the only one with
+   * amg.smoother=gauss-seidel. The settings' cg.path does not apply to it. */
+  const char* backend;
 } clkr_solve_options;
 clkr_solve_options clkr_solve_options_default(void);
 

@@ -168,14 +168,14 @@ class Solver:
     follows new values of the matrix (time stepping) through update()."""
 
     def __init__(self, A, solver="cg", precond="none", precision="double", device=None, tol=1e-8, maxiter=10000,
-                 restart=30, format="csr", amg=None, chebyshev=None, refinement=None, settings=None):
+                 restart=30, format="csr", amg=None, chebyshev=None, refinement=None, settings=None, backend="device"):
         self._pattern = None
         if _is_scipy_sparse(A):
             A = _canonical_csr(A)
             self._pattern = (A.indptr, A.indices)  # to check that update() keeps it
         self.matrix = matrix(A, device, format)
         self._solver = _clkr.Solver(self.matrix, solver, precond, precision, float(tol), int(maxiter), int(restart),
-                                    amg or {}, chebyshev or {}, refinement or {}, settings or {})
+                                    amg or {}, chebyshev or {}, refinement or {}, settings or {}, str(backend))
 
     @property
     def setup_seconds(self):
@@ -233,15 +233,17 @@ class Solver:
 
 
 def solve(A, b, solver="cg", precond="none", precision="double", device=None, tol=1e-8, maxiter=10000, restart=30,
-          x0=None, format="csr", amg=None, chebyshev=None, refinement=None, settings=None):
+          x0=None, format="csr", amg=None, chebyshev=None, refinement=None, settings=None, backend="device"):
     """Solves A x = b. A: a scipy.sparse matrix, (data, indices, indptr) or a clkr.Matrix; b: 1-D, or
     2-D (rows, k) for k right-hand sides. solver: cg, pcg (CG with Jacobi), gmres, fgmres, bicgstab;
     precond: none, jacobi, chebyshev, amg; precision: double, single, qdouble, or mixed (iterative
     refinement: double outside, the solver in single inside); device: a clkr.Context, a selector
     ('gpu', 'cpu', 'nvidia', '0:1') or None for the default; format: csr, csr4, ell, hyb, sell, dia or
-    auto.
+    auto; backend: device (the device's OpenCL kernels) or host (OpenMP on this machine's cores, the
+    matrix read back once into CSR on the host: the faster AMG on CPUs, and the only one with
+    amg={"smoother": "gauss-seidel"}).
     amg, chebyshev, refinement: dictionaries of those options; settings: any setting by its whole key
     (clkr.setting_keys() lists them). Returns (x, Result) for a 1-D b and (X, [Result]) for a 2-D one;
     a solve that stops unconverged returns normally with its status."""
     return Solver(A, solver, precond, precision, device, tol, maxiter, restart, format, amg, chebyshev, refinement,
-                  settings).solve(b, x0)
+                  settings, backend).solve(b, x0)

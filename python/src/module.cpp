@@ -242,14 +242,16 @@ PYBIND11_MODULE(_clkr, m) {
   py::class_<Solver>(m, "Solver")
       .def(py::init([](std::shared_ptr<Matrix> matrix, const std::string& solver, const std::string& precond,
                        const std::string& precision, double tol, int maxiter, int restart, const py::dict& amg,
-                       const py::dict& chebyshev, const py::dict& refinement, const py::dict& settings) {
-             return std::make_unique<Solver>(
-                 std::move(matrix), solver_choice(solver, precond, precision, tol, maxiter, restart, amg, chebyshev,
-                                                  refinement, settings));
+                       const py::dict& chebyshev, const py::dict& refinement, const py::dict& settings,
+                       const std::string& backend) {
+             SolverChoice choice =
+                 solver_choice(solver, precond, precision, tol, maxiter, restart, amg, chebyshev, refinement, settings);
+             choice.backend = backend;
+             return std::make_unique<Solver>(std::move(matrix), choice);
            }),
            py::arg("matrix"), py::arg("solver"), py::arg("precond"), py::arg("precision"), py::arg("tol"),
            py::arg("maxiter"), py::arg("restart"), py::arg("amg"), py::arg("chebyshev"), py::arg("refinement"),
-           py::arg("settings"))
+           py::arg("settings"), py::arg("backend"))
       .def("update", &Solver::update)
       .def("solve", &Solver::solve, py::arg("b"), py::arg("x0"))
       .def_property_readonly("setup_seconds", &Solver::setup_seconds)

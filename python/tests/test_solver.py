@@ -59,3 +59,25 @@ def test_a_pattern_change_is_refused_and_leaves_the_solver_working(ctx):
         solver.update(np.ones(A.nnz + 1))
     x, info = solver.solve(b)
     assert info.converged and relative_residual(A, b, x) <= 1e-9
+
+
+def test_host_backend_solves_and_follows_updates(ctx):
+    A = poisson3d(10)
+    b = random_vector(A.shape[0], seed=3)
+    device_x, device_info = clkr.solve(A, b, tol=1e-10, device=ctx)
+    host_x, host_info = clkr.solve(A, b, tol=1e-10, device=ctx, backend="host")
+    assert host_info.converged and relative_residual(A, b, host_x) <= 1e-9
+    assert abs(host_info.iterations - device_info.iterations) <= 1  # the same CG, rounded in another order
+    # The Gauss-Seidel smoother exists on the host backend only: a device refuses it.
+    gauss_seidel = {"smoother": "gauss-seidel", "coarse_size": 50}
+    solver = clkr.Solver(A, precond="amg", amg=gauss_seidel, tol=1e-10, device=ctx, backend="host")
+    assert "on the host backend" in solver.description
+    x, info = solver.solve(b)
+    assert info.converged and relative_residual(A, b, x) <= 1e-9
+    solver.update(2 * A.data)  # the host copy of the matrix follows: the solution halves
+    x2, info2 = solver.solve(b)
+    assert info2.converged and np.linalg.norm(2 * x2 - x) <= 1e-8 * np.linalg.norm(x)
+    with pytest.raises(clkr.Error, match="runs on the host backend only"):
+        clkr.Solver(A, precond="amg", amg=gauss_seidel, device=ctx)
+    with pytest.raises(clkr.Error, match="unknown backend 'gpu'"):
+        clkr.solve(A, b, device=ctx, backend="gpu")

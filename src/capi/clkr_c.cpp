@@ -67,6 +67,7 @@ SolverPlan plan_from(const clkr_solve_options& o, const Matrix& A) {
   choice.solver = text_or(o.solver, "cg");
   choice.preconditioner = text_or(o.preconditioner, "none");
   choice.precision = text_or(o.precision, "double");
+  choice.backend = text_or(o.backend, "device");
   choice.relative_tolerance = o.relative_tolerance;
   choice.max_iterations = o.max_iterations;
   choice.restart = o.restart;
@@ -371,6 +372,7 @@ clkr_solve_options clkr_solve_options_default(void) {
   o.near_null_space_vectors = 0;
   o.node_offsets = NULL;
   o.nodes = 0;
+  o.backend = "device";
   return o;
 }
 

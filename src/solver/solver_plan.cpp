@@ -95,7 +95,9 @@ const std::vector<SettingSpec>& setting_specs() {
       {"amg.strengthen_test_vectors",
        "test vectors to rebuild on when CG asks the hierarchy to strengthen itself; 0: never (6)", Needs::Amg,
        integer("amg.strengthen_test_vectors", CLKR_FIELD(p.precond.amg.strengthen_test_vectors))},
-      {"amg.smoother", "chebyshev, chebyshev4 (fourth kind) or jacobi (chebyshev)", Needs::Amg,
+      {"amg.smoother",
+       "chebyshev, chebyshev4 (fourth kind), jacobi, or gauss-seidel (l1 hybrid, the host backend only) (chebyshev)",
+       Needs::Amg,
        named("amg.smoother", CLKR_FIELD(p.precond.amg.smoother), parse_amg_smoother)},
       {"amg.sweeps", "smoothing sweeps before and after the coarse correction (1)", Needs::Amg,
        [](SolverPlan& p, const std::string& v) {
@@ -260,6 +262,10 @@ SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, con
                 ": 'ir' is not a solver here; iterative refinement is the precision 'mixed' (solvers: cg, pcg, "
                 "gmres, fgmres, bicgstab)");
   const PrecondKind precond = parse_field(field_prefix + "preconditioner", choice.preconditioner, parse_precond);
+  const std::string backend = detail::to_lower(choice.backend);
+  if (backend != "device" && backend != "host")
+    throw Error(field_prefix + "backend: unknown backend '" + choice.backend + "' (expected device or host)");
+  plan.backend = backend == "host" ? Location::Host : Location::Device;
   const bool mixed = detail::to_lower(choice.precision) == "mixed";
   if (mixed) {
     // Refinement's inner solves take no preconditioner; "pcg" inside is CG with its own Jacobi.
@@ -268,7 +274,8 @@ SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, con
                   "' does not apply to precision 'mixed': iterative refinement's inner solves run unpreconditioned "
                   "(solver 'pcg' runs CG with Jacobi inside)");
     plan.kind = SolverKind::Ir;
-    plan.precision = device.fp64 ? Precision::Double : Precision::QuasiDouble;
+    // The host backend computes in double on any device.
+    plan.precision = device.fp64 || plan.backend == Location::Host ? Precision::Double : Precision::QuasiDouble;
     plan.options.inner_precision = Precision::Single;
     plan.options.inner_solver = kind;
   } else {
@@ -299,6 +306,12 @@ SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, con
   plan.options.max_iterations = choice.max_iterations;
   plan.options.restart = choice.restart;
   apply_settings(plan, choice.settings, field_prefix + "settings");
+  if (plan.backend == Location::Host)
+    for (const auto& setting : choice.settings)
+      if (setting.first == "cg.path")
+        throw Error(field_prefix +
+                    "settings: cg.path chooses how CG runs on a device; it does not apply to backend "
+                    "'host'");
   if (mixed && resolved_refinement(plan.options) == RefinementScheme::ReliableUpdate &&
       plan.options.inner_solver != SolverKind::Cg)
     throw Error(field_prefix + "settings: refinement.scheme=reliable runs CG inside, not " +

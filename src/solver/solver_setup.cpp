@@ -10,7 +10,7 @@ namespace clkr {
 
 SolverSetup::SolverSetup(std::shared_ptr<Matrix> A, SolverPlan plan) : matrix_(std::move(A)), plan_(std::move(plan)) {
   const auto start = std::chrono::steady_clock::now();
-  blas_ = std::make_unique<Blas>(matrix_->context(), Location::Device, plan_.precision);
+  blas_ = std::make_unique<Blas>(matrix_->context(), plan_.backend, plan_.precision);
   if (plan_.precond.kind != PrecondKind::None) preconditioner_ = make_preconditioner(*blas_, *matrix_, plan_.precond);
   matrix_->context()->finish();
   setup_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -36,7 +36,8 @@ std::string SolverSetup::description() const {
                                           to_string(plan_.options.inner_solver) + " inside)"
                                     : to_string(plan_.precision);
   return to_string(plan_.kind) + (preconditioner_ ? " with " + preconditioner_->description() : "") + " in " +
-         precision + " on " + matrix_->context()->info().summary();
+         precision +
+         (plan_.backend == Location::Host ? " on the host backend" : " on " + matrix_->context()->info().summary());
 }
 
 }  // namespace clkr

@@ -251,6 +251,59 @@ static void test_mixed_precision(clkr_context ctx, const Csr* A, const double* b
   clkr_matrix_destroy(m);
 }
 
+/* The host backend: CG as on the device (the same iterations to within one), the AMG with the
+ * Gauss-Seidel smoother that only the host backend has (a device refuses it, so a converged solve proves
+ * the host ran), a value update followed through the host copy of the matrix, and the refusals. */
+static void test_host_backend(clkr_context ctx, const Csr* A, const double* b, const double* x_true) {
+  clkr_matrix m = upload(ctx, A, 0, 0);
+  clkr_solve_options o = clkr_solve_options_default();
+  clkr_solver solver = NULL;
+  clkr_result device_r, host_r, r;
+  double* x = calloc((size_t)A->n, sizeof *x);
+  double* doubled = malloc((size_t)A->nnz * sizeof *doubled);
+  double* half_x = malloc((size_t)A->n * sizeof *half_x);
+  int64_t k;
+  const int device_its = iterations(ctx, m, b, A->n, &o, &device_r);
+  o.backend = "host";
+  const int host_its = iterations(ctx, m, b, A->n, &o, &host_r);
+  CHECK(host_its > 0 && abs(host_its - device_its) <= 1, "cg: %d iterations on the host backend, %d on the device",
+        host_its, device_its);
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-6, "host backend: cg");
+  o.precision = "mixed";
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-6, "host backend: mixed");
+  o.precision = "double";
+  o.preconditioner = "amg";
+  o.settings = "amg.smoother=gauss-seidel, amg.coarse_size=20";
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-6, "host backend: amg, gauss-seidel");
+  CHECK(clkr_solver_create(m, &o, &solver) == CLKR_OK, "host amg solver: %s", clkr_last_error());
+  for (k = 0; k < A->nnz; ++k) doubled[k] = 2 * A->values[k];
+  for (k = 0; k < A->n; ++k) half_x[k] = 0.5 * x_true[k];
+  CHECK(clkr_matrix_update_values(m, doubled, A->nnz) == CLKR_OK, "update: %s", clkr_last_error());
+  CHECK(clkr_solver_update(solver) == CLKR_OK, "solver update: %s", clkr_last_error());
+  CHECK(clkr_solver_solve(solver, b, x, &r) == CLKR_OK && r.status == CLKR_SOLVE_CONVERGED &&
+            relative_error(x, half_x, A->n) < 1e-6,
+        "host backend after doubling the values: %s, error %.3e (x should halve)", r.status_name,
+        relative_error(x, half_x, A->n));
+  clkr_solver_destroy(solver);
+  CHECK(clkr_matrix_update_values(m, A->values, A->nnz) == CLKR_OK, "values back: %s", clkr_last_error());
+
+  o.backend = "device";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "runs on the host backend only");
+  o.backend = "gpu";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT,
+               "options.backend: unknown backend 'gpu' (expected device or host)");
+  o = clkr_solve_options_default();
+  o.backend = "host";
+  o.settings = "cg.path=fused";
+  EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "does not apply to backend 'host'");
+  o.backend = NULL;  /* NULL: the device, as a zero-initialized struct of an older program has it */
+  solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-6, "backend NULL: the device");
+  free(x);
+  free(doubled);
+  free(half_x);
+  clkr_matrix_destroy(m);
+}
+
 /* AMG's near-null space given as the constant vector is the default: the same iterations. */
 static void test_near_null_space(clkr_context ctx, const Csr* A, const double* b) {
   clkr_matrix m = upload(ctx, A, 0, 0);
@@ -430,6 +483,7 @@ int main(void) {
   test_formats(ctx, &A, b, x_true);
   test_settings(ctx, &A, b, x_true);
   test_mixed_precision(ctx, &A, b, x_true);
+  test_host_backend(ctx, &A, b, x_true);
   test_near_null_space(ctx, &A, b);
   test_node_offsets(ctx, &A, b);
   test_rigid_body_modes();

@@ -127,6 +127,16 @@ program fortran_test
   call clkr_solve(ctx, a64, b, x, options, result)
   call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-7_c_double, &
              '64-bit coo, amg with a near-null space: '//clkr_text(result%message))
+  ! The host backend: the Gauss-Seidel smoother runs there only (a device refuses it).
+  x = 0
+  call clkr_solve(ctx, a64, b, x, clkr_options(preconditioner='amg', backend='host', &
+                                               relative_tolerance=1e-10_c_double, &
+                                               settings='amg.coarse_size=10, amg.smoother=gauss-seidel'), result)
+  call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-7_c_double, &
+             '64-bit coo, amg with gauss-seidel on the host backend: '//clkr_text(result%message))
+  call clkr_solve(ctx, a64, b, x, clkr_options(preconditioner='amg', settings='amg.smoother=gauss-seidel'), &
+                  stat=stat, errmsg=message)
+  call expect_error(CLKR_ERROR_INVALID_ARGUMENT, 'runs on the host backend only')
   ! Nodes of two rows each, 1-based offsets 1, 3, ..., n + 1.
   deallocate (options%near_null_space)
   allocate (options%node_offsets(n / 2 + 1))

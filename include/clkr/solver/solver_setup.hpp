@@ -28,6 +28,10 @@ struct SolverChoice {
   // single, qdouble, double, or mixed: iterative refinement, double outside (quasi-double on a device
   // without fp64) and single inside, the solver above solving the corrections unpreconditioned.
   std::string precision = "double";
+  // device (the context's OpenCL device) or host: the host backend, OpenMP on this machine's cores with
+  // the matrix in CSR on the host (read back once from the device if it was uploaded only), the faster
+  // AMG path on CPUs and the only one with the gauss-seidel smoother.
+  std::string backend = "device";
   double relative_tolerance = 1e-8;
   int max_iterations = 10000;
   int restart = 30;
@@ -43,6 +47,7 @@ struct SolverPlan {
   SolverKind kind = SolverKind::Cg;  // never Pcg (that is Cg with Jacobi); Ir for precision "mixed"
   PrecondOptions precond;
   Precision precision = Precision::Double;  // iterative refinement: the outer precision
+  Location backend = Location::Device;      // where the Blas computes: the device or the host backend
   SolveOptions options;
 };
 
@@ -50,7 +55,8 @@ struct SolverPlan {
 // clkr::Error naming the field, prefixed by `field_prefix` ("options." in C): an unknown name (with the
 // known ones), a tolerance outside (0, 1), counts below 1, an unknown setting key (with the known ones),
 // a setting for another preconditioner or without iterative refinement, a value of the wrong type, a
-// preconditioner with precision mixed, a near-null space without AMG.
+// preconditioner with precision mixed, a near-null space without AMG, an unknown backend, cg.path on the
+// host backend.
 SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, const std::string& field_prefix = "");
 
 // "amg.coarse_size=100, amg.smoother=jacobi; chebyshev.degree=6" as key/value pairs (separated by

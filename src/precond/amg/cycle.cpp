@@ -91,7 +91,8 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
     if (blas_.location() != Location::Host)
       throw Error(
           "amg: the gauss-seidel smoother runs on the host backend only (a Blas on Location::Host; clkr solve "
-          "--backend host); a device smooths with chebyshev, chebyshev4 or jacobi");
+          "--backend host, or backend 'host' in the C, Fortran and Python interfaces); a device smooths with "
+          "chebyshev, chebyshev4 or jacobi");
     // By nodes as the point smoothers use node blocks (block_smoothing), with the host hierarchy's
     // nodes (the host backend's hierarchy is always built on the host).
     const bool by_nodes = options_.block_smoothing == AmgOptions::BlockSmoothing::On && h;
