@@ -45,7 +45,7 @@ module clkr
     integer, allocatable :: node_offsets(:)
   end type
 
-  ! clkr_result of clkr.h; status_name and message are NUL-terminated (see clkr_text).
+  ! clkr_result of clkr.h; status_name, message, path and strengthened are NUL-terminated (see clkr_text).
   type, public, bind(c) :: clkr_result
     integer(c_int) :: status
     character(kind=c_char) :: status_name(32)
@@ -56,6 +56,8 @@ module clkr
     real(c_double) :: solve_seconds
     character(kind=c_char) :: message(256)
     integer(c_int) :: inner_iterations
+    character(kind=c_char) :: path(128)           ! how CG ran on the device; '' otherwise
+    character(kind=c_char) :: strengthened(256)   ! when and into what the AMG strengthened itself; ''
   end type
 
   public :: clkr_context_create, clkr_context_destroy

@@ -143,6 +143,12 @@ typedef struct clkr_result {
   double solve_seconds;
   char message[256]; /* why the solve stopped, in words (truncated) */
   int inner_iterations; /* mixed: the inner solver's iterations over all outer steps; else 0 */
+  /* CG on a device: the path that ran ("persistent", "fused", "unfused", "host", with the reason when
+   * clkr chose it for one a user would not guess); "" for the other solvers and the host backend. */
+  char path[128];
+  /* CG whose AMG strengthened itself during the solve (the settings' cg.strengthen_check): when it was
+   * asked, why and into what; "" otherwise. */
+  char strengthened[256];
 } clkr_result;
 
 /* Solves A x = b once: b and x hold rows(A) doubles each (x is read only with use_initial_guess). Returns

@@ -189,6 +189,8 @@ void fill_result(const clkr_solver_s& s, const SolveResult& r, clkr_result* resu
   result->solve_seconds = r.seconds;
   copy_text(result->message, sizeof result->message, r.message);
   result->inner_iterations = r.inner_iterations;
+  copy_text(result->path, sizeof result->path, r.path);
+  copy_text(result->strengthened, sizeof result->strengthened, r.strengthened);
 }
 
 // Solves for k columns: column j of B starts at B + j * ldb, of X at X + j * ldx (ld >= rows).

@@ -175,6 +175,8 @@ static void test_settings(clkr_context ctx, const Csr* A, const double* b, const
      not cover six test vectors here) and the solve is the plain one. */
   o.settings = "amg.strengthen_test_vectors=2, amg.coarse_size=40, cg.strengthen_check=2";
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-7, "amg that may strengthen itself, asked from iteration 2");
+  CHECK(iterations(ctx, m, b, A->n, &o, &r) > 0 && strcmp(r.strengthened, "") == 0,
+        "a declined strengthening leaves result.strengthened empty: '%s'", r.strengthened);
   o.settings = "amg.strengthen_test_vectors=13";
   EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "strengthen_test_vectors = 13");
   o.settings = "cg.strengthen_check=-1";
@@ -268,6 +270,10 @@ static void test_host_backend(clkr_context ctx, const Csr* A, const double* b, c
   const int host_its = iterations(ctx, m, b, A->n, &o, &host_r);
   CHECK(host_its > 0 && abs(host_its - device_its) <= 1, "cg: %d iterations on the host backend, %d on the device",
         host_its, device_its);
+  /* CG's path on the device ("persistent", "fused", ..., or "host: ..." on a CPU device); none on the
+   * host backend. */
+  CHECK(strlen(device_r.path) > 0 && strcmp(host_r.path, "") == 0, "path: '%s' on the device, '%s' on the host",
+        device_r.path, host_r.path);
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-6, "host backend: cg");
   o.precision = "mixed";
   solve_and_check(ctx, m, b, x_true, A->n, &o, 1e-6, "host backend: mixed");

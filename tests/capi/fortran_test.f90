@@ -44,6 +44,9 @@ program fortran_test
   call clkr_solve(ctx, a64, b, x, result=result)
   call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-6_c_double, '64-bit indices: '// &
              clkr_text(result%status_name))
+  ! CG on the device says which path ran; nothing strengthened without an AMG.
+  call check(len(clkr_text(result%path)) > 0 .and. len(clkr_text(result%strengthened)) == 0, &
+             'path "'//clkr_text(result%path)//'", strengthened "'//clkr_text(result%strengthened)//'"')
   call clkr_matrix_destroy(a64)
 
   ! New values (2 A) through a kept AMG solver.
