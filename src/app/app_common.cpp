@@ -147,6 +147,14 @@ CgPath cg_path_option(const std::string& value) {
   }
 }
 
+Location backend_option(const std::string& value) {
+  try {
+    return parse_backend(value);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--backend: ") + e.what());
+  }
+}
+
 std::vector<int> int32_row_offsets(const HostCsrMatrix& A, const std::string& peer) {
   if (A.nnz() > std::numeric_limits<int>::max())
     throw Error(peer + " indexes entries in 32 bits; this matrix has " + std::to_string(A.nnz()));

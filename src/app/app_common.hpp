@@ -36,6 +36,8 @@ bool numerically_symmetric(const HostCsrMatrix& A, const std::vector<std::int32_
 
 // The value of --cg-path (auto, persistent, fused, unfused); throws UsageError on anything else.
 CgPath cg_path_option(const std::string& value);
+// --backend's value (parse_backend), a UsageError naming the option when it is unknown.
+Location backend_option(const std::string& value);
 
 // A's row offsets in 32 bits, for peers whose one index type serves offsets and columns (Eigen's
 // Map<SparseMatrix<..., int>>); throws clkr::Error naming `peer` past 2^31 - 1 entries.

@@ -255,10 +255,7 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   options.restart = static_cast<int>(opts.integer("--restart", 30, 1, 1 << 20));
   options.record_history = opts.has("--history");
   if (opts.has("--cg-path")) options.cg_path = cg_path_option(opts.text("--cg-path"));
-  const std::string backend = detail::to_lower(opts.text("--backend", "device"));
-  if (backend != "device" && backend != "host")
-    throw UsageError("--backend: unknown backend '" + opts.text("--backend") + "' (expected device or host)");
-  run.backend = backend == "host" ? Location::Host : Location::Device;
+  run.backend = backend_option(opts.text("--backend", "device"));
   if (run.backend == Location::Host && opts.has("--cg-path"))
     throw UsageError("--cg-path chooses how CG runs on a device; it does not apply to --backend host");
   if (run.backend == Location::Host && forced_format && *forced_format != Format::Csr)

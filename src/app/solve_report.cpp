@@ -72,7 +72,7 @@ void print_json(std::ostream& out, const SolveRun& run) {
         .member("refinement", to_string(resolved_refinement(run.options)))
         .member("inner_tolerance", run.inner_tolerance());
   }
-  j.member("backend", run.backend == Location::Host ? "host" : "device");
+  j.member("backend", to_string(run.backend));
   j.member("format", to_string(run.format.format))
       .member("format_reason", run.format_forced ? std::string("--format") : run.format.reason)
       .member("precision", run.mixed ? std::string("mixed") : to_string(run.precision.outer))
@@ -200,8 +200,7 @@ void print_result(std::ostream& out, const SolveRun& run, const ParsedArgs& opts
         << " applications):\n";
     run.precond->blas().report(out);
     if (!run.precond_setup_kernels.empty()) {
-      out << "\nkernels (preconditioner setup and one warm-up application, "
-          << (run.backend == Location::Host ? "host" : "device") << " time):\n";
+      out << "\nkernels (preconditioner setup and one warm-up application, " << to_string(run.backend) << " time):\n";
       print_setup_kernels(out, run.precond_setup_kernels);
     }
   }

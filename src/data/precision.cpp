@@ -46,6 +46,13 @@ Precision parse_precision(const std::string& text) {
   throw Error("unknown precision '" + text + "' (expected single/float/sp, qdouble/quasi-double/qd or double/dp)");
 }
 
+Location parse_backend(const std::string& text) {
+  const std::string t = detail::to_lower(text);
+  if (t == "device") return Location::Device;
+  if (t == "host") return Location::Host;
+  throw Error("unknown backend '" + text + "' (expected device or host)");
+}
+
 std::string precision_build_option(Precision p) {
   switch (p) {
     case Precision::Single:

@@ -262,10 +262,7 @@ SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, con
                 ": 'ir' is not a solver here; iterative refinement is the precision 'mixed' (solvers: cg, pcg, "
                 "gmres, fgmres, bicgstab)");
   const PrecondKind precond = parse_field(field_prefix + "preconditioner", choice.preconditioner, parse_precond);
-  const std::string backend = detail::to_lower(choice.backend);
-  if (backend != "device" && backend != "host")
-    throw Error(field_prefix + "backend: unknown backend '" + choice.backend + "' (expected device or host)");
-  plan.backend = backend == "host" ? Location::Host : Location::Device;
+  plan.backend = parse_field(field_prefix + "backend", choice.backend, parse_backend);
   const bool mixed = detail::to_lower(choice.precision) == "mixed";
   if (mixed) {
     // Refinement's inner solves take no preconditioner; "pcg" inside is CG with its own Jacobi.

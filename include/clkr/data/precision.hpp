@@ -34,6 +34,9 @@ std::string to_string(Location l);      // "host", "device"
 std::string to_string(ValueStorage s);  // "working", "half"
 // Accepts "single"/"float"/"sp", "qdouble"/"quasi-double"/"qd", "double"/"dp"; throws clkr::Error.
 Precision parse_precision(const std::string& text);
+// Where a solve computes, by its interfaces' name for it, the backend: "device" (the OpenCL device) or
+// "host" (the host backend), any case; throws clkr::Error for anything else.
+Location parse_backend(const std::string& text);
 
 // Bytes one element occupies in memory in this precision (4, 8, 8).
 constexpr std::size_t bytes_per_element(Precision p) { return p == Precision::Single ? 4 : 8; }
