@@ -40,10 +40,7 @@ TEST(AmgHostBackend, SetupAndUpdateAskNothingOfTheDevice) {
     expect_no_device_work(M.setup_commands(), what + ", setup");
     const int iterations = test::pcg_iterations_on_ones(blas, A, M);
 
-    HostCsrMatrix doubled = host;
-    for (double& v : doubled.values) v *= 2;
-    A.update_values(doubled.values);
-    M.update(A);
+    test::update_with_doubled_values(A, host, M);
     expect_no_device_work(M.update_commands(), what + ", update");
     EXPECT_EQ(test::pcg_iterations_on_ones(blas, A, M), iterations) << what;
   }

@@ -32,6 +32,15 @@ inline int pcg_iterations_on_ones(Blas& blas, Matrix& A, Preconditioner& M) {
   return r.iterations;
 }
 
+// A time step that doubles every value: A takes 2 * host.values (host: A's entries) and M follows
+// (Preconditioner::update). The update tests then expect the iterations of before.
+inline void update_with_doubled_values(Matrix& A, const HostCsrMatrix& host, Preconditioner& M) {
+  std::vector<double> doubled = host.values;
+  for (double& v : doubled) v *= 2;
+  A.update_values(doubled);
+  M.update(A);
+}
+
 // |u' M v - v' M u| / sum |u_i (M v)_i| for one application of M to each of u and v (PCG needs M
 // symmetric: a few unit roundoffs).
 inline double asymmetry(Preconditioner& M, const std::shared_ptr<Context>& context, const std::vector<double>& u,

@@ -120,10 +120,7 @@ TEST(AmgTestVectors, RecoverTheNearNullSpaceOfASignFlippedProblem) {
 
   // The update step keeps the prolongators built on the test vectors: after the values are scaled
   // by 2, as many iterations as before.
-  HostCsrMatrix doubled = host;
-  for (double& v : doubled.values) v *= 2;
-  A.update_values(doubled.values);
-  tested.update(A);
+  test::update_with_doubled_values(A, host, tested);
   EXPECT_EQ(test::pcg_iterations_on_ones(blas, A, tested), with);
 }
 

@@ -265,10 +265,7 @@ TEST(HybridGaussSeidel, AmgPcgConvergesAndFollowsAnUpdate) {
   const int jacobi = test::pcg_iterations_on_ones(blas, A, J);
   EXPECT_LT(3 * iterations, jacobi) << iterations << " against Jacobi-PCG's " << jacobi;
 
-  HostCsrMatrix doubled = host;
-  for (double& v : doubled.values) v *= 2;
-  A.update_values(doubled.values);
-  M.update(A);
+  test::update_with_doubled_values(A, host, M);
   EXPECT_EQ(test::pcg_iterations_on_ones(blas, A, M), iterations);
 }
 
