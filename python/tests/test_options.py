@@ -37,6 +37,17 @@ def test_mixed_precision_reaches_double_accuracy_with_single_inside(ctx):
     assert np.allclose(y, spla.spsolve(N.tocsc(), c), rtol=0, atol=1e-8 * np.abs(y).max())
 
 
+def test_mixed_precision_takes_a_preconditioner_inside(ctx):
+    # Reliable-update PCG: the AMG in single precision inside, the double accuracy outside, in the
+    # AMG-PCG's handful of iterations rather than CG's dozens.
+    A = poisson3d(10)
+    b = random_vector(A.shape[0])
+    _, plain = clkr.solve(A, b, precision="mixed", tol=1e-11, device=ctx)
+    x, info = clkr.solve(A, b, precond="amg", precision="mixed", tol=1e-11, device=ctx)
+    assert info.converged and 0 < info.inner_iterations < plain.inner_iterations / 2, (info, plain)
+    assert relative_residual(A, b, x) <= 1e-10
+
+
 def test_preconditioner_settings_take_effect(ctx):
     A = poisson3d(10)
     b = random_vector(A.shape[0])
@@ -95,7 +106,7 @@ def test_bad_settings_name_the_key_or_value(ctx):
     with pytest.raises(clkr.Error, match="without precision='mixed'"):
         clkr.solve(A, b, refinement={"scheme": "restarted"}, device=ctx)
     with pytest.raises(clkr.Error, match="does not apply to precision 'mixed'"):
-        clkr.solve(A, b, precond="amg", precision="mixed", device=ctx)
+        clkr.solve(A, b, precond="amg", precision="mixed", settings={"precond.precision": "double"}, device=ctx)
     with pytest.raises(clkr.Error, match="runs CG inside"):
         clkr.solve(A, b, solver="bicgstab", precision="mixed", refinement={"scheme": "reliable"}, device=ctx)
     with pytest.raises(clkr.Error, match="unknown matrix format 'bsr'"):

@@ -38,7 +38,9 @@ std::vector<OptionSpec> bench_solve_specs() {
        "smoothing on, off: --amg-block-smoothing on, off, side by side in one run); amg-plain\n"
        "(plain aggregation: --amg-prolongator-relaxation 0, beside amg's in one run); amg-gs,\n"
        "amg-gs-plain (the l1 hybrid Gauss-Seidel smoother, host: only; with plain aggregation);\n"
-       "prefix host: for the host backend (default cg,jacobi,amg,amg-single,host:amg)"},
+       "prefix host: for the host backend; suffix -mixed: reliable-update CG in single inside\n"
+       "the double solve, the preconditioner in single (cg-mixed, jacobi-mixed, amg-half-mixed, ...)\n"
+       "(default cg,jacobi,amg,amg-single,host:amg)"},
       {"--peers", "LIST", "eigen-ic, eigen-cg, hypre (CPU), or none (default eigen-ic,eigen-cg,hypre)"},
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8), b = ones"},
       {"--maxit", "N", "maximum iterations of every solver (default 20000)"},
@@ -66,6 +68,9 @@ struct Method {
   std::optional<AmgOptions::BlockSmoothing> block_smoothing;
   bool plain_aggregation = false;  // amg-plain: prolongator_relaxation 0 whatever the option says
   bool gauss_seidel = false;       // amg-gs, amg-gs-plain: the Gauss-Seidel smoother (host: only)
+  // -mixed: iterative refinement with reliable updates (PCG in single inside the double solve, M in
+  // single), the solve that `clkr solve --precision mixed` runs
+  bool mixed = false;
 };
 
 Method parse_method(const std::string& text) {
@@ -75,6 +80,20 @@ Method parse_method(const std::string& text) {
   if (name.rfind("host:", 0) == 0) {
     m.location = Location::Host;
     name = name.substr(5);
+  }
+  const std::string mixed_suffix = "-mixed";
+  if (name.size() > mixed_suffix.size() &&
+      name.compare(name.size() - mixed_suffix.size(), std::string::npos, mixed_suffix) == 0) {
+    m.mixed = true;
+    name.resize(name.size() - mixed_suffix.size());
+    Method inside = parse_method(name);
+    if (inside.precond_precision && *inside.precond_precision != Precision::Single)
+      throw UsageError("--methods: " + text + ": the preconditioner of a mixed solve works in single");
+    inside.name = text;
+    inside.location = m.location;
+    inside.mixed = true;
+    inside.precond_precision = Precision::Single;
+    return inside;
   }
   if (name == "cg") return m;
   if (name == "amg-blocks" || name == "amg-points") {
@@ -107,7 +126,8 @@ Method parse_method(const std::string& text) {
     throw UsageError(
         "--methods: unknown method '" + text +
         "' (expected cg, jacobi, chebyshev, amg, amg-single, amg-half, amg-update, amg-update-single, "
-        "amg-update-half, amg-blocks, amg-points, amg-plain, amg-gs, amg-gs-plain, each optionally host:)");
+        "amg-update-half, amg-blocks, amg-points, amg-plain, amg-gs, amg-gs-plain, each optionally host: and "
+        "-mixed)");
   }
   if (m.kind == PrecondKind::None) m.name = m.location == Location::Host ? "host:cg" : "cg";
   return m;
@@ -157,7 +177,8 @@ void summarize(Row& row, const std::vector<SolveSample>& samples, double toleran
 // One solve of `method`: a fresh preconditioner, or `kept` refreshed by update() (timed as setup), and
 // CG from x = 0 (timed as solve).
 SolveSample run_clkr(Context& context, const std::shared_ptr<Context>& shared, Matrix& A, Vector& b, Blas& blas,
-                     const PrecondOptions& options, const SolveOptions& solve_options, Row& row, Preconditioner* kept) {
+                     Blas* inner, const PrecondOptions& options, const SolveOptions& solve_options, Row& row,
+                     Preconditioner* kept) {
   SolveSample s;
   Stopwatch setup;
   std::unique_ptr<Preconditioner> made;
@@ -174,9 +195,11 @@ SolveSample run_clkr(Context& context, const std::shared_ptr<Context>& shared, M
     row.operator_complexity = amg->operator_complexity();
   }
   Vector x(shared, static_cast<std::size_t>(A.rows()), "x");
-  const SolveResult r = cg(blas, A, *M, b, x, solve_options);
+  const SolveResult r =
+      inner ? iterative_refinement(blas, *inner, A, *M, b, x, solve_options) : cg(blas, A, *M, b, x, solve_options);
   s.solve_seconds = r.seconds;
-  s.iterations = r.iterations;
+  // A mixed solve's iterations are its inner ones (its outer ones are the reliable updates).
+  s.iterations = inner ? r.inner_iterations : r.iterations;
   s.status = to_string(r.status);
   s.true_residual = r.true_relative_residual;
   if (!r.converged()) {
@@ -375,6 +398,8 @@ int bench_solve_command(const Args& args) {
         Matrix A(context, host, format, matrix_options);
         Vector b(context, ones, "b");
         Blas blas(context, m.location, Precision::Double);
+        std::optional<Blas> inner;
+        if (m.mixed) inner.emplace(context, m.location, Precision::Single);
         if (near_null_error) std::rethrow_exception(near_null_error);
         PrecondOptions options = matrix_base;
         options.kind = m.kind;
@@ -398,7 +423,8 @@ int bench_solve_command(const Args& args) {
             context->finish();
             upload_seconds = upload.seconds();
           }
-          SolveSample s = run_clkr(*context, context, A, b, blas, options, solve_options, row, kept.get());
+          SolveSample s = run_clkr(*context, context, A, b, blas, inner ? &*inner : nullptr, options, solve_options,
+                                   row, kept.get());
           if (rep > 0) samples.push_back(std::move(s));  // the first builds the kernels
         }
         row.note = "format " + to_string(format);

@@ -264,12 +264,19 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   const auto seed = static_cast<std::uint64_t>(opts.integer("--seed", 1, 0, INT64_MAX));
   const bool json = opts.has("--json"), quiet = opts.has("--quiet");
   const bool refinement = precision_name == "mixed" || kind == SolverKind::Ir;
-  if (refinement && has_precond_options(opts))
+  // --solver pcg is CG with Jacobi; iterative refinement with pcg inside keeps its own inner PCG and
+  // takes no --precond. Another preconditioner works inside the refinement, in the inner precision
+  // (reliable-update PCG with cg).
+  if (refinement && kind == SolverKind::Pcg && has_precond_options(opts))
     throw UsageError(
-        "--precond and its options do not apply to iterative refinement (--precision mixed or "
-        "--solver ir): its inner solves run unpreconditioned; try --precond-precision single instead");
-  // --solver pcg is CG with Jacobi (iterative refinement keeps its own inner PCG).
-  PrecondOptions precond_options = refinement ? PrecondOptions{} : parse_precond_options(opts, kind == SolverKind::Pcg);
+        "--solver pcg with --precision mixed runs CG with its own Jacobi inside; for --precond use --solver cg");
+  PrecondOptions precond_options = parse_precond_options(opts, kind == SolverKind::Pcg && !refinement);
+  if (refinement && precond_options.kind != PrecondKind::None) {
+    if (!precond_options.precision) precond_options.precision = Precision::Single;
+    if (*precond_options.precision != Precision::Single)
+      throw UsageError("--precond-precision " + opts.text("--precond-precision") +
+                       ": with --precision mixed the preconditioner works in the inner precision, single (or half)");
+  }
   const SolverKind solver_kind = kind == SolverKind::Pcg && !refinement ? SolverKind::Cg : kind;
   if (refinement) {
     options.inner_solver = kind == SolverKind::Ir ? SolverKind::Cg : kind;
@@ -378,7 +385,9 @@ int run_solve(const std::string& command, const Args& args, std::optional<Solver
   }
   Vector b(context, rhs.b, "b"), x(context, host.rows, "x");
   auto solve_into = [&](Vector& x_out, const SolveOptions& o) {
-    if (run.refinement()) return iterative_refinement(blas, *inner, A, b, x_out, o);
+    if (run.refinement())
+      return M ? iterative_refinement(blas, *inner, A, *M, b, x_out, o)
+               : iterative_refinement(blas, *inner, A, b, x_out, o);
     return M ? solve(solver_kind, blas, A, *M, b, x_out, o) : solve(solver_kind, blas, A, b, x_out, o);
   };
 

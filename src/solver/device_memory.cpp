@@ -52,10 +52,11 @@ DeviceMemoryNeed solve_device_memory(const CsrView& A, Format format, SolverKind
     // its right-hand side and solution (r and d), in the inner one.
     const Precision inner = options.inner_precision;
     precisions.push_back(inner);
-    // The reliable-update CG (reliable_update_cg.cpp) sums its own increment: no grouped sum beside it.
+    // The reliable-update CG (reliable_update_cg.cpp) sums its own increment: no grouped sum beside it;
+    // z = M^-1 r when preconditioned.
     const std::int64_t inner_work = resolved_refinement(options) == RefinementScheme::ReliableUpdate
-                                        ? 3
-                                        : work_vectors(options.inner_solver, options, false, false);
+                                        ? 3 + (preconditioned ? 1 : 0)
+                                        : work_vectors(options.inner_solver, options, preconditioned, false);
     need.vectors = 4 * vector_bytes(n, precision) + (2 + inner_work) * vector_bytes(n, inner);
   } else if (cg == CgPlacement::Host && (kind == SolverKind::Cg || kind == SolverKind::Pcg)) {
     // cg_host.cpp: the work vectors are host arrays, and A's values are converted on the host, so the

@@ -52,8 +52,8 @@ detail::SolverCore check_inner(Blas& outer, Blas& inner, const SolveOptions& opt
 // converted from the inner precision, n), r = b - A x (a copy 2n and an SpMV), ||r|| (n); r is
 // converted once to the inner precision (n) and the inner solve moves what its solver moves, in the
 // inner precision. One host round trip per outer step (||r||) besides the inner solver's.
-void refine(Blas& outer, Blas& inner, detail::SolverCore inner_core, Matrix& A, Vector& b, Vector& x, bool x_is_zero,
-            const SolveOptions& options, detail::SolveMonitor& monitor) {
+void refine(Blas& outer, Blas& inner, detail::SolverCore inner_core, Matrix& A, Preconditioner* M, Vector& b, Vector& x,
+            bool x_is_zero, const SolveOptions& options, detail::SolveMonitor& monitor) {
   SolveOptions inner_options;
   inner_options.relative_tolerance = options.inner_relative_tolerance;
   inner_options.max_iterations = options.inner_max_iterations;
@@ -72,7 +72,7 @@ void refine(Blas& outer, Blas& inner, detail::SolverCore inner_core, Matrix& A, 
     SolveResult inner_result;
     detail::SolveMonitor inner_monitor(inner_options, r_norm, inner_result);
     detail::set_zero(inner, d);
-    inner_core(inner, A, nullptr, r, d, true, inner_options, inner_monitor);
+    inner_core(inner, A, M, r, d, true, inner_options, inner_monitor);
     inner_monitor.finish_if_running();
     monitor.result().inner_iterations += inner_result.iterations;
     if (inner_result.status == SolveStatus::NotSpd || inner_result.status == SolveStatus::NonFinite) {
@@ -119,18 +119,48 @@ RefinementScheme resolved_refinement(const SolveOptions& options) {
   return options.inner_solver == SolverKind::Cg ? RefinementScheme::ReliableUpdate : RefinementScheme::Restarted;
 }
 
-SolveResult iterative_refinement(Blas& outer, Blas& inner, Matrix& A, Vector& b, Vector& x,
-                                 const SolveOptions& options) {
+namespace {
+
+SolveResult run_refinement(Blas& outer, Blas& inner, Matrix& A, Preconditioner* M, Vector& b, Vector& x,
+                           const SolveOptions& options) {
   const detail::SolverCore inner_core = check_inner(outer, inner, options);
   const bool reliable = resolved_refinement(options) == RefinementScheme::ReliableUpdate;
-  return detail::run_checked("iterative_refinement", outer, A, nullptr, b, x, options,
+  return detail::run_checked("iterative_refinement", outer, A, M, b, x, options,
                              [&](bool x_is_zero, detail::SolveMonitor& monitor) {
                                if (reliable) {
-                                 detail::reliable_update_cg(outer, inner, A, b, x, x_is_zero, options, monitor);
+                                 detail::reliable_update_cg(outer, inner, A, M, b, x, x_is_zero, options, monitor);
                                } else {
-                                 refine(outer, inner, inner_core, A, b, x, x_is_zero, options, monitor);
+                                 refine(outer, inner, inner_core, A, M, b, x, x_is_zero, options, monitor);
                                }
                              });
+}
+
+}  // namespace
+
+SolveResult iterative_refinement(Blas& outer, Blas& inner, Matrix& A, Vector& b, Vector& x,
+                                 const SolveOptions& options) {
+  return run_refinement(outer, inner, A, nullptr, b, x, options);
+}
+
+SolveResult iterative_refinement(Blas& outer, Blas& inner, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
+                                 const SolveOptions& options) {
+  // The identity is no preconditioner, in whatever precision it was made.
+  if (!detail::preconditioned(&M)) return run_refinement(outer, inner, A, nullptr, b, x, options);
+  // The reliable scheme runs PCG; the restarted one hands M to each inner solve, where pcg would put
+  // its own Jacobi in its place.
+  if (resolved_refinement(options) == RefinementScheme::ReliableUpdate && !M.symmetric())
+    throw Error("iterative_refinement: the preconditioner " + M.description() +
+                " is not symmetric; the reliable-update scheme runs CG (use RefinementScheme::Restarted with "
+                "gmres, fgmres or bicgstab inside)");
+  if (options.inner_solver == SolverKind::Pcg)
+    throw Error(
+        "iterative_refinement: inner_solver pcg is CG with its own Jacobi preconditioner; with a preconditioner "
+        "of your own, use cg inside");
+  if (M.precision() != inner.precision())
+    throw Error("iterative_refinement: the preconditioner computes in " + to_string(M.precision()) +
+                ", the inner solver in " + to_string(inner.precision()) +
+                ": build it in the inner precision (PrecondOptions::precision), where the iterations run");
+  return run_refinement(outer, inner, A, &M, b, x, options);
 }
 
 }  // namespace clkr

@@ -16,6 +16,11 @@
 //       p -= ((r'p - r'r) / r'r) r  inner   with r'p = r'r restored (as CG's r and p satisfy)
 //       dx = 0;  rho = r'r;  s = s' inner
 //
+// With a preconditioner M (PCG) the inner iteration is PCG's, z = M^-1 r applied to the inner
+// residual, and the update restores PCG's r'p = r'z instead: z = M^-1 r from the new r, then
+// p -= ((r'p - r'z) / r'z) z and rho = r'z. M works in the inner precision, so everything an
+// iteration moves is in it, the preconditioner's bytes included; only the updates touch the outer one.
+//
 // Between two updates the recursive residual drifts from the true one by about u_inner * kappa(A) times
 // the largest residual of the segment (Greenbaum 1997), so with delta = 0.1 the drift stays a small
 // part of what a segment gains, and the iteration count stays close to CG's in the outer precision
@@ -25,6 +30,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "cg_fused.hpp"
@@ -43,12 +49,13 @@ enum class Next {
 // each inner iteration, and the reliable update itself.
 class ReliableUpdates {
  public:
-  ReliableUpdates(Blas& outer, Blas& inner, Matrix& A, Vector& b, Vector& x, const SolveOptions& options,
-                  SolveMonitor& monitor)
+  ReliableUpdates(Blas& outer, Blas& inner, Matrix& A, Preconditioner* M, Vector& b, Vector& x,
+                  const SolveOptions& options, SolveMonitor& monitor)
       : r(outer.context(), b.size(), "ir.r"),
         dx(outer.context(), b.size(), "ir.dx"),
         p(outer.context(), b.size(), "ir.p"),
         q(outer.context(), b.size(), "ir.q"),
+        M(M),
         outer_(outer),
         inner_(inner),
         A_(A),
@@ -59,8 +66,10 @@ class ReliableUpdates {
         inner_name_(to_string(inner.precision())) {}
 
   // The inner iteration's vectors: r, dx, p and q in the inner precision (r is also written in the
-  // outer one at each update and converted lazily).
+  // outer one at each update and converted lazily); z = M^-1 r with a preconditioner.
   Vector r, dx, p, q;
+  std::optional<Vector> z;
+  Preconditioner* const M;  // null: CG
 
   // r = b - A x;  s = ||r||;  r /= s;  p = r;  dx = 0. False when there is nothing to iterate (the
   // start meets the tolerance, max_iterations = 0, or ||r|| is not finite).
@@ -70,10 +79,32 @@ class ReliableUpdates {
     if (!monitor_.record_start("||r||", norm, norm)) return false;
     if (options_.max_iterations == 0) return false;
     outer_.scal(1.0 / norm, r);
-    inner_.copy(r, p);
+    if (M) {
+      z.emplace(outer_.context(), b_.size(), "ir.z");
+      M->apply(r, *z);
+      inner_.copy(*z, p);
+      if (!accept_rz(inner_.dot(r, *z))) return false;
+    } else {
+      inner_.copy(r, p);
+    }
     set_zero(inner_, dx);
     scale_ = peak_ = best_ = norm;
     return true;
+  }
+
+  // rho of the inner recursion from the current r (and z): r'r, or PCG's r'z, on the device.
+  DeviceScalar rho_async() { return inner_.dot_async(r, M ? *z : r); }
+
+  // PCG's r'z (in the segment's scale) after the latest inner iteration or update: false, with the
+  // solve finished, when it is not finite or not positive (M is not positive definite).
+  bool accept_rz(double rz) {
+    const int j = monitor_.result().inner_iterations;
+    if (!monitor_.check_finite(j, "inner r'z", rz)) return false;
+    if (rz > 0) return true;
+    monitor_.finish(SolveStatus::NotSpd, "r'z = r'M^-1 r = " + format_number(rz) + " <= 0 at inner iteration " +
+                                             std::to_string(j) + " (" + inner_name_ +
+                                             "): the preconditioner is not positive definite");
+    return false;
   }
 
   // p'Ap of the next inner iteration (in the segment's scale): false, with the solve finished, when it
@@ -99,8 +130,8 @@ class ReliableUpdates {
     return due ? Next::Update : Next::Iterate;
   }
 
-  // The reliable update (see the top of the file). keep_p false restarts the direction from r: after
-  // the inner residual vanished exactly, the kernels leave p zero or undefined. Memory moved, n = rows:
+  // The reliable update (see the top of the file). keep_p false restarts the direction from r (PCG:
+  // from z): after the inner residual vanished exactly, the kernels leave p zero or undefined. Memory moved, n = rows:
   // outer precision x += s dx 3n (+ dx converted, n inner read, n written), r = b - A x 2n + the outer
   // matrix + 2n, ||r|| n, r /= s' 2n; inner r converted (n read, n written), p 2n, r'r and r'p 3n, p 3n,
   // dx n, rho n. Three host round trips (||r||, r'r, r'p). False when the solve has ended.
@@ -119,16 +150,22 @@ class ReliableUpdates {
     }
     if (stagnated(k, norm) || k >= options_.max_iterations) return false;
     outer_.scal(1.0 / norm, r);
+    // PCG's direction comes from z = M^-1 r where CG's comes from r.
+    Vector& w = M ? *z : r;
+    if (M) M->apply(r, *z);
     if (keep_p) {
       inner_.scal(scale_ / norm, p);
-      // r'p = r'r, as CG's p and r satisfy: p -= ((r'p - r'r) / r'r) r (QUDA's "restore the
-      // orthogonality of the gradient vector"). alpha = r'r / p'Ap is then the exact minimiser along p
-      // even when the new r differs much from the recursive one (at a precision's floor, where it is
-      // rounding noise): without it that step can make the iteration diverge.
-      const double rr = inner_.dot(r, r), rp = inner_.dot(r, p);
-      inner_.axpy(-(rp - rr) / rr, r, p);
+      // r'p = r'w, as CG's p and r satisfy (w = r; PCG: w = z): p -= ((r'p - r'w) / r'w) w (QUDA's
+      // "restore the orthogonality of the gradient vector"). alpha = r'w / p'Ap is then the exact
+      // minimiser along p even when the new r differs much from the recursive one (at a precision's
+      // floor, where it is rounding noise): without it that step can make the iteration diverge.
+      const DeviceScalar rw_async = inner_.dot_async(r, w), rp_async = inner_.dot_async(r, p);
+      const double rw = rw_async.value(), rp = rp_async.value();
+      if (M && !accept_rz(rw)) return false;
+      inner_.axpy(-(rp - rw) / rw, w, p);
     } else {
-      inner_.copy(r, p);
+      if (M && !accept_rz(inner_.dot(r, w))) return false;
+      inner_.copy(w, p);
     }
     set_zero(inner_, dx);
     scale_ = peak_ = norm;
@@ -179,11 +216,13 @@ class ReliableUpdates {
 
 // The device iteration: cg_device's three fused kernels per inner iteration (FusedCgSteps, scalars on
 // the device, the host reading r'r one iteration late), moving the inner matrix + 11n elements of the
-// inner precision, with dx in the place of x. When the host sees an update is due, the iteration in
-// flight finishes on the recursive residual first (it counts like any other), then the update runs.
+// inner precision, with dx in the place of x (PCG: + M's application and r'z, 2n). When the host sees
+// an update is due, the iteration in flight finishes on the recursive residual first (it counts like
+// any other), then the update runs.
 void iterate_fused(ReliableUpdates& state, Blas& inner, Matrix& A, const SolveOptions& options) {
-  FusedCgSteps steps(inner, A);
-  steps.set_rho(inner.dot_async(state.r, state.r));
+  Preconditioner* const M = state.M;
+  FusedCgSteps steps(inner, A, M ? std::optional(M->precision()) : std::nullopt);
+  steps.set_rho(state.rho_async());
   // At most kReadSlots iterations in flight; iteration k of a segment reads into slot k % kReadSlots.
   constexpr int slots = FusedCgSteps::kReadSlots;
   int launched = 0, examined = 0;  // in the current segment
@@ -191,7 +230,13 @@ void iterate_fused(ReliableUpdates& state, Blas& inner, Matrix& A, const SolveOp
     ++launched;
     steps.spmv_dot(state.p, state.q);                      // q = A p;  partial p'q
     steps.update_xr(state.dx, state.r, state.p, state.q);  // alpha = rho / p'q;  dx += alpha p;  r -= alpha q
-    steps.update_p(state.r, state.p);                      // beta = r'r / rho;  p = r + beta p;  rho = r'r
+    if (M) {
+      M->apply(state.r, *state.z);                       // z = M^-1 r
+      steps.dot_rz(state.r, *state.z);                   // partial r'z
+      steps.update_p_preconditioned(*state.z, state.p);  // beta = r'z / rho;  p = z + beta p;  rho = r'z
+    } else {
+      steps.update_p(state.r, state.p);  // beta = r'r / rho;  p = r + beta p;  rho = r'r
+    }
     steps.read_scalars(launched % slots);
     inner.context()->queue().flush();  // see cg_device: keep the device busy while the host waits
   };
@@ -205,7 +250,10 @@ void iterate_fused(ReliableUpdates& state, Blas& inner, Matrix& A, const SolveOp
     if (!state.accept_curvature(s.pq)) return;
     const Next next = state.after_step(s.rr);
     if (next == Next::Stop) return;
-    if (next == Next::Iterate) continue;
+    if (next == Next::Iterate) {
+      if (M && !state.accept_rz(s.rho)) return;
+      continue;
+    }
     // Once r'r is exactly zero the iteration in flight does nothing (alpha = 0) and leaves p undefined.
     bool keep_p = s.rr > 0;
     while (examined < launched) {
@@ -215,15 +263,17 @@ void iterate_fused(ReliableUpdates& state, Blas& inner, Matrix& A, const SolveOp
       keep_p = s.rr > 0;
     }
     if (!state.update(keep_p)) return;
-    steps.set_rho(inner.dot_async(state.r, state.r));
+    steps.set_rho(state.rho_async());
     launched = examined = 0;
   }
 }
 
 // The BLAS-call iteration (the host backend, and CgPath::Unfused): per inner iteration the inner
-// matrix + 14n elements and two host round trips (p'q, r'r), as cg_core's.
+// matrix + 14n elements and two host round trips (p'q, r'r), as cg_core's (PCG: + M's application and
+// r'z, 2n, read back with r'r).
 void iterate_blas(ReliableUpdates& state, Blas& inner, Matrix& A) {
-  double rho = inner.dot(state.r, state.r);
+  Preconditioner* const M = state.M;
+  double rho = state.rho_async().value();
   for (;;) {
     // q = A p;  p'q
     inner.spmv(1.0, A, state.p, 0.0, state.q);
@@ -233,25 +283,32 @@ void iterate_blas(ReliableUpdates& state, Blas& inner, Matrix& A) {
     const double alpha = rho / pq;
     inner.axpy(alpha, state.p, state.dx);
     inner.axpy(-alpha, state.q, state.r);
-    const double rr = inner.dot(state.r, state.r);
+    // r'r (the updates' test) and PCG's z = M^-1 r, r'z, read back together
+    if (M) M->apply(state.r, *state.z);
+    const DeviceScalar rr_async = inner.dot_async(state.r, state.r);
+    std::optional<DeviceScalar> rz_async;
+    if (M) rz_async.emplace(state.rho_async());
+    const double rr = rr_async.value(), rho_new = rz_async ? rz_async->value() : rr;
     const Next next = state.after_step(rr);
     if (next == Next::Stop) return;
-    // beta = r'r / rho;  p = r + beta p  (before an update too, as on the device: the update keeps p)
+    if (M && next == Next::Iterate && !state.accept_rz(rho_new)) return;
+    // beta = rho_new / rho;  p = r + beta p (PCG: z + beta p), before an update too, as on the device:
+    // the update keeps p
     const bool keep_p = rr > 0;
-    if (keep_p) inner.aypx(rr / rho, state.r, state.p);
-    rho = rr;
+    if (keep_p) inner.aypx(rho_new / rho, M ? *state.z : state.r, state.p);
+    rho = rho_new;
     if (next == Next::Update) {
       if (!state.update(keep_p)) return;
-      rho = inner.dot(state.r, state.r);
+      rho = state.rho_async().value();
     }
   }
 }
 
 }  // namespace
 
-void reliable_update_cg(Blas& outer, Blas& inner, Matrix& A, Vector& b, Vector& x, bool x_is_zero,
+void reliable_update_cg(Blas& outer, Blas& inner, Matrix& A, Preconditioner* M, Vector& b, Vector& x, bool x_is_zero,
                         const SolveOptions& options, SolveMonitor& monitor) {
-  ReliableUpdates state(outer, inner, A, b, x, options, monitor);
+  ReliableUpdates state(outer, inner, A, preconditioned(M) ? M : nullptr, b, x, options, monitor);
   if (!state.start(x_is_zero)) return;
   if (inner.location() == Location::Device && options.cg_path != CgPath::Unfused) {
     iterate_fused(state, inner, A, options);

@@ -132,8 +132,10 @@ SolveResult dispatch(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, 
       return bicgstab(blas, A, M, b, x, options);
     case SolverKind::Pcg:
       throw Error("solve: pcg is CG with its own Jacobi preconditioner; pass a preconditioner to cg instead");
-    case SolverKind::Ir:
-      throw Error("solve: iterative refinement takes no preconditioner (its inner solves run unpreconditioned)");
+    case SolverKind::Ir: {
+      Blas inner(blas.context(), blas.location(), options.inner_precision);
+      return iterative_refinement(blas, inner, A, M, b, x, options);
+    }
   }
   throw Error("solve: unknown SolverKind " + std::to_string(static_cast<int>(kind)));
 }

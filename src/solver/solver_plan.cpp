@@ -265,11 +265,12 @@ SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, con
   plan.backend = parse_field(field_prefix + "backend", choice.backend, parse_backend);
   const bool mixed = detail::to_lower(choice.precision) == "mixed";
   if (mixed) {
-    // Refinement's inner solves take no preconditioner; "pcg" inside is CG with its own Jacobi.
-    if (precond != PrecondKind::None)
-      throw Error(field_prefix + "preconditioner '" + to_string(precond) +
-                  "' does not apply to precision 'mixed': iterative refinement's inner solves run unpreconditioned "
-                  "(solver 'pcg' runs CG with Jacobi inside)");
+    // The preconditioner works inside, in the inner precision (below); "pcg" inside is CG with its own
+    // Jacobi, so it takes no other.
+    if (kind == SolverKind::Pcg && precond != PrecondKind::None)
+      throw Error(solver_field + " 'pcg' is CG with Jacobi; for the preconditioner '" + to_string(precond) +
+                  "' in precision 'mixed' use the solver 'cg'");
+    plan.precond.kind = precond;
     plan.kind = SolverKind::Ir;
     // The host backend computes in double on any device.
     plan.precision = device.fp64 || plan.backend == Location::Host ? Precision::Double : Precision::QuasiDouble;
@@ -313,6 +314,14 @@ SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, con
       plan.options.inner_solver != SolverKind::Cg)
     throw Error(field_prefix + "settings: refinement.scheme=reliable runs CG inside, not " +
                 to_string(plan.options.inner_solver) + " (use refinement.scheme=restarted)");
+  if (mixed && plan.precond.kind != PrecondKind::None) {
+    // The inner iterations apply M: it computes in their precision (single, or on binary16 values).
+    if (!plan.precond.precision) plan.precond.precision = plan.options.inner_precision;
+    if (*plan.precond.precision != plan.options.inner_precision)
+      throw Error(field_prefix + "settings: precond.precision " + to_string(*plan.precond.precision) +
+                  " does not apply to precision 'mixed', whose preconditioner works in the inner precision, " +
+                  to_string(plan.options.inner_precision) + " (or half)");
+  }
   if (!choice.near_null_space.empty()) {
     if (plan.precond.kind != PrecondKind::Amg)
       throw Error(field_prefix + "near_null_space applies to the preconditioner 'amg' only");

@@ -289,6 +289,36 @@ TEST(SolveCommand, MixedPrecisionIsIterativeRefinement) {
   EXPECT_TRUE(inner_kernels);
 }
 
+// --precision mixed with --precond: reliable-update PCG, the preconditioner in single inside; it keeps
+// AMG-PCG's few iterations. A preconditioner precision other than single, or --solver pcg (CG with
+// its own Jacobi) with --precond, is refused.
+TEST(SolveCommand, MixedPrecisionTakesAPreconditionerInside) {
+  const Result plain = run_clkr({"solve", "poisson3d:12", "--precision", "mixed", "--tol", "1e-10", "--json"});
+  ASSERT_EQ(plain.code, 0) << describe(plain);
+  const Result r =
+      run_clkr({"solve", "poisson3d:12", "--precision", "mixed", "--precond", "amg", "--tol", "1e-10", "--json"});
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const Json j = parse_json(r.out);
+  EXPECT_EQ(j["solver"].text, "ir");
+  EXPECT_EQ(j["precision"].text, "mixed");
+  EXPECT_LE(j["true_relative_residual"].number, 1e-10);
+  EXPECT_EQ(j["preconditioner"]["kind"].text, "amg");
+  EXPECT_EQ(j["preconditioner"]["precision"].text, "single");
+  EXPECT_GE(j["preconditioner"]["applications"].number, j["inner_iterations"].number);
+  EXPECT_LT(j["inner_iterations"].number, parse_json(plain.out)["inner_iterations"].number / 2);
+  const Result half = run_clkr(
+      {"solve", "poisson3d:12", "--precision", "mixed", "--precond", "amg", "--precond-precision", "half", "--quiet"});
+  EXPECT_EQ(half.code, 0) << describe(half);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"solve", "poisson3d:8", "--precision", "mixed", "--precond", "amg",
+                                 "--precond-precision", "double"},
+        std::vector<std::string>{"solve", "poisson3d:8", "--precision", "mixed", "--solver", "pcg", "--precond",
+                                 "amg"}}) {
+    const Result refused = run_clkr(args);
+    EXPECT_EQ(refused.code, 2) << describe(refused);
+  }
+}
+
 TEST(SolveCommand, EveryFormatAndSolverConverges) {
   for (const char* format : {"csr", "csr4", "ell", "hyb"}) {
     const Result r = run_clkr({"solve", "poisson2d:12", "--format", format, "--json"});

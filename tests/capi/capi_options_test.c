@@ -234,8 +234,15 @@ static void test_mixed_precision(clkr_context ctx, const Csr* A, const double* b
         "restarted refinement: %s, %d outer and %d inner iterations", r.status_name, r.iterations, r.inner_iterations);
   clkr_solver_destroy(solver);
 
+  /* The preconditioner works inside, in single precision: reliable-update PCG. */
   o.preconditioner = "amg";
   o.settings = "";
+  CHECK(clkr_solve(ctx, m, b, x, &o, &r) == CLKR_OK && r.status == CLKR_SOLVE_CONVERGED &&
+            r.true_relative_residual < 1e-10 && relative_error(x, x_true, A->n) < 1e-8 &&
+            r.inner_iterations < 40 && r.inner_iterations >= r.iterations,
+        "mixed amg-pcg: %s (%s), %d updates and %d inner iterations, true residual %.2e", r.status_name,
+        clkr_last_error(), r.iterations, r.inner_iterations, r.true_relative_residual);
+  o.settings = "precond.precision=double";
   EXPECT_ERROR(clkr_solve(ctx, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "does not apply to precision 'mixed'");
   o.preconditioner = "none";
   o.solver = "bicgstab";

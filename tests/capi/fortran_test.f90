@@ -113,6 +113,11 @@ program fortran_test
   call clkr_solve(ctx, coo, b, x, clkr_options(precision='mixed', relative_tolerance=1e-11_c_double), result)
   call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-8_c_double .and. &
              result%inner_iterations > 0, 'coo in ell, mixed: '//clkr_text(result%message))
+  x = 0
+  call clkr_solve(ctx, coo, b, x, clkr_options(precision='mixed', preconditioner='jacobi', &
+                  relative_tolerance=1e-11_c_double), result)
+  call check(result%status == CLKR_SOLVE_CONVERGED .and. error_of(x) < 1e-8_c_double .and. &
+             result%inner_iterations > 0, 'coo in ell, mixed with jacobi: '//clkr_text(result%message))
   call clkr_matrix_update_values(coo, 2*coo_values)
   b = multiply(2*values, x_true)
   x = 0
@@ -169,7 +174,8 @@ program fortran_test
   call clkr_solve(ctx, coo, b, x, clkr_options(preconditioner='amg', settings='amg.coarse_sise=4'), &
                   stat=stat, errmsg=message)
   call expect_error(CLKR_ERROR_INVALID_ARGUMENT, "unknown key 'amg.coarse_sise'")
-  call clkr_solve(ctx, coo, b, x, clkr_options(precision='mixed', preconditioner='jacobi'), stat=stat, errmsg=message)
+  call clkr_solve(ctx, coo, b, x, clkr_options(precision='mixed', preconditioner='jacobi', &
+                  settings='precond.precision=double'), stat=stat, errmsg=message)
   call expect_error(CLKR_ERROR_INVALID_ARGUMENT, "does not apply to precision 'mixed'")
   deallocate (options%near_null_space)
   allocate (options%near_null_space(n - 1, 1))

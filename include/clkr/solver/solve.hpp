@@ -21,9 +21,10 @@ namespace clkr {
 // iterations). x ends valid in blas.precision() at blas.location(). SolverKind::Fgmres without a
 // preconditioner is GMRES.
 SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Vector& b, Vector& x, const SolveOptions& options = {});
-// The same with the preconditioner M (CG: left, symmetric; GMRES, FGMRES, BiCGStab: right). Refused with
-// clkr::Error: SolverKind::Pcg (it is CG with its own Jacobi; pass the preconditioner to Cg instead) and
-// SolverKind::Ir (its inner solves take no preconditioner).
+// The same with the preconditioner M (CG: left, symmetric; GMRES, FGMRES, BiCGStab: right; SolverKind::Ir:
+// M in options.inner_precision, applied by the inner iterations, iterative_refinement's overload with
+// M). Refused with clkr::Error: SolverKind::Pcg (it is CG with its own Jacobi; pass the preconditioner to
+// Cg instead).
 SolveResult solve(SolverKind kind, Blas& blas, Matrix& A, Preconditioner& M, Vector& b, Vector& x,
                   const SolveOptions& options = {});
 

@@ -26,7 +26,8 @@ struct SolverChoice {
   std::string solver = "cg";            // cg, pcg (CG with Jacobi), gmres, fgmres, bicgstab
   std::string preconditioner = "none";  // none, jacobi, chebyshev, amg
   // single, qdouble, double, or mixed: iterative refinement, double outside (quasi-double on a device
-  // without fp64) and single inside, the solver above solving the corrections unpreconditioned.
+  // without fp64) and single inside, the solver above solving the corrections (CG: reliable-update CG,
+  // one Krylov space throughout), with the preconditioner inside, in single (or half) precision.
   std::string precision = "double";
   // device (the context's OpenCL device) or host: the host backend, OpenMP on this machine's cores with
   // the matrix in CSR on the host (read back once from the device if it was uploaded only), the faster
@@ -55,8 +56,8 @@ struct SolverPlan {
 // clkr::Error naming the field, prefixed by `field_prefix` ("options." in C): an unknown name (with the
 // known ones), a tolerance outside (0, 1), counts below 1, an unknown setting key (with the known ones),
 // a setting for another preconditioner or without iterative refinement, a value of the wrong type, a
-// preconditioner with precision mixed, a near-null space without AMG, an unknown backend, cg.path on the
-// host backend.
+// preconditioner other than Jacobi with solver pcg, a preconditioner precision other than the inner one
+// with precision mixed, a near-null space without AMG, an unknown backend, cg.path on the host backend.
 SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, const std::string& field_prefix = "");
 
 // "amg.coarse_size=100, amg.smoother=jacobi; chebyshev.degree=6" as key/value pairs (separated by
