@@ -17,9 +17,10 @@
 //       dx = 0;  rho = r'r;  s = s' inner
 //
 // With a preconditioner M (PCG) the inner iteration is PCG's, z = M^-1 r applied to the inner
-// residual, and the update restores PCG's r'p = r'z instead: z = M^-1 r from the new r, then
-// p -= ((r'p - r'z) / r'z) z and rho = r'z. M works in the inner precision, so everything an
-// iteration moves is in it, the preconditioner's bytes included; only the updates touch the outer one.
+// residual, and the update restores PCG's r'p = r'z instead: z (of the last recursive residual,
+// rescaled: no application of M at an update), p -= ((r'p - r'z) / r'z) z and rho = r'z. M works in
+// the inner precision, so everything an iteration moves is in it, the preconditioner's bytes
+// included; only the updates touch the outer one.
 //
 // Between two updates the recursive residual drifts from the true one by about u_inner * kappa(A) times
 // the largest residual of the segment (Greenbaum 1997), so with delta = 0.1 the drift stays a small
@@ -152,9 +153,13 @@ class ReliableUpdates {
     outer_.scal(1.0 / norm, r);
     // PCG's direction comes from z = M^-1 r where CG's comes from r.
     Vector& w = M ? *z : r;
-    if (M) M->apply(r, *z);
     if (keep_p) {
       inner_.scal(scale_ / norm, p);
+      // PCG: the z of the last recursive residual, in the new scale, stands in for M^-1 of the new r.
+      // The two residuals differ by the drift this update removes, a small part of r (delta keeps it
+      // so), and the restore below keeps alpha the exact minimiser along p whatever z is; a new z would
+      // cost an application of M per update (with AMG a V-cycle every two or three iterations).
+      if (M) inner_.scal(scale_ / norm, *z);
       // r'p = r'w, as CG's p and r satisfy (w = r; PCG: w = z): p -= ((r'p - r'w) / r'w) w (QUDA's
       // "restore the orthogonality of the gradient vector"). alpha = r'w / p'Ap is then the exact
       // minimiser along p even when the new r differs much from the recursive one (at a precision's
@@ -164,6 +169,7 @@ class ReliableUpdates {
       if (M && !accept_rz(rw)) return false;
       inner_.axpy(-(rp - rw) / rw, w, p);
     } else {
+      if (M) M->apply(r, *z);
       if (M && !accept_rz(inner_.dot(r, w))) return false;
       inner_.copy(w, p);
     }
