@@ -7,11 +7,11 @@
 # that a run cut short still brings its finished steps back).
 #   usage: benchmarks/run_gpu_solve.sh [CARRY_DIR] [SECTIONS]
 #     CARRY_DIR holds matrices/ (the SuiteSparse files); SECTIONS: any of report,poisson,hard,suitesparse,
-#     jacobi-paths,plain,cupy,smoother,elasticity,host-backend (default all)
+#     jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed (default all)
 set -uo pipefail
 source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
-sections=${2:-report,poisson,hard,suitesparse,jacobi-paths,plain,cupy,smoother,elasticity,host-backend}
+sections=${2:-report,poisson,hard,suitesparse,jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed}
 out=gpu-solve-results
 source "$(dirname "$0")/gpu_run_steps.sh"
 nproc | sed 's/^/host cores: /' | tee -a "$out/gpu.txt"
@@ -138,6 +138,22 @@ if want host-backend && [ -n "$suite" ]; then
     $bin bench solve $suite --methods cg,jacobi,amg,host:cg,host:jacobi,host:amg,host:amg-plain,host:amg-gs,host:amg-gs-plain \
       --peers none --reps 3 --maxit 40000 --csv "$out/solve_host_backend_$round.csv" \
       2>"$out/solve_host_backend_$round.err" | tee "$out/solve_host_backend_$round.txt"
+  done
+fi
+
+if want mixed; then
+  # Precision mixed with a preconditioner (reliable-update PCG: the inner PCG and M in single, the
+  # residual replaced from double every decade) against the double solve with the same hierarchy, in
+  # two alternating rounds: the configurations of issue 11's poisson3d:256 and jumping3d:256 targets
+  # (binary16 hierarchy values, aggressive first level), and Jacobi-CG against its mixed version.
+  for round in 1 2; do
+    step "bench solve: mixed precision with a preconditioner, round $round"
+    $bin bench solve poisson3d:128 poisson3d:256 --methods cg,amg-half,amg-half-mixed --amg-aggressive 1 \
+      --peers none --reps 3 --csv "$out/solve_mixed_poisson_$round.csv" 2>"$out/solve_mixed_poisson_$round.err" |
+      tee "$out/solve_mixed_poisson_$round.txt"
+    $bin bench solve jumping3d:256 --methods jacobi,jacobi-mixed,amg-half,amg-half-mixed --amg-aggressive 1 \
+      --peers none --reps 3 --csv "$out/solve_mixed_jumping_$round.csv" 2>"$out/solve_mixed_jumping_$round.err" |
+      tee "$out/solve_mixed_jumping_$round.txt"
   done
 fi
 
