@@ -18,9 +18,9 @@
 //
 // With a preconditioner M (PCG) the inner iteration is PCG's, z = M^-1 r applied to the inner
 // residual, and the update restores PCG's r'p = r'z instead: z (of the last recursive residual,
-// rescaled: no application of M at an update), p -= ((r'p - r'z) / r'z) z and rho = r'z. M works in
-// the inner precision, so everything an iteration moves is in it, the preconditioner's bytes
-// included; only the updates touch the outer one.
+// rescaled, where it is like the new one; else M^-1 r afresh), p -= ((r'p - r'z) / r'z) z and
+// rho = r'z. M works in the inner precision, so everything an iteration moves is in it, the
+// preconditioner's bytes included; only the updates touch the outer one.
 //
 // Between two updates the recursive residual drifts from the true one by about u_inner * kappa(A) times
 // the largest residual of the segment (Greenbaum 1997), so with delta = 0.1 the drift stays a small
@@ -155,11 +155,17 @@ class ReliableUpdates {
     Vector& w = M ? *z : r;
     if (keep_p) {
       inner_.scal(scale_ / norm, p);
-      // PCG: the z of the last recursive residual, in the new scale, stands in for M^-1 of the new r.
-      // The two residuals differ by the drift this update removes, a small part of r (delta keeps it
-      // so), and the restore below keeps alpha the exact minimiser along p whatever z is; a new z would
-      // cost an application of M per update (with AMG a V-cycle every two or three iterations).
-      if (M) inner_.scal(scale_ / norm, *z);
+      // PCG: the z of the last recursive residual, in the new scale, stands in for M^-1 of the new r
+      // where the two residuals are alike: the update ended a segment just past delta and the true
+      // norm is within 10% of the recursive one, so that they differ by a small drift; the restore
+      // below keeps alpha the exact minimiser along p whatever z is, and a new z would cost an
+      // application of M per update (with AMG a V-cycle every two or three iterations). Where the
+      // recursive residual plunged far below delta in one step (a strong M: at a precision's floor
+      // it is rounding noise, unlike the true one) or the norms disagree, z is made afresh.
+      const bool alike =
+          recursive_ >= 0.1 * options_.reliable_update_delta * peak_ && std::abs(norm - recursive_) <= 0.1 * norm;
+      if (M && alike) inner_.scal(scale_ / norm, *z);
+      if (M && !alike) M->apply(r, *z);
       // r'p = r'w, as CG's p and r satisfy (w = r; PCG: w = z): p -= ((r'p - r'w) / r'w) w (QUDA's
       // "restore the orthogonality of the gradient vector"). alpha = r'w / p'Ap is then the exact
       // minimiser along p even when the new r differs much from the recursive one (at a precision's
