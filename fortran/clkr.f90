@@ -30,7 +30,8 @@ module clkr
   type, public :: clkr_options
     character(len=16) :: solver = 'cg'              ! cg, pcg, gmres, fgmres, bicgstab
     character(len=16) :: preconditioner = 'none'    ! none, jacobi, chebyshev, amg
-    character(len=16) :: precision = 'double'       ! double, single, qdouble, mixed
+    character(len=16) :: precision = 'auto'         ! auto (double; qdouble without fp64), double, single,
+                                                    ! qdouble, mixed
     character(len=16) :: backend = 'device'         ! device, or host: OpenMP on this machine's cores
     real(c_double) :: relative_tolerance = 1.0e-8_c_double
     integer :: max_iterations = 10000

@@ -94,9 +94,10 @@ clkr_status clkr_matrix_destroy(clkr_matrix m);
 typedef struct clkr_solve_options {
   const char* solver;         /* "cg" (default), "pcg" (CG with Jacobi), "gmres", "fgmres", "bicgstab" */
   const char* preconditioner; /* "none" (default), "jacobi", "chebyshev", "amg" */
-  /* "double" (default), "single", "qdouble" (float pairs, for devices without fp64), or "mixed":
-   * iterative refinement, double outside (qdouble without fp64) and the solver above in single inside,
-   * unpreconditioned ("pcg": CG with Jacobi inside). */
+  /* "auto" (default; NULL the same: double, or qdouble on a device without fp64), "double", "single",
+   * "qdouble" (float pairs, for devices without fp64), or "mixed": iterative refinement, double outside
+   * (qdouble without fp64) and the solver above in single inside, the preconditioner applied inside in
+   * single (reliable-update PCG with "cg"; "pcg": CG with its own Jacobi inside). */
   const char* precision;
   double relative_tolerance; /* stop when ||b - A x|| <= relative_tolerance * ||b||; default 1e-8 */
   int max_iterations;        /* default 10000 (mixed: outer steps) */

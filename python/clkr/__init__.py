@@ -167,7 +167,7 @@ class Solver:
     """A solver whose setup (the matrix on the device, the preconditioner) serves many solves, and
     follows new values of the matrix (time stepping) through update()."""
 
-    def __init__(self, A, solver="cg", precond="none", precision="double", device=None, tol=1e-8, maxiter=10000,
+    def __init__(self, A, solver="cg", precond="none", precision="auto", device=None, tol=1e-8, maxiter=10000,
                  restart=30, format="csr", amg=None, chebyshev=None, refinement=None, settings=None, backend="device"):
         self._pattern = None
         if _is_scipy_sparse(A):
@@ -232,12 +232,13 @@ class Solver:
                       r.strengthened)
 
 
-def solve(A, b, solver="cg", precond="none", precision="double", device=None, tol=1e-8, maxiter=10000, restart=30,
+def solve(A, b, solver="cg", precond="none", precision="auto", device=None, tol=1e-8, maxiter=10000, restart=30,
           x0=None, format="csr", amg=None, chebyshev=None, refinement=None, settings=None, backend="device"):
     """Solves A x = b. A: a scipy.sparse matrix, (data, indices, indptr) or a clkr.Matrix; b: 1-D, or
     2-D (rows, k) for k right-hand sides. solver: cg, pcg (CG with Jacobi), gmres, fgmres, bicgstab;
-    precond: none, jacobi, chebyshev, amg; precision: double, single, qdouble, or mixed (iterative
-    refinement: double outside, the solver in single inside); device: a clkr.Context, a selector
+    precond: none, jacobi, chebyshev, amg; precision: auto (double, or qdouble on a device without fp64),
+    double, single, qdouble, or mixed (iterative refinement: double outside, the solver and the
+    preconditioner in single inside); device: a clkr.Context, a selector
     ('gpu', 'cpu', 'nvidia', '0:1') or None for the default; format: csr, csr4, ell, hyb, sell, dia or
     auto; backend: device (the device's OpenCL kernels) or host (OpenMP on this machine's cores, the
     matrix read back once into CSR on the host: the faster AMG on CPUs, and the only one with

@@ -1,6 +1,7 @@
 """The options beyond solver/precond/precision: storage formats (auto included), mixed precision, the
 preconditioners' and refinement's settings, and the arrays uploaded without a copy; with their bad input."""
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -165,3 +166,22 @@ def test_rigid_body_modes_as_the_amg_near_null_space(ctx):
     assert "6 near-null vectors" in solver.description
     x, info = solver.solve(b)
     assert info.converged and relative_residual(A, b, x) <= 1e-9
+
+
+def test_default_precision_is_double_or_quasi_double_without_fp64(ctx, monkeypatch):
+    # precision="auto" (the default): double where the device has fp64, quasi-double where it has none
+    # (CLKR_HIDE_FP64=1 makes the new context's device one without), so the defaults solve anywhere;
+    # "double" on such a device is refused by name.
+    A = poisson3d(8)
+    b = random_vector(A.shape[0])
+    solver = clkr.Solver(A, device=ctx)
+    assert " in double " in solver.description, solver.description
+    monkeypatch.setenv("CLKR_HIDE_FP64", "1")
+    no_fp64 = clkr.Context(os.environ.get("CLKR_DEVICE", ""))
+    monkeypatch.delenv("CLKR_HIDE_FP64")
+    solver = clkr.Solver(A, device=no_fp64, tol=1e-11)
+    assert " in qdouble " in solver.description, solver.description
+    x, info = solver.solve(b)
+    assert info.converged and relative_residual(A, b, x) <= 1e-10, info
+    with pytest.raises(clkr.Error, match="fp64"):
+        clkr.solve(A, b, precision="double", device=no_fp64)

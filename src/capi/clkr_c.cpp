@@ -66,7 +66,7 @@ SolverPlan plan_from(const clkr_solve_options& o, const Matrix& A) {
   SolverChoice choice;
   choice.solver = text_or(o.solver, "cg");
   choice.preconditioner = text_or(o.preconditioner, "none");
-  choice.precision = text_or(o.precision, "double");
+  choice.precision = text_or(o.precision, "auto");
   choice.backend = text_or(o.backend, "device");
   choice.relative_tolerance = o.relative_tolerance;
   choice.max_iterations = o.max_iterations;
@@ -364,7 +364,7 @@ clkr_solve_options clkr_solve_options_default(void) {
   clkr_solve_options o;
   o.solver = "cg";
   o.preconditioner = "none";
-  o.precision = "double";
+  o.precision = "auto";
   o.relative_tolerance = 1e-8;
   o.max_iterations = 10000;
   o.restart = 30;

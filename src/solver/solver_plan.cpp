@@ -277,11 +277,14 @@ SolverPlan plan_solver(const SolverChoice& choice, const DeviceInfo& device, con
     plan.options.inner_precision = Precision::Single;
     plan.options.inner_solver = kind;
   } else {
-    plan.precision = parse_field(field_prefix + "precision", choice.precision, [](const std::string& text) {
+    // auto: double wherever it is computed, quasi-double on a device without fp64 (as `clkr solve`).
+    const bool doubles = device.fp64 || plan.backend == Location::Host;
+    plan.precision = parse_field(field_prefix + "precision", choice.precision, [doubles](const std::string& text) {
+      if (detail::to_lower(text) == "auto") return doubles ? Precision::Double : Precision::QuasiDouble;
       try {
         return parse_precision(text);
       } catch (const Error&) {
-        throw Error("unknown precision '" + text + "' (expected one of: single, qdouble, double, mixed)");
+        throw Error("unknown precision '" + text + "' (expected one of: auto, single, qdouble, double, mixed)");
       }
     });
     plan.precond.kind = precond;

@@ -281,6 +281,34 @@ static void test_bad_input(clkr_context ctx, const Csr* A, const double* b) {
   free(cols);
 }
 
+/* The default precision ("auto", or NULL) is double where the device has fp64 and quasi-double where it
+ * has none, so that the defaults solve on any device; "double" asked for on a device without fp64 is
+ * refused by name. CLKR_HIDE_FP64=1 makes the context's device one without doubles. */
+static void test_default_precision(const Csr* A, const double* b, const double* x_true) {
+  clkr_solve_options o = clkr_solve_options_default();
+  clkr_context no_fp64 = NULL;
+  clkr_matrix m = NULL;
+  clkr_result r;
+  double* x = calloc((size_t)A->n, sizeof *x);
+  CHECK(strcmp(o.precision, "auto") == 0, "the default precision is '%s'", o.precision);
+  setenv("CLKR_HIDE_FP64", "1", 1);
+  CHECK(clkr_context_create(NULL, &no_fp64) == CLKR_OK, "context without fp64: %s", clkr_last_error());
+  unsetenv("CLKR_HIDE_FP64");
+  m = upload(no_fp64, A, 0, 0);
+  o.relative_tolerance = 1e-11;
+  solve_and_check(no_fp64, m, b, x_true, A->n, &o, 1e-9, "default precision without fp64 (qdouble)");
+  o.precision = NULL;
+  solve_and_check(no_fp64, m, b, x_true, A->n, &o, 1e-9, "precision NULL without fp64 (qdouble)");
+  o.precision = "double";
+  EXPECT_ERROR(clkr_solve(no_fp64, m, b, x, &o, &r), CLKR_ERROR_INVALID_ARGUMENT, "fp64");
+  o.precision = "Auto";
+  o.preconditioner = "amg";
+  solve_and_check(no_fp64, m, b, x_true, A->n, &o, 1e-9, "amg, precision Auto without fp64");
+  clkr_matrix_destroy(m);
+  clkr_context_destroy(no_fp64);
+  free(x);
+}
+
 int main(void) {
   const int64_t g = 16;
   Csr A0 = laplacian(g, 0), A1 = laplacian(g, 1);
@@ -301,6 +329,7 @@ int main(void) {
   test_update_values(ctx, &A0, x_true);
   test_solve_many(ctx, &A0);
   test_bad_input(ctx, &A0, b);
+  test_default_precision(&A0, b, x_true);
   CHECK(clkr_context_destroy(ctx) == CLKR_OK, "destroy context: %s", clkr_last_error());
 
   free_csr(&A0);

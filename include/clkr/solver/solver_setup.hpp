@@ -25,10 +25,11 @@ using Setting = std::pair<std::string, std::string>;  // key, value
 struct SolverChoice {
   std::string solver = "cg";            // cg, pcg (CG with Jacobi), gmres, fgmres, bicgstab
   std::string preconditioner = "none";  // none, jacobi, chebyshev, amg
-  // single, qdouble, double, or mixed: iterative refinement, double outside (quasi-double on a device
-  // without fp64) and single inside, the solver above solving the corrections (CG: reliable-update CG,
-  // one Krylov space throughout), with the preconditioner inside, in single (or half) precision.
-  std::string precision = "double";
+  // auto (double, or quasi-double on a device without fp64), single, qdouble, double, or mixed:
+  // iterative refinement, double outside (quasi-double on a device without fp64) and single inside,
+  // the solver above solving the corrections (CG: reliable-update CG, one Krylov space throughout),
+  // with the preconditioner inside, in single (or half) precision.
+  std::string precision = "auto";
   // device (the context's OpenCL device) or host: the host backend, OpenMP on this machine's cores with
   // the matrix in CSR on the host (read back once from the device if it was uploaded only), the faster
   // AMG path on CPUs and the only one with the gauss-seidel smoother.
