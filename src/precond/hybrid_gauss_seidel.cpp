@@ -66,10 +66,6 @@ bool shared_residuals(int m, const std::int64_t* offsets, const std::int32_t* co
 
 }  // namespace
 
-int HybridGaussSeidel::range_count(std::int64_t entries, int threads) {
-  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, entries / kMinRangeEntries)));
-}
-
 HybridGaussSeidel::HybridGaussSeidel(Blas& blas, const HostCsrMatrix& A, std::vector<std::int32_t> node_offsets,
                                      int ranges, int level)
     : blas_(blas),

@@ -1,12 +1,15 @@
 // The l1 hybrid Gauss-Seidel smoother of the host backend (Baker, Falgout, Kolev and Yang, "Multigrid
 // smoothers for ultraparallel computing", SISC 2011; hypre's relaxation type 8), by nodes: the nodes
 // (node_block_inverse.hpp; single unknowns on scalar problems) are cut into `ranges` runs of
-// consecutive nodes, one per host thread but none under kMinRangeEntries entries. Within a range the
-// sweep is block Gauss-Seidel (a node is solved with its diagonal block against the new values of the
-// nodes before it), across ranges it reads the values the sweep started from (Jacobi), and each row's
-// diagonal gets the absolute values of its entries in other ranges added (the l1 term). That keeps
-// M + M^T - A SPD for every SPD A whatever the cut, so the sweep converges, and the cut's coupling
-// costs little: two ranges on two cores leave one seam.
+// consecutive nodes, one per host thread. Within a range the sweep is block Gauss-Seidel (a node is
+// solved with its diagonal block against the new values of the nodes before it), across ranges it
+// reads the values the sweep started from (Jacobi), and each row's diagonal gets the absolute values
+// of its entries in other ranges added (the l1 term). That keeps M + M^T - A SPD for every SPD A
+// whatever the cut, so the sweep converges, and the cut's coupling costs little: two ranges on two
+// cores leave one seam. More seams cost iterations (on 16 threads 1.2-2x those of 2 on the stiff
+// SuiteSparse set), but fewer ranges than threads leave cores idle during every sweep: ranges of at
+// least 64 k entries (3-6 on those matrices) took 17-45% fewer iterations and 0-25% more time on an
+// H100 machine's 16 cores (docs/preconditioners.md), so every thread keeps a range.
 //
 // Why on the host: a sweep costs one pass over the matrix, and from x = 0 (a V-cycle's pre-smoothing)
 // only each range's entries before the node, where a Chebyshev(3) sweep takes three SpMVs. On a CPU the
@@ -44,16 +47,6 @@ class HybridGaussSeidel {
   void forward(const HostCsrMatrix& A, Vector& b, Vector& x, bool x_is_zero, int sweeps);
   // `sweeps` backward sweeps (x is read).
   void backward(const HostCsrMatrix& A, Vector& b, Vector& x, int sweeps);
-
-  // One range per thread, but at least kMinRangeEntries entries a range (and at least one range). Every
-  // seam between ranges moves couplings into the l1 term, which weakens the sweep: on an H100 machine's
-  // 16 cores (one range per thread) AMG-PCG with this smoother took 1.2-2x the iterations it takes with
-  // 2 ranges (bcsstk25 1484 against 958, s1rmq4m1 192 against 134), and a range of a few thousand rows
-  // is too little work for a thread to repay its share of a parallel region anyway. 64 k entries
-  // (tens of microseconds of sweep a range) brought those to 832 and 130 with 16 threads, and leave
-  // every finest level of the CPU set at 2 ranges on 2 cores (docs/preconditioners.md).
-  static constexpr std::int64_t kMinRangeEntries = std::int64_t{1} << 16;
-  static int range_count(std::int64_t entries, int threads);
 
   int ranges() const { return ranges_; }
   std::string description() const;

@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "amg_test_support.hpp"
@@ -184,32 +183,22 @@ AmgOptions gauss_seidel_options() {
   return options;
 }
 
-// One range per thread, but none under kMinRangeEntries entries: every seam moves couplings into the
-// l1 term (on 16 threads bcsstk25 took twice the iterations of 2), and a thread's share of a small
-// level repays no parallel region.
-TEST(HybridGaussSeidel, RangesKeepAMinimumOfEntries) {
-  const std::int64_t least = HybridGaussSeidel::kMinRangeEntries;
-  EXPECT_EQ(HybridGaussSeidel::range_count(0, 16), 1);
-  EXPECT_EQ(HybridGaussSeidel::range_count(least - 1, 16), 1);
-  EXPECT_EQ(HybridGaussSeidel::range_count(3 * least + 5, 16), 3);
-  EXPECT_EQ(HybridGaussSeidel::range_count(100 * least, 16), 16);
-  EXPECT_EQ(HybridGaussSeidel::range_count(100 * least, 2), 2);
-  EXPECT_EQ(HybridGaussSeidel::range_count(100 * least, 1), 1);
+// One range per thread on every level: fewer ranges than threads (a minimum of 64 k entries a range,
+// tried) cut iterations but left cores idle during each sweep, 0-25% more time on 16 cores.
+TEST(HybridGaussSeidel, EveryThreadKeepsARange) {
 #ifdef _OPENMP
-  // In the AMG, with 16 threads: poisson3d:16's finest level (27 k entries) is one range, poisson3d:40's
-  // (438 k) six.
   auto context = test::amg_context();
   MatrixOptions keep;
   keep.keep_host_copy = true;
   Blas blas(context, Location::Host, Precision::Double);
   const int before = omp_get_max_threads();
   omp_set_num_threads(16);
-  for (const auto& [n, expected] : {std::pair{16, "(1 range,"}, std::pair{40, "(6 ranges,"}}) {
-    Matrix A(context, poisson3d(n), Format::Csr, keep);
-    Amg M(blas, A, gauss_seidel_options());
-    EXPECT_NE(M.description().find(expected), std::string::npos) << "poisson3d:" << n << ": " << M.description();
-  }
+  Matrix A(context, poisson3d(16), Format::Csr, keep);
+  Amg M(blas, A, gauss_seidel_options());
   omp_set_num_threads(before);
+  EXPECT_NE(M.description().find("(16 ranges,"), std::string::npos) << M.description();
+#else
+  GTEST_SKIP() << "built without OpenMP: one thread";
 #endif
 }
 

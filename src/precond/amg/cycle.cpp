@@ -99,7 +99,7 @@ void VCycle::make_smoothers(const HostHierarchy* h, PhaseLog& phases) {
     for (std::size_t l = 0; l + 1 < levels_.size(); ++l)
       levels_[l].gauss_seidel = std::make_unique<HybridGaussSeidel>(
           blas_, levels_[l].A->host_csr(), by_nodes ? h->level(l).nodes.offsets : std::vector<std::int32_t>{0},
-          HybridGaussSeidel::range_count(levels_[l].A->nnz(), host_thread_count()), static_cast<int>(l));
+          host_thread_count(), static_cast<int>(l));
     phases.add("smoother setup", start);
     return;
   }
