@@ -2,6 +2,7 @@
 // message, the --json object (checked against the library solving the same problem in-process), and
 // the files --out-x and --history write, --x0, --rhs, --verify and mixed precision.
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -309,6 +310,15 @@ TEST(SolveCommand, MixedPrecisionTakesAPreconditionerInside) {
   const Result half = run_clkr(
       {"solve", "poisson3d:12", "--precision", "mixed", "--precond", "amg", "--precond-precision", "half", "--quiet"});
   EXPECT_EQ(half.code, 0) << describe(half);
+  // On a device without fp64 (where it pays) the outer loop is quasi-double.
+  setenv("CLKR_HIDE_FP64", "1", 1);
+  const Result no_fp64 =
+      run_clkr({"solve", "poisson3d:12", "--precision", "mixed", "--precond", "amg", "--tol", "1e-10", "--json"});
+  unsetenv("CLKR_HIDE_FP64");
+  ASSERT_EQ(no_fp64.code, 0) << describe(no_fp64);
+  const Json q = parse_json(no_fp64.out);
+  EXPECT_EQ(q["outer_precision"].text, "qdouble");
+  EXPECT_LE(q["true_relative_residual"].number, 1e-10);
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"solve", "poisson3d:8", "--precision", "mixed", "--precond", "amg",
                                  "--precond-precision", "double"},
