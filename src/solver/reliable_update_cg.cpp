@@ -72,8 +72,9 @@ class ReliableUpdates {
   std::optional<Vector> z;
   Preconditioner* const M;  // null: CG
 
-  // r = b - A x;  s = ||r||;  r /= s;  p = r;  dx = 0. False when there is nothing to iterate (the
-  // start meets the tolerance, max_iterations = 0, or ||r|| is not finite).
+  // r = b - A x;  s = ||r||;  r /= s;  p = r (PCG: z = M^-1 r, p = z);  dx = 0. False when there is
+  // nothing to iterate (the start meets the tolerance, max_iterations = 0, ||r|| is not finite, or
+  // r'z <= 0).
   bool start(bool x_is_zero) {
     compute_residual(outer_, A_, b_, x_, r, x_is_zero);
     const double norm = outer_.nrm2(r);
@@ -132,10 +133,11 @@ class ReliableUpdates {
   }
 
   // The reliable update (see the top of the file). keep_p false restarts the direction from r (PCG:
-  // from z): after the inner residual vanished exactly, the kernels leave p zero or undefined. Memory moved, n = rows:
-  // outer precision x += s dx 3n (+ dx converted, n inner read, n written), r = b - A x 2n + the outer
-  // matrix + 2n, ||r|| n, r /= s' 2n; inner r converted (n read, n written), p 2n, r'r and r'p 3n, p 3n,
-  // dx n, rho n. Three host round trips (||r||, r'r, r'p). False when the solve has ended.
+  // from z): after the inner residual vanished exactly, the kernels leave p zero or undefined. Memory
+  // moved, n = rows: outer precision x += s dx 3n (+ dx converted, n inner read, n written),
+  // r = b - A x 2n + the outer matrix + 2n, ||r|| n, r /= s' 2n; inner r converted (n read, n
+  // written), p 2n (PCG: z 2n, or an application of M), r'r (r'z) and r'p 3n, p 3n, dx n, rho n. Three
+  // host round trips (||r||, r'r and r'p together, rho). False when the solve has ended.
   bool update(bool keep_p) {
     outer_.axpy(scale_, dx, x_);
     compute_residual(outer_, A_, b_, x_, r, false);
