@@ -84,7 +84,6 @@ Method parse_method(const std::string& text) {
   const std::string mixed_suffix = "-mixed";
   if (name.size() > mixed_suffix.size() &&
       name.compare(name.size() - mixed_suffix.size(), std::string::npos, mixed_suffix) == 0) {
-    m.mixed = true;
     name.resize(name.size() - mixed_suffix.size());
     Method inside = parse_method(name);
     if (inside.precond_precision && *inside.precond_precision != Precision::Single)

@@ -71,6 +71,9 @@ class ReliableUpdates {
   Vector r, dx, p, q;
   std::optional<Vector> z;
   Preconditioner* const M;  // null: CG
+  // rho of the recursion for the r (and z) that start() or the latest update() left: r'r, or PCG's
+  // r'z, queued on the device (the update computes it for its own restore of p anyway).
+  DeviceScalar rho;
 
   // r = b - A x;  s = ||r||;  r /= s;  p = r (PCG: z = M^-1 r, p = z);  dx = 0. False when there is
   // nothing to iterate (the start meets the tolerance, max_iterations = 0, ||r|| is not finite, or
@@ -85,17 +88,16 @@ class ReliableUpdates {
       z.emplace(outer_.context(), b_.size(), "ir.z");
       M->apply(r, *z);
       inner_.copy(*z, p);
-      if (!accept_rz(inner_.dot(r, *z))) return false;
+      rho = inner_.dot_async(r, *z);
+      if (!accept_rz(rho.value())) return false;
     } else {
       inner_.copy(r, p);
+      rho = inner_.dot_async(r, r);
     }
     set_zero(inner_, dx);
     scale_ = peak_ = best_ = norm;
     return true;
   }
-
-  // rho of the inner recursion from the current r (and z): r'r, or PCG's r'z, on the device.
-  DeviceScalar rho_async() { return inner_.dot_async(r, M ? *z : r); }
 
   // PCG's r'z (in the segment's scale) after the latest inner iteration or update: false, with the
   // solve finished, when it is not finite or not positive (M is not positive definite).
@@ -136,8 +138,9 @@ class ReliableUpdates {
   // from z): after the inner residual vanished exactly, the kernels leave p zero or undefined. Memory
   // moved, n = rows: outer precision x += s dx 3n (+ dx converted, n inner read, n written),
   // r = b - A x 2n + the outer matrix + 2n, ||r|| n, r /= s' 2n; inner r converted (n read, n
-  // written), p 2n (PCG: z 2n, or an application of M), r'r (r'z) and r'p 3n, p 3n, dx n, rho n. Three
-  // host round trips (||r||, r'r and r'p together, rho). False when the solve has ended.
+  // written), p 2n (PCG: z 2n, or an application of M), r'r (r'z) and r'p 3n, p 3n, dx n. Two host
+  // round trips (||r||; r'r and r'p together), r'r (r'z) kept as the next rho. False when the solve
+  // has ended.
   bool update(bool keep_p) {
     outer_.axpy(scale_, dx, x_);
     compute_residual(outer_, A_, b_, x_, r, false);
@@ -172,13 +175,16 @@ class ReliableUpdates {
       // "restore the orthogonality of the gradient vector"). alpha = r'w / p'Ap is then the exact
       // minimiser along p even when the new r differs much from the recursive one (at a precision's
       // floor, where it is rounding noise): without it that step can make the iteration diverge.
-      const DeviceScalar rw_async = inner_.dot_async(r, w), rp_async = inner_.dot_async(r, p);
-      const double rw = rw_async.value(), rp = rp_async.value();
+      // r'w is also the next rho: the restore changes neither r nor w.
+      rho = inner_.dot_async(r, w);
+      const DeviceScalar rp_async = inner_.dot_async(r, p);
+      const double rw = rho.value(), rp = rp_async.value();
       if (M && !accept_rz(rw)) return false;
       inner_.axpy(-(rp - rw) / rw, w, p);
     } else {
       if (M) M->apply(r, *z);
-      if (M && !accept_rz(inner_.dot(r, w))) return false;
+      rho = inner_.dot_async(r, w);
+      if (M && !accept_rz(rho.value())) return false;
       inner_.copy(w, p);
     }
     set_zero(inner_, dx);
@@ -236,7 +242,7 @@ class ReliableUpdates {
 void iterate_fused(ReliableUpdates& state, Blas& inner, Matrix& A, const SolveOptions& options) {
   Preconditioner* const M = state.M;
   FusedCgSteps steps(inner, A, M ? std::optional(M->precision()) : std::nullopt);
-  steps.set_rho(state.rho_async());
+  steps.set_rho(state.rho);
   // At most kReadSlots iterations in flight; iteration k of a segment reads into slot k % kReadSlots.
   constexpr int slots = FusedCgSteps::kReadSlots;
   int launched = 0, examined = 0;  // in the current segment
@@ -277,7 +283,7 @@ void iterate_fused(ReliableUpdates& state, Blas& inner, Matrix& A, const SolveOp
       keep_p = s.rr > 0;
     }
     if (!state.update(keep_p)) return;
-    steps.set_rho(state.rho_async());
+    steps.set_rho(state.rho);
     launched = examined = 0;
   }
 }
@@ -287,7 +293,7 @@ void iterate_fused(ReliableUpdates& state, Blas& inner, Matrix& A, const SolveOp
 // r'z, 2n, read back with r'r).
 void iterate_blas(ReliableUpdates& state, Blas& inner, Matrix& A) {
   Preconditioner* const M = state.M;
-  double rho = state.rho_async().value();
+  double rho = state.rho.value();
   for (;;) {
     // q = A p;  p'q
     inner.spmv(1.0, A, state.p, 0.0, state.q);
@@ -301,7 +307,7 @@ void iterate_blas(ReliableUpdates& state, Blas& inner, Matrix& A) {
     if (M) M->apply(state.r, *state.z);
     const DeviceScalar rr_async = inner.dot_async(state.r, state.r);
     std::optional<DeviceScalar> rz_async;
-    if (M) rz_async.emplace(state.rho_async());
+    if (M) rz_async.emplace(inner.dot_async(state.r, *state.z));
     const double rr = rr_async.value(), rho_new = rz_async ? rz_async->value() : rr;
     const Next next = state.after_step(rr);
     if (next == Next::Stop) return;
@@ -313,7 +319,7 @@ void iterate_blas(ReliableUpdates& state, Blas& inner, Matrix& A) {
     rho = rho_new;
     if (next == Next::Update) {
       if (!state.update(keep_p)) return;
-      rho = state.rho_async().value();
+      rho = state.rho.value();
     }
   }
 }

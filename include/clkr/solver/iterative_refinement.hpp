@@ -22,7 +22,8 @@ SolveResult iterative_refinement(Blas& outer, Blas& inner, Matrix& A, Vector& b,
 // precision: it works where the inner iteration does; make it with `inner`, or with
 // PrecondOptions::precision = inner.precision()):
 // - ReliableUpdate: PCG in the inner precision (M must be symmetric), its residual replaced as above;
-//   the update restores PCG's r'p = r'z from z = M^-1 r of the new residual. Every byte an iteration
+//   the update restores PCG's r'p = r'z (z of the last recursive residual where the new one is like
+//   it, else M^-1 r afresh: reliable_update_cg.cpp). Every byte an iteration
 //   moves is then in the inner precision, M's included: a single-precision hierarchy inside a double
 //   solve, where CG with the same M would still move its own vectors and A in double.
 // - Restarted: each inner solve (options.inner_solver: cg, gmres, fgmres or bicgstab) takes M; pcg,
