@@ -7,11 +7,11 @@
 # that a run cut short still brings its finished steps back).
 #   usage: benchmarks/run_gpu_solve.sh [CARRY_DIR] [SECTIONS]
 #     CARRY_DIR holds matrices/ (the SuiteSparse files); SECTIONS: any of report,poisson,hard,suitesparse,
-#     jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed (default all)
+#     jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed,mixed-delta (default all)
 set -uo pipefail
 source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
-sections=${2:-report,poisson,hard,suitesparse,jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed}
+sections=${2:-report,poisson,hard,suitesparse,jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed,mixed-delta}
 out=gpu-solve-results
 source "$(dirname "$0")/gpu_run_steps.sh"
 nproc | sed 's/^/host cores: /' | tee -a "$out/gpu.txt"
@@ -154,6 +154,23 @@ if want mixed; then
     $bin bench solve jumping3d:256 --methods jacobi,jacobi-mixed,amg-half,amg-half-mixed --amg-aggressive 1 \
       --peers none --reps 3 --csv "$out/solve_mixed_jumping_$round.csv" 2>"$out/solve_mixed_jumping_$round.err" |
       tee "$out/solve_mixed_jumping_$round.txt"
+  done
+fi
+
+if want mixed-delta; then
+  # The reliable update's drop (--inner-tol, delta): fewer updates save their double-precision passes
+  # (about 200 bytes a row each) but let single precision's CG drift longer. issue 11's poisson3d:256
+  # configuration (binary16 values, aggressive first level) and jumping3d:256, two alternating rounds,
+  # the double PCG and unpreconditioned CG in the same call.
+  for round in 1 2; do
+    step "bench solve: reliable-update drops 0.1, 0.01, 0.001, 0.0001, round $round"
+    $bin bench solve poisson3d:256 jumping3d:256 --methods cg,amg-half --amg-aggressive 1 --peers none --reps 3 \
+      --csv "$out/solve_delta_base_$round.csv" 2>"$out/solve_delta_base_$round.err" | tee "$out/solve_delta_base_$round.txt"
+    for delta in 0.1 0.01 0.001 0.0001; do
+      $bin bench solve poisson3d:256 jumping3d:256 --methods amg-half-mixed --amg-aggressive 1 --inner-tol "$delta" \
+        --peers none --reps 3 --csv "$out/solve_delta_${delta}_$round.csv" 2>"$out/solve_delta_${delta}_$round.err" |
+        tee "$out/solve_delta_${delta}_$round.txt"
+    done
   done
 fi
 

@@ -45,6 +45,9 @@ std::vector<OptionSpec> bench_solve_specs() {
       {"--tol", "X", "relative tolerance on ||b - A x|| / ||b|| (default 1e-8), b = ones"},
       {"--maxit", "N", "maximum iterations of every solver (default 20000)"},
       {"--strengthen-check", "N", kStrengthenCheckHelp},
+      {"--inner-tol", "X",
+       "-mixed methods: the drop of the single-precision residual between reliable updates from double\n"
+       "(default 0.1; smaller: fewer updates, each a pass of double-precision work)"},
       {"--reps", "N", "timed repetitions after one warm-up; the median total is reported (default 3)"},
       {"--csv", "FILE", "write one CSV row per matrix and method (columns: docs/benchmarks.md)"},
       {"--json", "FILE", "write the rows and the device as JSON"},
@@ -210,6 +213,10 @@ SolveSample run_clkr(Context& context, const std::shared_ptr<Context>& shared, M
     if (const auto* amg = dynamic_cast<const Amg*>(M))
       s.note += "; device commands: " + commands_text(kept ? amg->update_commands() : amg->setup_commands());
   }
+  // How often the mixed solve went back to double (--inner-tol trades these passes against drift).
+  if (inner && r.converged())
+    s.note = std::to_string(r.iterations) + " reliable updates (delta " +
+             number_text(solve_options.reliable_update_delta) + ")" + (s.note.empty() ? "" : "; " + s.note);
   return s;
 }
 
@@ -358,6 +365,11 @@ int bench_solve_command(const Args& args) {
   solve_options.max_iterations = max_iterations;
   solve_options.strengthen_check =
       static_cast<int>(opts.integer("--strengthen-check", solve_options.strengthen_check, 0, INT_MAX));
+  if (opts.has("--inner-tol")) {
+    const double delta = opts.number("--inner-tol", 0, 0);
+    if (!(delta > 0 && delta < 1)) throw UsageError("--inner-tol " + opts.text("--inner-tol") + ": must lie in (0, 1)");
+    solve_options.reliable_update_delta = delta;
+  }
   for (const std::string& spec : matrices) {
     progress.step(display_name(spec) + ": loading");
     const HostCsrMatrix host = load_matrix(spec);

@@ -1,5 +1,6 @@
 // End-to-end smoke tests of `clkr bench`: the CSV columns docs/benchmarks.md documents, a fixed
 // iteration count, ratios against a reference, and matrices that cannot run reported with the reason.
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -215,6 +216,49 @@ TEST(BenchCommand, RhsComparesBatchedLoopAndSeparate) {
   EXPECT_EQ(ways, (std::vector<std::string>{"loop", "batched", "separate"}));
   const Result bad = run_clkr({"bench", "rhs", "--solver", "gmres"});
   EXPECT_EQ(bad.code, 2) << describe(bad);
+}
+
+// `clkr bench solve` with -mixed methods (reliable-update PCG in single inside the double solve): each
+// row converges and its note counts the reliable updates, and --inner-tol, the drop between updates,
+// sets how many there are: 1e-4 takes fewer than the default 0.1 on the same system.
+TEST(BenchCommand, SolveCountsTheReliableUpdatesOfMixedMethods) {
+  auto updates = [](const std::string& csv_text, const std::string& method) {
+    for (const std::vector<std::string>& row : parse_csv(csv_text)) {
+      if (row.size() < 8 || row[4] != method) continue;
+      EXPECT_EQ(row[6], "converged") << csv_text;
+      std::smatch m;  // the note is "format dia; 7 reliable updates (delta 0.1); ..."
+      if (!std::regex_search(row.back(), m, std::regex("(\\d+) reliable updates \\(delta "))) break;
+      return std::stoi(m[1].str());
+    }
+    ADD_FAILURE() << "no reliable-update count for " << method << " in\n" << csv_text;
+    return -1;
+  };
+  const std::string dir = scratch_dir().string();
+  int cg_default = 0, amg_default = 0, cg_fewer = 0;
+  for (const char* delta : {"", "1e-4"}) {
+    const std::string csv = dir + "/bench_solve_mixed" + delta + ".csv";
+    std::vector<std::string> args = {
+        "bench", "solve", "poisson3d:12", "--methods", "cg-mixed,amg-mixed", "--peers", "none", "--reps", "1",
+        "--tol", "1e-10", "--csv",        csv};
+    if (*delta) args.insert(args.end(), {"--inner-tol", delta});
+    const Result r = run_clkr(args);
+    ASSERT_EQ(r.code, 0) << describe(r);
+    const std::string text = read_text(csv);
+    if (*delta) {
+      cg_fewer = updates(text, "cg-mixed");
+      EXPECT_NE(text.find("(delta 0.0001)"), std::string::npos) << text;
+    } else {
+      cg_default = updates(text, "cg-mixed");
+      amg_default = updates(text, "amg-mixed");
+    }
+  }
+  EXPECT_GE(cg_default, 3);  // 1e-10 in drops of 10: several (7 on PoCL)
+  EXPECT_GE(amg_default, 3);
+  EXPECT_GE(cg_fewer, 1);
+  EXPECT_LT(cg_fewer, cg_default);
+  const Result bad = run_clkr({"bench", "solve", "poisson3d:8", "--methods", "cg-mixed", "--inner-tol", "1"});
+  EXPECT_EQ(bad.code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("--inner-tol 1: must lie in (0, 1)"), std::string::npos) << bad.err;
 }
 
 TEST(BenchCommand, UsageErrors) {
