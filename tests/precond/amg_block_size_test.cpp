@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <memory>
 #include <random>
-#include <set>
 
 #include "../precision_support.hpp"
 #include "amg_test_support.hpp"
@@ -70,16 +69,24 @@ std::int32_t full_sample_block_size(const HostCsrMatrix& A) {
     std::int64_t consistent = 0, stored = 0;
     for (std::int32_t s = 0; s < samples; ++s) {
       const std::int32_t node = static_cast<std::int32_t>(static_cast<std::int64_t>(s) * nodes / samples);
-      std::set<std::set<std::int32_t>> reached;
+      // The node is consistent when every row of it reaches the same set of nodes (sorted, unique).
+      std::vector<std::int32_t> first, mine;
+      bool same = true;
       for (std::int32_t row = node * b; row < node * b + b; ++row) {
-        std::set<std::int32_t> mine;
+        mine.clear();
         for (std::int64_t k = A.row_offsets[row]; k < A.row_offsets[row + 1]; ++k) {
-          mine.insert(A.col_indices[k] / b);
+          mine.push_back(A.col_indices[k] / b);
           if (A.col_indices[k] / b == node) ++stored;
         }
-        reached.insert(mine);
+        std::sort(mine.begin(), mine.end());
+        mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+        if (row == node * b) {
+          first = mine;
+        } else if (mine != first) {
+          same = false;
+        }
       }
-      if (reached.size() == 1) ++consistent;
+      if (same) ++consistent;
     }
     const double share = static_cast<double>(consistent) / samples;
     const double fill = static_cast<double>(stored) / (static_cast<double>(samples) * b * b);

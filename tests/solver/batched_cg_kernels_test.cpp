@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../../src/solver/batched_cg_steps.hpp"
@@ -169,7 +170,7 @@ TEST(BatchedCgKernels, SpmmMatchesLongDoubleReference) {
 
 // A symmetric, strictly diagonally dominant (SPD) version of a random shape: H + H' off the diagonal,
 // a_ii = 1 + the row's absolute sum; rows of H that were empty keep only their diagonal entry.
-HostCsrMatrix spd_matrix(const Shape& s, unsigned seed) {
+HostCsrMatrix make_spd_matrix(const Shape& s, unsigned seed) {
   const HostCsrMatrix H = random_matrix(s, seed);
   std::vector<std::map<std::int32_t, double>> rows(static_cast<std::size_t>(s.n));
   for (std::int32_t i = 0; i < s.n; ++i)
@@ -194,6 +195,16 @@ HostCsrMatrix spd_matrix(const Shape& s, unsigned seed) {
   }
   A.validate();
   return A;
+}
+
+// make_spd_matrix(s, seed), made once per process: StepsMatchHostReference asks for each shape's
+// matrix once per precision, launch, column count and Jacobi flag (384 times for 8 matrices).
+const HostCsrMatrix& spd_matrix(const Shape& s, unsigned seed) {
+  static std::map<std::tuple<std::int32_t, std::int32_t, unsigned>, HostCsrMatrix> made;
+  const auto key = std::make_tuple(s.n, s.long_row, seed);
+  auto it = made.find(key);
+  if (it == made.end()) it = made.emplace(key, make_spd_matrix(s, seed)).first;
+  return it->second;
 }
 
 // One batched iteration's three steps against the host: Q = A P and p'q; alpha_j = rho_j / p'q (the

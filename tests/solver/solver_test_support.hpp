@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <tuple>
@@ -175,7 +176,7 @@ struct ScaledPoisson {
 // Both Rayleigh quotients approach their extreme eigenvalue from inside the spectrum, so the
 // estimate is a lower bound of kappa; callers allow a factor 2 for it (checked once against Eigen's
 // JacobiSVD on the test matrices: every estimate was within 2% of the exact kappa_2).
-inline double condition_estimate(const HostCsrMatrix& A) {
+inline double compute_condition_estimate(const HostCsrMatrix& A) {
   const std::int32_t n = A.rows;
   const auto multiply_transposed = [&](const std::vector<double>& y) {
     std::vector<double> z(n, 0.0);
@@ -248,6 +249,28 @@ inline double condition_estimate(const HostCsrMatrix& A) {
       largest_eigenvalue([&](const std::vector<double>& v) { return multiply_transposed(multiply(A, v)); });
   const double inverse_sigma_min_squared = largest_eigenvalue(inverse_normal);
   return std::sqrt(sigma_max_squared * inverse_sigma_min_squared);
+}
+
+// compute_condition_estimate(A), once per matrix and process: the tests parameterised by precision and
+// kernel ask for it on the same matrices many times, and its dense LU is O(n^3) (under ASan, with the
+// tests compiled at -O0, it was a fifth of the solver tests' time, 2026-12-07). Matrices are compared
+// whole, not by a hash, so a cached value is always the matrix's own.
+inline double condition_estimate(const HostCsrMatrix& A) {
+  static std::mutex mutex;
+  static std::vector<std::pair<HostCsrMatrix, double>> known;
+  const auto same = [&](const HostCsrMatrix& B) {
+    return A.rows == B.rows && A.cols == B.cols && A.row_offsets == B.row_offsets && A.col_indices == B.col_indices &&
+           A.values == B.values;
+  };
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [matrix, kappa] : known)
+      if (same(matrix)) return kappa;
+  }
+  const double kappa = compute_condition_estimate(A);
+  const std::lock_guard<std::mutex> lock(mutex);
+  known.emplace_back(A, kappa);
+  return kappa;
 }
 
 // The unit roundoff of each precision's arithmetic. Quasi-double operations carry ~48 significant
