@@ -155,6 +155,12 @@ Location backend_option(const std::string& value) {
   }
 }
 
+double inner_tol_option(const ParsedArgs& opts) {
+  const double tol = opts.number("--inner-tol", 0, 0);
+  if (!(tol > 0 && tol < 1)) throw UsageError("--inner-tol " + opts.text("--inner-tol") + ": must lie in (0, 1)");
+  return tol;
+}
+
 std::vector<int> int32_row_offsets(const HostCsrMatrix& A, const std::string& peer) {
   if (A.nnz() > std::numeric_limits<int>::max())
     throw Error(peer + " indexes entries in 32 bits; this matrix has " + std::to_string(A.nnz()));

@@ -38,6 +38,10 @@ bool numerically_symmetric(const HostCsrMatrix& A, const std::vector<std::int32_
 CgPath cg_path_option(const std::string& value);
 // --backend's value (parse_backend), a UsageError naming the option when it is unknown.
 Location backend_option(const std::string& value);
+class ParsedArgs;
+// --inner-tol's value (clkr solve, clkr bench solve: the inner solve's tolerance or the reliable update's
+// drop), a UsageError unless it lies in (0, 1).
+double inner_tol_option(const ParsedArgs& opts);
 
 // A's row offsets in 32 bits, for peers whose one index type serves offsets and columns (Eigen's
 // Map<SparseMatrix<..., int>>); throws clkr::Error naming `peer` past 2^31 - 1 entries.

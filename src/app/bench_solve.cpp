@@ -365,11 +365,7 @@ int bench_solve_command(const Args& args) {
   solve_options.max_iterations = max_iterations;
   solve_options.strengthen_check =
       static_cast<int>(opts.integer("--strengthen-check", solve_options.strengthen_check, 0, INT_MAX));
-  if (opts.has("--inner-tol")) {
-    const double delta = opts.number("--inner-tol", 0, 0);
-    if (!(delta > 0 && delta < 1)) throw UsageError("--inner-tol " + opts.text("--inner-tol") + ": must lie in (0, 1)");
-    solve_options.reliable_update_delta = delta;
-  }
+  if (opts.has("--inner-tol")) solve_options.reliable_update_delta = inner_tol_option(opts);
   for (const std::string& spec : matrices) {
     progress.step(display_name(spec) + ": loading");
     const HostCsrMatrix host = load_matrix(spec);

@@ -141,11 +141,8 @@ void set_refinement_options(const ParsedArgs& opts, SolveOptions& options) {
     throw UsageError("--refinement reliable: runs CG inside, not " + to_string(options.inner_solver) +
                      " (use --refinement restarted)");
   }
-  if (opts.has("--inner-tol")) {
-    const double tol = opts.number("--inner-tol", 0, 0);
-    if (!(tol > 0 && tol < 1)) throw UsageError("--inner-tol " + opts.text("--inner-tol") + ": must lie in (0, 1)");
-    (reliable ? options.reliable_update_delta : options.inner_relative_tolerance) = tol;
-  }
+  if (opts.has("--inner-tol"))
+    (reliable ? options.reliable_update_delta : options.inner_relative_tolerance) = inner_tol_option(opts);
 }
 
 struct Rhs {
