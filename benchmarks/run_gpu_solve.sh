@@ -7,11 +7,11 @@
 # that a run cut short still brings its finished steps back).
 #   usage: benchmarks/run_gpu_solve.sh [CARRY_DIR] [SECTIONS]
 #     CARRY_DIR holds matrices/ (the SuiteSparse files); SECTIONS: any of report,poisson,hard,suitesparse,
-#     jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed,mixed-delta (default all)
+#     jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed,mixed-delta,profile256 (default all)
 set -uo pipefail
 source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
-sections=${2:-report,poisson,hard,suitesparse,jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed,mixed-delta}
+sections=${2:-report,poisson,hard,suitesparse,jacobi-paths,plain,cupy,smoother,elasticity,host-backend,mixed,mixed-delta,profile256}
 out=gpu-solve-results
 source "$(dirname "$0")/gpu_run_steps.sh"
 nproc | sed 's/^/host cores: /' | tee -a "$out/gpu.txt"
@@ -35,6 +35,21 @@ if want report; then
   $bin solve poisson3d:192 --precond amg 2>&1 | tee "$out/amg_poisson192.txt"
   $bin solve poisson3d:192 --precond amg --precond-precision single 2>&1 | tee "$out/amg_poisson192_single.txt" |
     grep -E "^(setup|status|iterations|time|to solution)"
+fi
+
+if want profile256; then
+  # Issue 11's poisson3d:256 solve phase: where an AMG-PCG iteration's time goes, kernel by kernel (device
+  # time and GB/s of each, against the copy bandwidth that `clkr bench blas1` measures), beside the
+  # unpreconditioned CG it is compared with. Run twice: the second report is the one to read (the first
+  # may include the driver's first-touch costs).
+  for round in 1 2; do
+    step "clkr solve poisson3d:256, aggressive first level, binary16 values: kernels, round $round"
+    $bin solve poisson3d:256 --precond amg --amg-aggressive 1 --precond-precision half 2>&1 |
+      tee "$out/profile256_amg_$round.txt" | grep -E "^(levels|  |iterations|time|to solution)"
+  done
+  step "clkr solve poisson3d:256, CG: kernels"
+  $bin solve poisson3d:256 2>&1 | tee "$out/profile256_cg.txt" | grep -E "^(iterations|time|path)"
+  $bin bench blas1 --ops copy,axpy --precisions single,double --sizes 16777216 2>&1 | tee "$out/profile256_blas1.txt" | tail -6
 fi
 
 if want poisson; then
