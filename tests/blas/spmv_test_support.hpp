@@ -10,15 +10,14 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <numeric>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "../once_per_process.hpp"
 #include "../precision_support.hpp"
 #include "clkr/blas/blas.hpp"
 
@@ -119,19 +118,12 @@ inline HostCsrMatrix make_random_matrix(const Shape& s, std::uint32_t seed) {
   return A;
 }
 
-// make_random_matrix(s, seed), made once per process: the parameterised tests ask for the same shapes
-// and seeds once per kernel and precision, and std::sample visits every column for every row (under
-// ASan, with the tests compiled at -O0, that was 21% of the BLAS tests' time, 2026-12-07). A copy
-// is returned, so a caller may change it.
+// make_random_matrix(s, seed), made once per process (std::sample visits every column for every row). A
+// copy is returned, so a caller may change it.
 inline HostCsrMatrix random_matrix(const Shape& s, std::uint32_t seed) {
-  using Key = std::tuple<std::int32_t, std::int32_t, std::int32_t, double, std::int32_t, std::int32_t, std::uint32_t>;
-  static std::mutex mutex;
-  static std::map<Key, HostCsrMatrix> made;
-  const Key key{s.rows, s.cols, s.max_row_length, s.empty_fraction, s.long_row, s.shared_pattern_rows, seed};
-  const std::lock_guard<std::mutex> lock(mutex);
-  auto it = made.find(key);
-  if (it == made.end()) it = made.emplace(key, make_random_matrix(s, seed)).first;
-  return it->second;
+  const auto key =
+      std::make_tuple(s.rows, s.cols, s.max_row_length, s.empty_fraction, s.long_row, s.shared_pattern_rows, seed);
+  return once_per_process(key, [&] { return make_random_matrix(s, seed); });
 }
 
 inline std::vector<double> random_vector(std::size_t n, std::uint32_t seed) {

@@ -200,11 +200,7 @@ HostCsrMatrix make_spd_matrix(const Shape& s, unsigned seed) {
 // make_spd_matrix(s, seed), made once per process: StepsMatchHostReference asks for each shape's
 // matrix once per precision, launch, column count and Jacobi flag (384 times for 8 matrices).
 const HostCsrMatrix& spd_matrix(const Shape& s, unsigned seed) {
-  static std::map<std::tuple<std::int32_t, std::int32_t, unsigned>, HostCsrMatrix> made;
-  const auto key = std::make_tuple(s.n, s.long_row, seed);
-  auto it = made.find(key);
-  if (it == made.end()) it = made.emplace(key, make_spd_matrix(s, seed)).first;
-  return it->second;
+  return test::once_per_process(std::make_tuple(s.n, s.long_row, seed), [&] { return make_spd_matrix(s, seed); });
 }
 
 // One batched iteration's three steps against the host: Q = A P and p'q; alpha_j = rho_j / p'q (the

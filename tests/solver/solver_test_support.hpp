@@ -8,13 +8,13 @@
 #include <cstdint>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "../once_per_process.hpp"
 #include "../test_matrices.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/data/host_csr_matrix.hpp"
@@ -251,26 +251,11 @@ inline double compute_condition_estimate(const HostCsrMatrix& A) {
   return std::sqrt(sigma_max_squared * inverse_sigma_min_squared);
 }
 
-// compute_condition_estimate(A), once per matrix and process: the tests parameterised by precision and
-// kernel ask for it on the same matrices many times, and its dense LU is O(n^3) (under ASan, with the
-// tests compiled at -O0, it was a fifth of the solver tests' time, 2026-12-07). Matrices are compared
-// whole, not by a hash, so a cached value is always the matrix's own.
+// compute_condition_estimate(A), once per matrix and process (its dense LU is O(n^3)); the key is the
+// whole matrix.
 inline double condition_estimate(const HostCsrMatrix& A) {
-  static std::mutex mutex;
-  static std::vector<std::pair<HostCsrMatrix, double>> known;
-  const auto same = [&](const HostCsrMatrix& B) {
-    return A.rows == B.rows && A.cols == B.cols && A.row_offsets == B.row_offsets && A.col_indices == B.col_indices &&
-           A.values == B.values;
-  };
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    for (const auto& [matrix, kappa] : known)
-      if (same(matrix)) return kappa;
-  }
-  const double kappa = compute_condition_estimate(A);
-  const std::lock_guard<std::mutex> lock(mutex);
-  known.emplace_back(A, kappa);
-  return kappa;
+  return once_per_process(std::make_tuple(A.rows, A.cols, A.row_offsets, A.col_indices, A.values),
+                          [&] { return compute_condition_estimate(A); });
 }
 
 // The unit roundoff of each precision's arithmetic. Quasi-double operations carry ~48 significant
