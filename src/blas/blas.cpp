@@ -448,7 +448,9 @@ double Blas::nrm2(Vector& x) {
   });
 }
 
-void Blas::spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
+void Blas::spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y) { spmv(alpha, A, x, beta, y, "spmv"); }
+
+void Blas::spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y, const std::string& op) {
   translate_cl_errors("Blas::spmv", [&] {
     Impl& d = *impl_;
     d.check_context("spmv", A.context(), "the matrix");
@@ -463,7 +465,7 @@ void Blas::spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
       throw Error("Blas::spmv: x and y are the same vector '" + x.name() + "'; y = A*x cannot be computed in place");
     if (d.location == Location::Host) {
       const detail::OpCost cost = detail::spmv_cost(A, d.precision, beta);
-      d.run_host("spmv", cost.flops, cost.bytes,
+      d.run_host(op, cost.flops, cost.bytes,
                  [&] { detail::spmv_host(d.precision, d.options.kahan_spmv, alpha, A, x, beta, y); });
       return;
     }
@@ -474,7 +476,7 @@ void Blas::spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
     std::vector<cl::Event> events;
     if (first() != nullptr) events.push_back(first);
     if (last() != nullptr) events.push_back(last);
-    d.record_device("spmv", cost.flops, cost.bytes, std::move(events));
+    d.record_device(op, cost.flops, cost.bytes, std::move(events));
   });
 }
 

@@ -103,6 +103,9 @@ const std::vector<Field>& fields() {
        [](const DeviceParams& p) { return text(p.spmv.csr_vector_min_mean_row_length); }},
       {"spmv.vector_lanes", [](DeviceParams& p, const std::string& v) { p.spmv.vector_lanes = parse_size(v); },
        [](const DeviceParams& p) { return text(p.spmv.vector_lanes); }},
+      {"spmv.vector_entries_per_lane",
+       [](DeviceParams& p, const std::string& v) { p.spmv.vector_entries_per_lane = parse_real(v); },
+       [](const DeviceParams& p) { return text(p.spmv.vector_entries_per_lane); }},
       {"cg.persistent_max_rows",
        [](DeviceParams& p, const std::string& v) { p.cg.persistent_max_rows = parse_size(v); },
        [](const DeviceParams& p) { return text(p.cg.persistent_max_rows); }},
@@ -202,6 +205,14 @@ const std::vector<Field>& fields() {
 
 std::size_t row_sum_chains(const SpmvParams& params, Precision p) {
   return p == Precision::Single ? params.row_sum_chains_single : params.row_sum_chains;
+}
+
+std::size_t csr_vector_lanes(const SpmvParams& params, double mean_row_length, std::size_t limit) {
+  std::size_t lanes = params.vector_lanes;
+  const std::size_t widest = std::min<std::size_t>(32, limit);
+  while (lanes * 2 <= widest && mean_row_length > params.vector_entries_per_lane * static_cast<double>(lanes))
+    lanes *= 2;
+  return lanes;
 }
 
 bool csr_balanced(const SpmvParams& params, double mean_row_length, std::int64_t longest_row) {
@@ -322,6 +333,9 @@ void validate_device_params(const DeviceParams& params) {
     throw Error("device parameter spmv.dia_auto_max_fill must be a number >= 0 (0: never DIA), not " +
                 text(params.spmv.dia_auto_max_fill));
   positive(params.spmv.vector_lanes, "spmv.vector_lanes");
+  if (!(params.spmv.vector_entries_per_lane > 0))
+    throw Error("device parameter spmv.vector_entries_per_lane must be a number > 0 (inf: never more lanes), not " +
+                text(params.spmv.vector_entries_per_lane));
   if (params.spmv.row_load_group < 1 || params.spmv.row_load_group > 32)
     throw Error("device parameter spmv.row_load_group must lie in [1, 32] (private arrays of that many), not " +
                 std::to_string(params.spmv.row_load_group));

@@ -331,17 +331,18 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
       const Matrix::CsrPart& part = A.csr_part();
       const Matrix::Values values = A.csr_values(p, storage);
       if (A.stats().mean_row_length >= params.csr_vector_min_mean_row_length) {
-        const std::size_t lanes = params.vector_lanes;
-        if (!is_power_of_two(lanes) || lanes > params.work_group_size)
-          throw Error("spmv: SpmvParams::vector_lanes (" + std::to_string(lanes) +
+        if (!is_power_of_two(params.vector_lanes) || params.vector_lanes > params.work_group_size)
+          throw Error("spmv: SpmvParams::vector_lanes (" + std::to_string(params.vector_lanes) +
                       ") must be a power of two no larger than work_group_size (" +
                       std::to_string(params.work_group_size) + ")");
         cl::Kernel kernel = context.kernel("spmv/csr.cl", "spmv_csr_vector", options + value_option(values));
         const std::size_t max_group = kernel_max_work_group(kernel, context);
-        if (max_group < lanes)
-          throw Error("spmv: SpmvParams::vector_lanes (" + std::to_string(lanes) + ") exceeds the " +
+        if (max_group < params.vector_lanes)
+          throw Error("spmv: SpmvParams::vector_lanes (" + std::to_string(params.vector_lanes) + ") exceeds the " +
                       std::to_string(max_group) + " work-items " + context.info().name +
                       " allows in one work-group for this kernel");
+        const std::size_t lanes =
+            csr_vector_lanes(params, A.stats().mean_row_length, std::min(params.work_group_size, max_group));
         const std::size_t group = std::min(params.work_group_size, max_group) / lanes * lanes;
         const std::size_t rows_per_group = group / lanes;
         const std::size_t groups = (static_cast<std::size_t>(rows) + rows_per_group - 1) / rows_per_group;

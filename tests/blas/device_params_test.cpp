@@ -84,6 +84,7 @@ TEST(DeviceParams, FileRoundTripsEveryKey) {
   p.spmv.work_group_size = 64;
   p.spmv.csr_vector_min_mean_row_length = 7.5;
   p.spmv.vector_lanes = 16;
+  p.spmv.vector_entries_per_lane = 12.5;
   p.spmv.rows_per_work_item = 40;
   p.spmv.row_sum_chains = 1;
   p.spmv.row_sum_chains_single = 1;
@@ -95,6 +96,25 @@ TEST(DeviceParams, FileRoundTripsEveryKey) {
   const DeviceParams back = read_device_params(path, DeviceParams{});
   EXPECT_EQ(format_device_params(back), format_device_params(p));
   EXPECT_EQ(back.source, "tuned:" + path);
+}
+
+// The CSR-vector kernel's lanes: vector_lanes, doubled while a lane would get more than
+// vector_entries_per_lane entries of a mean row, up to 32 and the kernel's work-group.
+TEST(DeviceParams, CsrVectorLanesGrowWithTheRowLength) {
+  SpmvParams p;
+  p.vector_lanes = 4;
+  EXPECT_EQ(csr_vector_lanes(p, 1000.0, 256), 4u);  // infinity: never more
+  p.vector_entries_per_lane = 16;
+  EXPECT_EQ(csr_vector_lanes(p, 12.0, 256), 4u);
+  EXPECT_EQ(csr_vector_lanes(p, 64.0, 256), 4u);  // 16 a lane: not more than 16
+  EXPECT_EQ(csr_vector_lanes(p, 64.5, 256), 8u);
+  EXPECT_EQ(csr_vector_lanes(p, 117.0, 256), 8u);  // 14.6 a lane at 8
+  EXPECT_EQ(csr_vector_lanes(p, 300.0, 256), 32u);
+  EXPECT_EQ(csr_vector_lanes(p, 1e6, 256), 32u);  // a warp at most
+  EXPECT_EQ(csr_vector_lanes(p, 1e6, 16), 16u);   // and the work-group
+  EXPECT_EQ(csr_vector_lanes(p, 1e6, 4), 4u);
+  p.vector_entries_per_lane = 0.5;
+  EXPECT_EQ(csr_vector_lanes(p, 3.0, 256), 8u);
 }
 
 TEST(DeviceParams, TunedFileInTheCacheDirectoryOverridesDefaults) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -83,6 +84,39 @@ TEST_P(SpmvPrecision, CsrVectorKernel) {
         check_spmv(A, H, p, c, "csr-vector lanes=" + std::to_string(lanes) + " " + name, run);
     }
   }
+}
+
+// Lanes grown with the row length (SpmvParams::vector_entries_per_lane) from a start of 2: rows of 1 to
+// 400 entries (mean ~190) get 16 lanes at 20 entries a lane and 32 (the cap) at 1; the short shapes stay
+// at 2 or grow to 4; work-groups of 64 and of an awkward 96 (rows per group = group / lanes).
+TEST_P(SpmvPrecision, CsrVectorLanesFromTheRowLength) {
+  const Precision p = GetParam();
+  if (!can_run(p)) GTEST_SKIP() << "device has no fp64";
+  std::vector<Shape> cases = {{"rows_of_1_to_400_300x2000", 300, 2000, 400, 0.05}};
+  for (const char* name : {"1x1", "5x5", "long_row_600x3100"})
+    cases.push_back(*std::find_if(shapes().begin(), shapes().end(), [&](const Shape& s) { return s.name == name; }));
+  std::set<std::size_t> lanes_seen;
+  for (std::size_t group : {64, 96})
+    for (double per_lane : {20.0, 1.0}) {
+      SpmvParams params;
+      params.work_group_size = group;
+      params.csr_vector_min_mean_row_length = 0;
+      params.vector_lanes = 2;
+      params.vector_entries_per_lane = per_lane;
+      const auto run = [&](double alpha, Matrix& A, Vector& x, double beta, Vector& y) {
+        detail::spmv_device(*test_context(), params, p, false, alpha, A, x, beta, y);
+      };
+      for (const Shape& shape : cases) {
+        const HostCsrMatrix H = random_matrix(shape, 9);
+        Matrix A(test_context(), H, Format::Csr);
+        const std::size_t lanes = csr_vector_lanes(params, A.stats().mean_row_length, group);
+        lanes_seen.insert(lanes);
+        const std::string label = "csr-vector group " + std::to_string(group) + " entries/lane " +
+                                  std::to_string(per_lane) + " lanes " + std::to_string(lanes) + " " + shape.name;
+        for (const AlphaBeta& c : kTwoCases) check_spmv(A, H, p, c, label, run);
+      }
+    }
+  EXPECT_EQ(lanes_seen, (std::set<std::size_t>{2, 4, 16, 32}));
 }
 
 // Row blocks of 1 and of an awkward 7 rows per work-item (the CPU path's parameter) in the

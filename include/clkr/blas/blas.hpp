@@ -68,6 +68,9 @@ class Blas {
   double nrm2(Vector& x);
   // y = alpha*A*x + beta*y (beta == 0: y is not read, so NaN in y does not propagate)
   void spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y);
+  // The same, counted under `op` instead of "spmv", so that a profile tells apart SpMVs of different
+  // roles (the AMG cycle's restriction and prolongation).
+  void spmv(double alpha, Matrix& A, Vector& x, double beta, Vector& y, const std::string& op);
 
   // ---- fused elementwise kernels of the levels above (preconditioners, solvers) -------------------
   // A kernel of `file` built as the BLAS1 kernels are (this Blas's precision and vector split, see

@@ -88,10 +88,20 @@ struct SpmvParams {
   // COL_LOAD and MVAL_LOAD). 0: plain loads. The other kernels never take them: short rows share cache
   // lines that evict-first loads drop (docs/performance-formats.md section 9).
   std::size_t stream_loads = 0;
+  // CSR-vector on long rows: the lanes per row start at `vector_lanes` and double, up to 32 (a warp;
+  // wider, the reduction would cross warps) and the work-group size, while the mean row length exceeds
+  // this many entries a lane. Infinity (the default): always `vector_lanes`. A row of a restriction
+  // operator R = P^T (poisson3d:256's finest level: ~117 entries) gathers its x in short runs; with
+  // more lanes a row's entries are loaded in fewer rounds of row_load_group each.
+  double vector_entries_per_lane = std::numeric_limits<double>::infinity();
 };
 
 // The row_sum_chains entry for precision p.
 std::size_t row_sum_chains(const SpmvParams& params, Precision p);
+
+// The CSR-vector kernel's lanes per row for rows of this mean length (vector_lanes, doubled while
+// vector_entries_per_lane says so), at most `limit` (the kernel's work-group).
+std::size_t csr_vector_lanes(const SpmvParams& params, double mean_row_length, std::size_t limit);
 
 // Whether CSR runs the load-balanced kernels for a matrix with this mean and longest row length.
 bool csr_balanced(const SpmvParams& params, double mean_row_length, std::int64_t longest_row);

@@ -357,11 +357,11 @@ void VCycle::cycle(std::size_t l, Vector& b, Vector& x, bool x_is_zero) {
     x_is_zero = false;
   }
   residual(blas_, *level.A, b, x, *level.r, x_is_zero);
-  blas_.spmv(1.0, *level.R, *level.r, 0.0, *next.b);
+  blas_.spmv(1.0, *level.R, *level.r, 0.0, *next.b, "restrict");
   // The coarsest level is solved exactly: a second visit would change nothing.
   const int visits = l + 2 == levels_.size() ? 1 : options_.cycle_index;
   for (int visit = 0; visit < visits; ++visit) cycle(l + 1, *next.b, *next.x, visit == 0);
-  blas_.spmv(1.0, *level.P, *next.x, x_is_zero ? 0.0 : 1.0, x);
+  blas_.spmv(1.0, *level.P, *next.x, x_is_zero ? 0.0 : 1.0, x, "prolong");
   if (options_.post_sweeps > 0) {
     if (level.gauss_seidel)
       level.gauss_seidel->backward(level.A->host_csr(), b, x, options_.post_sweeps);
