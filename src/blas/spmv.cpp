@@ -134,10 +134,14 @@ using AppendArgs = std::function<void(KernelArgs&)>;
 
 std::string epilogue_option(const SpmvEpilogue* e) {
   if (e == nullptr) return {};
-  if (e->kind == SpmvEpilogue::Kind::Residual) return " -DSPMV_RESIDUAL";
+  if (e->kind == SpmvEpilogue::Kind::Residual)
+    return e->d_out ? " -DSPMV_RESIDUAL -DSPMV_RESIDUAL_CORRECTION" : " -DSPMV_RESIDUAL";
   if (e->kind == SpmvEpilogue::Kind::Correction)
     return std::string(" -DSPMV_CORRECTION") + (e->d_prev ? " -DSPMV_FROM_D" : "") + (e->set_x ? " -DSPMV_SET_X" : "");
-  return e->last ? " -DSPMV_CHEBYSHEV -DSPMV_LAST" : " -DSPMV_CHEBYSHEV";
+  const char* pending = e->pending == SpmvEpilogue::Pending::Add   ? " -DSPMV_PENDING_ADD"
+                        : e->pending == SpmvEpilogue::Pending::Set ? " -DSPMV_PENDING_SET"
+                                                                   : "";
+  return std::string(e->last ? " -DSPMV_CHEBYSHEV -DSPMV_LAST" : " -DSPMV_CHEBYSHEV") + pending;
 }
 
 // How the kernel uses y: written, read and written, or (a last Chebyshev step) not at all.
@@ -156,7 +160,10 @@ AppendArgs epilogue_args(const SpmvEpilogue* e, Precision p, const Vector& y, co
   const auto read = [&](Vector* v) { return v == &y ? yb : v->device(p, Access::Read); };
   if (e->kind == SpmvEpilogue::Kind::Residual) {
     const Vector::DeviceBuffers b = read(e->b);
-    return [b](KernelArgs& args) { args.vector(b); };
+    if (!e->d_out) return [b](KernelArgs& args) { args.vector(b); };
+    const Vector::DeviceBuffers dinv = read(e->dinv), d_out = e->d_out->device(p, Access::Write);
+    const double c2 = e->c2;
+    return [=](KernelArgs& args) { args.vector(b).real(c2).vector(dinv).vector(d_out); };
   }
   if (e->kind == SpmvEpilogue::Kind::Correction) {
     // Without d_prev the kernel reads no d: y's buffers stand in.
@@ -167,7 +174,8 @@ AppendArgs epilogue_args(const SpmvEpilogue* e, Precision p, const Vector& y, co
   }
   const Vector::DeviceBuffers dinv = read(e->dinv), r_in = read(e->r_in);
   const Vector::DeviceBuffers d_out = e->d_out->device(p, e->last ? Access::Read : Access::Write);
-  const Vector::DeviceBuffers xs = e->xs->device(p, Access::ReadWrite);
+  const Vector::DeviceBuffers xs =
+      e->xs->device(p, e->pending == SpmvEpilogue::Pending::Set ? Access::Write : Access::ReadWrite);
   const double c1 = e->c1, c2 = e->c2;
   return [=](KernelArgs& args) { args.real(c1).real(c2).vector(dinv).vector(r_in).vector(d_out).vector(xs); };
 }
@@ -195,6 +203,12 @@ void check_epilogue(const SpmvEpilogue& e, const Matrix& A, const Vector& x, con
   };
   if (e.kind == SpmvEpilogue::Kind::Residual) {
     need(e.b, "b");
+    if (e.d_out) {
+      need(e.dinv, "dinv");
+      if (e.d_out == &x || e.d_out == &y || e.d_out == e.b || e.d_out == e.dinv)
+        throw Error("spmv: a residual with a correction writes y and d_out: d_out ('" + e.d_out->name() +
+                    "') must differ from x, y, b and dinv");
+    }
     return;
   }
   if (e.kind == SpmvEpilogue::Kind::Correction) {
@@ -242,7 +256,8 @@ OpCost spmv_cost(const Matrix& A, Precision p, double beta, ValueStorage storage
 
 bool spmv_epilogue_supported(const Matrix& A) { return A.format() != Format::Hyb; }
 
-// The SpMV's cost with y written once (beta = 0), plus per row: Residual reads b (1 element); a
+// The SpMV's cost with y written once (beta = 0), plus per row: Residual reads b (1 element; with a
+// correction also dinv, and writes d_out: 3); a
 // Chebyshev step reads r_in, dinv and xs and writes xs (4; x[row] is the SpMV's own x, counted once),
 // and y (already counted) and d_out unless it is the last step, which writes neither; a correction
 // reads d_prev where given and xs unless set_x, and writes xs.
@@ -250,14 +265,18 @@ OpCost spmv_epilogue_cost(const Matrix& A, Precision p, const SpmvEpilogue& epil
   OpCost cost = spmv_cost(A, p, 0.0, storage);
   const double rows = A.rows(), element = static_cast<double>(bytes_per_element(p));
   if (epilogue.kind == SpmvEpilogue::Kind::Residual) {
-    cost.flops += rows;
-    cost.bytes += element * rows;
+    cost.flops += rows + (epilogue.d_out ? 2.0 * rows : 0.0);
+    cost.bytes += element * rows * (epilogue.d_out ? 3.0 : 1.0);  // b; with a correction dinv and d_out too
   } else if (epilogue.kind == SpmvEpilogue::Kind::Correction) {
     cost.flops += (epilogue.d_prev ? 3.0 : 1.0) * rows + (epilogue.set_x ? 0.0 : rows);
     cost.bytes += element * rows * ((epilogue.d_prev ? 1.0 : 0.0) + (epilogue.set_x ? 1.0 : 2.0));
   } else {
-    cost.flops += 6.0 * rows;
-    cost.bytes += element * rows * (epilogue.last ? 4.0 - 1.0 : 4.0 + 1.0);
+    // A pending correction adds x[row], the SpMV's own x (counted once), to xs; set, xs is not read.
+    const bool pending = epilogue.pending != SpmvEpilogue::Pending::None;
+    cost.flops += 6.0 * rows + (pending ? rows : 0.0);
+    cost.bytes +=
+        element * rows *
+        ((epilogue.last ? 4.0 - 1.0 : 4.0 + 1.0) - (epilogue.pending == SpmvEpilogue::Pending::Set ? 1.0 : 0.0));
   }
   return cost;
 }

@@ -22,7 +22,8 @@ OpCost spmv_cost(const Matrix& A, Precision p, double beta, ValueStorage storage
 // use them (src/precond/relaxation_kernels.cpp) to save an elementwise pass and a launch per SpMV.
 struct SpmvEpilogue {
   enum class Kind {
-    Residual,    // y = b - s
+    Residual,    // y = r = b - s, and with d_out given d_out = c2 dinv r (a Chebyshev sweep's first
+                 // correction, left for the next step to add to its x: Pending below)
     Chebyshev,   // x is the previous correction d: r = r_in - s, d' = c1 d + c2 dinv r, xs += d', and
                  // unless `last`, y = r and d_out = d' (r_in may be y)
     Correction,  // a smoother's correction from a scaling matrix (the node blocks' inverse) applied to a
@@ -39,6 +40,11 @@ struct SpmvEpilogue {
   bool last = false;
   Vector* d_prev = nullptr;
   bool set_x = false;
+  // Chebyshev: the previous correction (the SpMV's x) not yet added to xs, when the step before left
+  // it so to save a pass over xs: Add, xs += x[row] + d'; Set, xs = x[row] + d' (xs's old values
+  // not read: a sweep from zero).
+  enum class Pending { None, Add, Set };
+  Pending pending = Pending::None;
 };
 
 // Whether the kernels of A's format take an epilogue: all but HYB (its second pass adds to the first's y).

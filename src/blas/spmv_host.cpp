@@ -130,7 +130,16 @@ void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) 
     const double* b = e.b == &y ? nullptr : e.b->host_double(Access::Read);
     double* yd = y.host_double(e.b == &y ? Access::ReadWrite : Access::Write);
     if (b == nullptr) b = yd;
-    for_each_row_sum(A, xd, [&](std::int32_t i, double s) { yd[i] = b[i] - s; });
+    if (!e.d_out) {
+      for_each_row_sum(A, xd, [&](std::int32_t i, double s) { yd[i] = b[i] - s; });
+      return;
+    }
+    const double* dinv = e.dinv->host_double(Access::Read);
+    double* d_out = e.d_out->host_double(Access::Write);
+    for_each_row_sum(A, xd, [&](std::int32_t i, double s) {
+      yd[i] = b[i] - s;
+      d_out[i] = e.c2 * (dinv[i] * yd[i]);
+    });
     return;
   }
   if (e.kind == SpmvEpilogue::Kind::Correction) {
@@ -150,7 +159,8 @@ void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) 
   double* yd = e.last ? nullptr : y.host_double(e.r_in == &y ? Access::ReadWrite : Access::Write);
   if (r_in == nullptr) r_in = e.last ? y.host_double(Access::Read) : yd;
   double* d_out = e.last ? nullptr : e.d_out->host_double(Access::Write);
-  double* xs = e.xs->host_double(Access::ReadWrite);
+  using Pending = SpmvEpilogue::Pending;
+  double* xs = e.xs->host_double(e.pending == Pending::Set ? Access::Write : Access::ReadWrite);
   for_each_row_sum(A, xd, [&](std::int32_t i, double s) {
     const double r = r_in[i] - s;
     const double d = e.c1 * xd[i] + e.c2 * (dinv[i] * r);
@@ -158,7 +168,7 @@ void spmv_epilogue_host(Matrix& A, Vector& x, Vector& y, const SpmvEpilogue& e) 
       yd[i] = r;
       d_out[i] = d;
     }
-    xs[i] += d;
+    xs[i] = e.pending == Pending::Set ? xd[i] + d : e.pending == Pending::Add ? xs[i] + (xd[i] + d) : xs[i] + d;
   });
 }
 

@@ -105,7 +105,32 @@ void Relaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int swee
   }
   RelaxationKernels kernels(blas_);
   auto v = [&](RelaxRole role) -> Vector& { return role == RelaxRole::B ? b : role == RelaxRole::X ? x : work(role); };
-  for (const RelaxStep& s : schedule(x_is_zero, sweeps)) {
+  // A Chebyshev sweep's first correction d is left out of x when an SpMV step follows, whose kernel
+  // adds it with its own (Pending): from zero, d = c dinv b alone (x not written), then x = d + d';
+  // from a nonzero x, d comes out of the residual's SpMV (no elementwise pass), then x += d + d'.
+  // Per sweep that saves reading and writing x once, and from a nonzero x the pass over r, dinv, d and
+  // x (3 vectors of A's rows fewer to move, and a launch).
+  const bool fuse = blas_.location() == Location::Host || spmv_epilogue_supported(A);
+  const std::vector<RelaxStep> steps = schedule(x_is_zero, sweeps);
+  auto next_is_spmv_step = [&](std::size_t i) {
+    return fuse && i + 1 < steps.size() && steps[i + 1].kind == RelaxStep::Kind::ChebyshevSpmvStep;
+  };
+  SpmvEpilogue::Pending pending = SpmvEpilogue::Pending::None;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const RelaxStep& s = steps[i];
+    if (s.kind == RelaxStep::Kind::ChebyshevStart && next_is_spmv_step(i)) {
+      kernels.scale_by_diagonal(s.c2, dinv_, v(s.in), v(s.d));
+      pending = SpmvEpilogue::Pending::Set;
+      continue;
+    }
+    if (s.kind == RelaxStep::Kind::Residual && i + 1 < steps.size() &&
+        steps[i + 1].kind == RelaxStep::Kind::ChebyshevFirst && steps[i + 1].in == RelaxRole::R &&
+        next_is_spmv_step(i + 1)) {
+      kernels.residual_and_correction(A, b, x, work(RelaxRole::R), steps[i + 1].c2, dinv_, v(steps[i + 1].d));
+      pending = SpmvEpilogue::Pending::Add;
+      ++i;  // the ChebyshevFirst step is done
+      continue;
+    }
     switch (s.kind) {
       case RelaxStep::Kind::ScaleByDiagonal:
         kernels.scale_by_diagonal(s.c2, dinv_, v(s.in), x);
@@ -123,7 +148,9 @@ void Relaxation::apply(Matrix& A, Vector& b, Vector& x, bool x_is_zero, int swee
         kernels.chebyshev_first(s.c2, dinv_, v(s.in), v(s.d), x);
         break;
       case RelaxStep::Kind::ChebyshevSpmvStep:
-        kernels.chebyshev_spmv_step(A, s.c1, s.c2, dinv_, v(s.in), v(s.d), work(RelaxRole::R), v(s.d_next), x, s.last);
+        kernels.chebyshev_spmv_step(A, s.c1, s.c2, dinv_, v(s.in), v(s.d), work(RelaxRole::R), v(s.d_next), x, s.last,
+                                    pending);
+        pending = SpmvEpilogue::Pending::None;
         break;
     }
   }

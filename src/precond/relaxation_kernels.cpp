@@ -62,9 +62,28 @@ void RelaxationKernels::residual(Matrix& A, Vector& b, Vector& x, Vector& r) {
   fused_spmv(blas_, "spmv_residual", A, x, r, e);
 }
 
-void RelaxationKernels::chebyshev_spmv_step(Matrix& A, double c1, double c2, Vector& dinv, Vector& r_in, Vector& d,
-                                            Vector& r, Vector& d_next, Vector& x, bool last) {
+void RelaxationKernels::residual_and_correction(Matrix& A, Vector& b, Vector& x, Vector& r, double c2, Vector& dinv,
+                                                Vector& d) {
   if (blas_.location() == Location::Device && !spmv_epilogue_supported(A)) {  // the unfused sequence
+    residual(A, b, x, r);
+    scale_by_diagonal(c2, dinv, r, d);
+    return;
+  }
+  SpmvEpilogue e;
+  e.kind = SpmvEpilogue::Kind::Residual;
+  e.b = &b;
+  e.c2 = c2;
+  e.dinv = &dinv;
+  e.d_out = &d;
+  fused_spmv(blas_, "spmv_residual", A, x, r, e);
+}
+
+void RelaxationKernels::chebyshev_spmv_step(Matrix& A, double c1, double c2, Vector& dinv, Vector& r_in, Vector& d,
+                                            Vector& r, Vector& d_next, Vector& x, bool last,
+                                            SpmvEpilogue::Pending pending) {
+  if (blas_.location() == Location::Device && !spmv_epilogue_supported(A)) {  // the unfused sequence
+    if (pending == SpmvEpilogue::Pending::Add) blas_.axpy(1.0, d, x);
+    if (pending == SpmvEpilogue::Pending::Set) blas_.copy(d, x);
     if (&r_in != &r) blas_.copy(r_in, r);
     blas_.spmv(-1.0, A, d, 1.0, r);
     blas_.copy(d, d_next);
@@ -80,6 +99,7 @@ void RelaxationKernels::chebyshev_spmv_step(Matrix& A, double c1, double c2, Vec
   e.d_out = &d_next;
   e.xs = &x;
   e.last = last;
+  e.pending = pending;
   fused_spmv(blas_, "chebyshev_step", A, d, r, e);
 }
 

@@ -124,6 +124,28 @@ ChebyshevExpected chebyshev_reference(const HostCsrMatrix& H, const Operands& o,
   return e;
 }
 
+// The residual's correction d = c2 dinv r (the residual with -DSPMV_RESIDUAL_CORRECTION).
+Expected residual_correction_reference(const Expected& r, const Operands& o, Precision p) {
+  Expected d;
+  const long double c2 = stored(o.c2, p);
+  for (std::size_t i = 0; i < r.value.size(); ++i) {
+    d.value.push_back(c2 * stored(o.dinv[i], p) * r.value[i]);
+    d.scale.push_back(std::fabs(c2 * stored(o.dinv[i], p)) * r.scale[i]);
+  }
+  return d;
+}
+
+// xs after a Chebyshev step whose previous correction (x) was pending: xs + x + d, or x + d when set.
+Expected pending_reference(const ChebyshevExpected& e, const Operands& o, Precision p, bool set) {
+  Expected xs;
+  for (std::size_t i = 0; i < e.d.value.size(); ++i) {
+    const long double old = set ? 0 : stored(o.xs[i], p);
+    xs.value.push_back(old + stored(o.x[i], p) + e.d.value[i]);
+    xs.scale.push_back(std::fabs(old) + std::fabs(stored(o.x[i], p)) + e.d.scale[i]);
+  }
+  return xs;
+}
+
 // The correction from the matrix's SpMV of the residual x: d = c1 d_prev + c2 s (c2 s without d_prev),
 // xs + d, or d itself with set_x.
 struct CorrectionExpected {
@@ -262,6 +284,74 @@ TEST_P(SpmvEpilogueDevice, ResidualMatchesTheReference) {
   }
 }
 
+// The residual with a Chebyshev sweep's first correction: y = r = b - A x, d_out = c2 dinv r; b apart
+// or y itself; x and b left alone.
+TEST_P(SpmvEpilogueDevice, ResidualWithCorrectionMatchesTheReference) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    const Shape& shape = shapes()[s];
+    const HostCsrMatrix H = random_matrix(shape, 600 + static_cast<std::uint32_t>(s));
+    Matrix A(test_context(), H, kernel_.format, test_matrix_options());
+    const Operands o = random_operands(H, 130 + static_cast<std::uint32_t>(s));
+    const Expected expected = residual_reference(as_computed(A, H, storage_), o, p_);
+    const Expected expected_d = residual_correction_reference(expected, o, p_);
+    for (const bool b_is_y : {false, true}) {
+      const std::string what = kernel_.name + " " + shape.name + " " + to_string(p_) + (b_is_y ? " b = y" : "");
+      Vector x = device_vector(o.x, "x"), b = device_vector(o.b, "b"), dinv = device_vector(o.dinv, "dinv");
+      Vector y = b_is_y ? device_vector(o.b, "y") : poisoned(o.b.size(), p_, "y");
+      Vector d = poisoned(o.b.size(), p_, "d");
+      detail::SpmvEpilogue e;
+      e.kind = detail::SpmvEpilogue::Kind::Residual;
+      e.b = b_is_y ? &y : &b;
+      e.c2 = o.c2;
+      e.dinv = &dinv;
+      e.d_out = &d;
+      run(A, x, y, e);
+      expect_near(expected, read_device(y, p_), H, p_, what + " y");
+      expect_near(expected_d, read_device(d, p_), H, p_, what + " d");
+      const std::vector<double> x_after = read_device(x, p_), b_after = read_device(b, p_);
+      for (std::size_t i = 0; i < o.x.size(); ++i)
+        ASSERT_EQ(static_cast<long double>(x_after[i]), stored(o.x[i], p_)) << what << ": x changed";
+      for (std::size_t i = 0; i < o.b.size(); ++i)
+        ASSERT_EQ(static_cast<long double>(b_after[i]), stored(o.b[i], p_)) << what << ": b changed";
+    }
+  }
+}
+
+// A step with the previous correction pending: added with its own (xs += d + d') or set (xs = d + d',
+// xs poisoned: its old values must not be read); as a middle step and as the last.
+TEST_P(SpmvEpilogueDevice, ChebyshevStepAddsThePendingCorrection) {
+  for (const char* name : {"1x1", "3x3", "257x257", "1025x1025", "long_row_600x3100"}) {
+    const auto shape = std::find_if(shapes().begin(), shapes().end(), [&](const Shape& s) { return s.name == name; });
+    Shape square = *shape;
+    square.cols = square.rows;
+    square.long_row = std::min(square.long_row, square.rows);
+    const HostCsrMatrix H = random_matrix(square, 29);
+    Matrix A(test_context(), H, kernel_.format, test_matrix_options());
+    const Operands o = random_operands(H, 31);
+    const ChebyshevExpected expected = chebyshev_reference(as_computed(A, H, storage_), o, p_);
+    const std::size_t n = o.b.size();
+    for (const bool set : {false, true})
+      for (const bool last : {false, true}) {
+        const std::string what =
+            kernel_.name + " " + name + " " + to_string(p_) + (set ? " set" : " add") + (last ? " last" : "");
+        Vector x = device_vector(o.x, "d"), dinv = device_vector(o.dinv, "dinv"), r_in = device_vector(o.r_in, "r_in");
+        Vector xs = set ? poisoned(n, p_, "xs") : device_vector(o.xs, "xs");
+        Vector y = poisoned(n, p_, "r"), d_out = poisoned(n, p_, "d_out");
+        detail::SpmvEpilogue e = chebyshev_step(o, dinv, r_in, d_out, xs, last);
+        e.pending = set ? detail::SpmvEpilogue::Pending::Set : detail::SpmvEpilogue::Pending::Add;
+        run(A, x, y, e);
+        expect_near(pending_reference(expected, o, p_, set), read_device(xs, p_), H, p_, what + " xs");
+        if (last) {
+          expect_all_nan(read_device(y, p_), what + " r");
+          expect_all_nan(read_device(d_out, p_), what + " d_out");
+        } else {
+          expect_near(expected.r, read_device(y, p_), H, p_, what + " r");
+          expect_near(expected.d, read_device(d_out, p_), H, p_, what + " d_out");
+        }
+      }
+  }
+}
+
 TEST_P(SpmvEpilogueDevice, ChebyshevStepMatchesTheReference) {
   for (std::size_t s = 0; s < shapes().size(); ++s) {
     const Shape& shape = shapes()[s];
@@ -367,7 +457,20 @@ TEST(SpmvEpilogueHost, MatchesTheReferenceInDouble) {
     residual.kind = detail::SpmvEpilogue::Kind::Residual;
     residual.b = &b;
     detail::spmv_epilogue_host(A, x, y, residual);
-    expect_near(residual_reference(H, o, Precision::Double), y.to_host(), H, Precision::Double, shape.name + " y");
+    const Expected expected_r = residual_reference(H, o, Precision::Double);
+    expect_near(expected_r, y.to_host(), H, Precision::Double, shape.name + " y");
+    {
+      Vector dinv(test_context(), o.dinv, "dinv"), d(test_context(), std::vector<double>(n, kNaN), "d");
+      Vector r(test_context(), std::vector<double>(n, kNaN), "r");
+      detail::SpmvEpilogue with_d = residual;
+      with_d.c2 = o.c2;
+      with_d.dinv = &dinv;
+      with_d.d_out = &d;
+      detail::spmv_epilogue_host(A, x, r, with_d);
+      expect_near(expected_r, r.to_host(), H, Precision::Double, shape.name + " r with correction");
+      expect_near(residual_correction_reference(expected_r, o, Precision::Double), d.to_host(), H, Precision::Double,
+                  shape.name + " correction");
+    }
     if (!is_square(shape)) continue;
     const ChebyshevExpected expected = chebyshev_reference(H, o, Precision::Double);
     for (const bool last : {false, true}) {
@@ -384,6 +487,16 @@ TEST(SpmvEpilogueHost, MatchesTheReferenceInDouble) {
         expect_near(expected.r, r.to_host(), H, Precision::Double, what + " r");
         expect_near(expected.d, d_out.to_host(), H, Precision::Double, what + " d_out");
       }
+    }
+    for (const bool set : {false, true}) {
+      Vector dinv(test_context(), o.dinv, "dinv"), r_in(test_context(), o.r_in, "r_in");
+      Vector xs(test_context(), set ? std::vector<double>(n, kNaN) : o.xs, "xs");
+      Vector r(test_context(), n, "r"), d_out(test_context(), n, "d");
+      detail::SpmvEpilogue e = chebyshev_step(o, dinv, r_in, d_out, xs, false);
+      e.pending = set ? detail::SpmvEpilogue::Pending::Set : detail::SpmvEpilogue::Pending::Add;
+      detail::spmv_epilogue_host(A, x, r, e);
+      expect_near(pending_reference(expected, o, Precision::Double, set), xs.to_host(), H, Precision::Double,
+                  shape.name + (set ? " pending set" : " pending add"));
     }
     for (const bool set_x : {false, true}) {
       const CorrectionExpected expected = correction_reference(H, o, Precision::Double, true, set_x);
@@ -438,6 +551,15 @@ TEST(SpmvEpilogueErrors, RefusesWhatTheKernelsCannotDo) {
   fails(csr, x, y, residual, "the epilogue's b ('short_b') has 7 elements, A has 8 rows");
   residual.b = nullptr;
   fails(csr, x, y, residual, "the epilogue's b is missing");
+  // The residual's correction: d_out needs dinv and must be a vector of its own.
+  residual.b = &b;
+  residual.d_out = &d_out;
+  fails(csr, x, y, residual, "the epilogue's dinv is missing");
+  residual.dinv = &dinv;
+  for (Vector* clash : {&x, &y, &b, &dinv}) {
+    residual.d_out = clash;
+    fails(csr, x, y, residual, "must differ from x, y, b and dinv");
+  }
 
   detail::SpmvEpilogue step;
   step.kind = detail::SpmvEpilogue::Kind::Chebyshev;
