@@ -207,6 +207,14 @@ void expect_all_nan(const std::vector<double>& got, const std::string& what) {
     }
 }
 
+// An input the kernel must only read: still the values it was given, as stored in precision p.
+void expect_unchanged(Vector& v, const std::vector<double>& given, Precision p, const std::string& what) {
+  const std::vector<double> now = read_device(v, p);
+  ASSERT_EQ(now.size(), given.size()) << what;
+  for (std::size_t i = 0; i < given.size(); ++i)
+    ASSERT_EQ(static_cast<long double>(now[i]), stored(given[i], p)) << what << " changed at " << i;
+}
+
 // Device vectors in precision p (NaN ones made on the device, so that nothing uploads over them).
 Vector device_vector(const std::vector<double>& v, const std::string& name) { return Vector(test_context(), v, name); }
 Vector poisoned(std::size_t n, Precision p, const std::string& name) {
@@ -276,11 +284,8 @@ TEST_P(SpmvEpilogueDevice, ResidualMatchesTheReference) {
     e.b = &y_is_b;
     run(A, x, y_is_b, e);
     expect_near(expected, read_device(y_is_b, p_), H, p_, what + " y = b");
-    const std::vector<double> x_after = read_device(x, p_), b_after = read_device(b, p_);
-    for (std::size_t i = 0; i < o.x.size(); ++i)
-      ASSERT_EQ(static_cast<long double>(x_after[i]), stored(o.x[i], p_)) << what << ": x changed";
-    for (std::size_t i = 0; i < o.b.size(); ++i)
-      ASSERT_EQ(static_cast<long double>(b_after[i]), stored(o.b[i], p_)) << what << ": b changed";
+    expect_unchanged(x, o.x, p_, what + ": x");
+    expect_unchanged(b, o.b, p_, what + ": b");
   }
 }
 
@@ -308,11 +313,8 @@ TEST_P(SpmvEpilogueDevice, ResidualWithCorrectionMatchesTheReference) {
       run(A, x, y, e);
       expect_near(expected, read_device(y, p_), H, p_, what + " y");
       expect_near(expected_d, read_device(d, p_), H, p_, what + " d");
-      const std::vector<double> x_after = read_device(x, p_), b_after = read_device(b, p_);
-      for (std::size_t i = 0; i < o.x.size(); ++i)
-        ASSERT_EQ(static_cast<long double>(x_after[i]), stored(o.x[i], p_)) << what << ": x changed";
-      for (std::size_t i = 0; i < o.b.size(); ++i)
-        ASSERT_EQ(static_cast<long double>(b_after[i]), stored(o.b[i], p_)) << what << ": b changed";
+      expect_unchanged(x, o.x, p_, what + ": x");
+      expect_unchanged(b, o.b, p_, what + ": b");
     }
   }
 }
@@ -372,9 +374,7 @@ TEST_P(SpmvEpilogueDevice, ChebyshevStepMatchesTheReference) {
       expect_near(expected.r, read_device(y, p_), H, p_, what + " r");
       expect_near(expected.d, read_device(d_out, p_), H, p_, what + " d_out");
       expect_near(expected.xs, read_device(xs, p_), H, p_, what + " xs");
-      const std::vector<double> x_after = read_device(x, p_);
-      for (std::size_t i = 0; i < n; ++i)
-        ASSERT_EQ(static_cast<long double>(x_after[i]), stored(o.x[i], p_)) << what << ": d changed";
+      expect_unchanged(x, o.x, p_, what + ": d");
     }
   }
 }
@@ -425,9 +425,7 @@ TEST_P(SpmvEpilogueDevice, NodeBlockCorrectionMatchesTheReference) {
         run(A, x, y, correction(o, prev, xs, set_x));
         expect_near(expected.d, read_device(y, p_), H, p_, what + " d");
         expect_near(expected.xs, read_device(xs, p_), H, p_, what + " xs");
-        const std::vector<double> x_after = read_device(x, p_);
-        for (std::size_t i = 0; i < o.x.size(); ++i)
-          ASSERT_EQ(static_cast<long double>(x_after[i]), stored(o.x[i], p_)) << what << ": r changed";
+        expect_unchanged(x, o.x, p_, what + ": r");
       }
     }
   }
