@@ -52,7 +52,17 @@ const SpmvParams kCpuSpmv = {
 // chains in double, one in single (measured on poisson3d:192 CG, docs/performance.md).
 // The load-balanced CSR kernels from a longest row of 8x the mean (the power-law matrices of issue 13:
 // 18x; the SuiteSparse SPD set of docs/benchmarks.md: at most 4x, which keeps its measured paths).
-const SpmvParams kNvidiaSpmv = {64, 16.0, 4, 0, 4, 1, 8.0, 4, RowBlocking::WorkGroup};
+// Lanes growing past 4 from rows of more than 64 entries (16 a lane): the AMG's restriction operators.
+// On an H100 (2026-12-07) poisson3d:256's R (350,761 rows of ~117 entries, binary16 values) took 6.64
+// ms in a solve's 75 applications with 4 lanes, 5.46 with 8 (16 entries a lane) and 4.77 with 16 (8 a
+// lane): the solve 82.0-83.6 -> 82.2 and 81.7-81.9 ms. 8 a lane would also widen rows of 33-64 entries
+// (the stiff SuiteSparse matrices' CSR paths), not measured there; 16 leaves every row the tuner and
+// the benchmark set measured at 4 lanes as it was.
+const SpmvParams kNvidiaSpmv = [] {
+  SpmvParams p{64, 16.0, 4, 0, 4, 1, 8.0, 4, RowBlocking::WorkGroup};
+  p.vector_entries_per_lane = 16;
+  return p;
+}();
 
 // Other GPUs: the struct's defaults, and the load-balanced CSR kernels as on NVIDIA (CSR-adaptive, whose
 // scheme they follow, was designed on AMD GPUs).

@@ -68,6 +68,10 @@ TEST(DeviceParams, DefaultsByTypeAndVendor) {
   EXPECT_GT(cpu_cg.cg.host_max_nnz, cpu_cg.cg.host_max_nnz_quasi_double);
   EXPECT_GT(cpu_cg.cg.host_max_nnz_quasi_double, 0u);
   EXPECT_EQ(nvidia.cg.host_max_nnz, 0u);
+  // NVIDIA: more CSR-vector lanes only past 64 entries a row (the rows the tuner measured keep 4).
+  EXPECT_EQ(csr_vector_lanes(nvidia.spmv, 64.0, 64), 4u);
+  EXPECT_EQ(csr_vector_lanes(nvidia.spmv, 117.0, 64), 8u);
+  EXPECT_TRUE(std::isinf(cpu.spmv.vector_entries_per_lane));
   EXPECT_EQ(nvidia.cg.host_max_nnz_quasi_double, 0u);
   EXPECT_EQ(default_device_params(device(DeviceType::Accelerator, "x")).blas1.variant, Blas1Variant::GridStride);
   EXPECT_NO_THROW(validate_device_params(default_device_params(device(DeviceType::Other, ""))));
