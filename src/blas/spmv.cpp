@@ -360,9 +360,9 @@ cl::Event spmv_device(Context& context, const SpmvParams& params, Precision p, b
           throw Error("spmv: SpmvParams::vector_lanes (" + std::to_string(params.vector_lanes) + ") exceeds the " +
                       std::to_string(max_group) + " work-items " + context.info().name +
                       " allows in one work-group for this kernel");
-        const std::size_t lanes =
-            csr_vector_lanes(params, A.stats().mean_row_length, std::min(params.work_group_size, max_group));
-        const std::size_t group = std::min(params.work_group_size, max_group) / lanes * lanes;
+        const std::size_t widest_group = std::min(params.work_group_size, max_group);
+        const std::size_t lanes = csr_vector_lanes(params, A.stats().mean_row_length, widest_group);
+        const std::size_t group = widest_group / lanes * lanes;
         const std::size_t rows_per_group = group / lanes;
         const std::size_t groups = (static_cast<std::size_t>(rows) + rows_per_group - 1) / rows_per_group;
         const std::size_t accumulator = (p == Precision::Single && !kahan) ? sizeof(cl_float) : 2 * sizeof(cl_float);
