@@ -213,6 +213,44 @@ TEST_P(RelaxationKernelsTest, FusedStepsMatchTheirParts) {
   }
 }
 
+// A Chebyshev sweep's first correction carried by the next step (relaxation.cpp): HYB takes no fused
+// epilogue, so there the residual with its correction is a residual and a scaling, and the pending d
+// is added (axpy) or set (copy) before the unfused step. Both must give what the fused kernels give on
+// the same matrix in CSR: r and d from the residual, then r, d' and x after a step adding d, and x
+// after a last step from zero setting it.
+TEST_P(RelaxationKernelsTest, CarriedCorrectionWithoutEpiloguesMatchesTheFusedKernels) {
+  Blas blas = test::make_blas(config_, precision_);
+  detail::RelaxationKernels kernels(blas);
+  const std::size_t n = 1025;
+  const HostCsrMatrix host = test::tridiagonal(static_cast<std::int32_t>(n), 2.5, -1.0);
+  const auto dinv_v = dinv_values(n), b_v = values(n), x_v = values(n), d0_v = values(n);
+  using Pending = detail::SpmvEpilogue::Pending;
+  std::vector<std::vector<long double>> results[2];
+  for (int which = 0; which < 2; ++which) {
+    Matrix A(test::context(), host, which == 0 ? Format::Csr : Format::Hyb);
+    Vector dinv(test::context(), dinv_v, "dinv"), b(test::context(), b_v, "b"), x(test::context(), x_v, "x");
+    Vector r(test::context(), n, "r"), d(test::context(), n, "d"), d_next(test::context(), n, "d_next");
+    kernels.residual_and_correction(A, b, x, r, 0.75, dinv, d);
+    results[which].push_back(test::read_copy(r, blas));
+    results[which].push_back(test::read_copy(d, blas));
+    kernels.chebyshev_spmv_step(A, -0.4, 1.5, dinv, r, d, r, d_next, x, false, Pending::Add);
+    for (Vector* v : {&r, &d_next, &x}) results[which].push_back(test::read_copy(*v, blas));
+    Vector d0(test::context(), d0_v, "d0"), r0(test::context(), n, "r0"), d1(test::context(), n, "d1");
+    Vector x0(test::context(), n, "x0");
+    test::poison(x0, blas);  // set, never read
+    kernels.chebyshev_spmv_step(A, -0.4, 1.5, dinv, b, d0, r0, d1, x0, true, Pending::Set);
+    results[which].push_back(test::read_copy(x0, blas));
+  }
+  const char* names[] = {"residual r", "residual d", "step r", "step d'", "step x (d pending)", "x set from zero"};
+  // The two differ only in the SpMV's rounding: a few roundings of the values' own size (up to ~500).
+  const long double tol = 64 * test::elementwise_tolerance(precision_);
+  for (std::size_t k = 0; k < results[0].size(); ++k)
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_LE(std::fabs(results[1][k][i] - results[0][k][i]), tol * (1 + std::fabs(results[0][k][i])))
+          << names[k] << "[" << i << "]: HYB " << static_cast<double>(results[1][k][i]) << ", CSR "
+          << static_cast<double>(results[0][k][i]);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllPrecisionsAndSplits, RelaxationKernelsTest,
                          ::testing::Combine(::testing::Values(Precision::Single, Precision::QuasiDouble,
                                                               Precision::Double),
