@@ -1,8 +1,8 @@
 // Grid barriers for kernels whose work-groups run a sequence of steps together in one launch
 // (solver/cg_persistent.cl, precond/coarse_cycle.cl): an atomic arrival counter in a state block the
 // host zeroes before each launch. They need every work-group resident at once, which OpenCL does not
-// promise, so every wait is bounded: a group that polls `spin_limit` times marks the launch aborted and
-// every group leaves at its next barrier; the host probes how many groups run at once before it relies
+// promise, so every wait is bounded: a group that polls `spin_limit` times aborts the launch, and every
+// group leaves at that barrier (grid_barrier below says how they agree); the host probes how many groups run at once before it relies
 // on a count (a launch whose groups meet at one barrier and do nothing else).
 //
 // Such a kernel deals its rows to the work-groups in blocks of ROWS_PER_BLOCK (block k to group
@@ -22,20 +22,30 @@
 #define STATUS_ABORTED 3    // a grid barrier timed out: the work-groups were not all resident
 
 // Waits until all work-groups have arrived `target / groups` times in this launch. False when the
-// launch was aborted (this group timed out, or saw that another one had).
+// launch was aborted (this group timed out, or another one had).
+//
+// Every group passes a barrier or every group leaves at it, never some of each: a group that times out
+// does not just mark the launch aborted, it poisons the arrival counter (sets its sign bit) with a
+// compare-and-swap against the count it last saw below the target. Once the last group has arrived the
+// swap fails and the group that timed out passes too; once the swap has succeeded, every arrival, past or
+// still to come, reads a negative count and leaves. (A status flag alone raced: the last group could
+// complete the count and pass just as a waiting group gave up, and then run the launch's last steps
+// alone, leaving finite but wrong values where the leaving group wrote NaN; the host reads the status
+// only after the launch.)
 inline bool grid_barrier(volatile __global int* state, const int target, const int spin_limit, __local int* verdict) {
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   if (get_local_id(0) == 0) {
     mem_fence(CLK_GLOBAL_MEM_FENCE);  // the group's writes become visible before its arrival does
     atomic_inc(&state[STATE_ARRIVALS]);
     int ok = 1;
-    for (int polls = 0; state[STATE_ARRIVALS] < target; ++polls) {
-      if (state[STATE_STATUS] == STATUS_ABORTED) {
+    int count;
+    for (int polls = 0; (count = state[STATE_ARRIVALS]) < target; ++polls) {
+      if (count < 0) {  // poisoned: another group gave up at this barrier or an earlier one
         ok = 0;
         break;
       }
-      if (polls == spin_limit) {
-        atomic_xchg(&state[STATE_STATUS], STATUS_ABORTED);
+      if (polls >= spin_limit && atomic_cmpxchg(&state[STATE_ARRIVALS], count, count | INT_MIN) == count) {
+        atomic_xchg(&state[STATE_STATUS], STATUS_ABORTED);  // for the host, and the launches queued after
         ok = 0;
         break;
       }

@@ -14,11 +14,12 @@
 // them. p and the partial sums are read by other groups, through VEC_LOAD_SHARED.
 //
 // A grid barrier needs every work-group resident at once. OpenCL does not promise that, so every wait
-// is bounded: a group that polls SPIN_LIMIT times marks the launch aborted, every group leaves at its
-// next barrier, and the host falls back to the fused path (src/solver/cg_persistent.cpp). How many
-// groups a compute unit holds depends on the kernel's registers and local memory, which OpenCL does not
-// report: before the first launch of a shape with more groups than compute units, the host probes it
-// (max_iterations < 0: one grid barrier and nothing else) and halves the groups until they all run.
+// is bounded: a group that polls SPIN_LIMIT times aborts the launch, every group leaves at that
+// barrier (runtime/grid_barrier.cl), and the host falls back to the fused path
+// (src/solver/cg_persistent.cpp). How many groups a compute unit holds depends on the kernel's
+// registers and local memory, which OpenCL does not report: before the first launch of a shape with
+// more groups than compute units, the host probes it (max_iterations < 0: one grid barrier and nothing
+// else) and halves the groups until they all run.
 //
 // Build options besides the precision: -DWG (work-group size, a power of two), -DLANES (work-items per
 // row, a power of two dividing WG), -DSPIN_LIMIT, and -DBALANCED for matrices with very unequal rows:
