@@ -22,19 +22,17 @@ if [ -x "$build/clkr" ] && [ -n "${BUILD_DIR:-}" ]; then
   step "reusing the build in $build"
 else
   step "build"
-  targets=(clkr_app)
-  tests=OFF
-  want tests && tests=ON && targets+=(clkr_precond_tests clkr_data_tests)
-  configure() { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_BENCHMARKS=OFF -DCLKR_BUILD_TESTS=$1; }
-  if ! configure $tests >"$out/build.log" 2>&1; then
-    echo "configuring with the tests failed (no GoogleTest?): tests left out" | tee -a "$out/gpu.txt"
-    sections=${sections//tests/}
-    targets=(clkr_app)
-    rm -rf build-gpu
-    configure OFF >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+  with_tests=no
+  if want tests; then
+    if (build_clkr . "$build" "$out/build.log" -DCLKR_BUILD_TESTS=ON -- clkr_app clkr_precond_tests clkr_data_tests); then
+      with_tests=yes
+    else
+      echo "building with the tests failed (no GoogleTest?): tests left out" | tee -a "$out/gpu.txt"
+      sections=${sections//tests/}
+      rm -rf "$build"
+    fi
   fi
-  cmake --build build-gpu -j"$(nproc)" --target "${targets[@]}" >>"$out/build.log" 2>&1 ||
-    { tail -40 "$out/build.log"; exit 1; }
+  [ $with_tests = yes ] || build_clkr . "$build" "$out/build.log" -- clkr_app
 fi
 export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=$PWD/$build/kernel-cache
 bin=$build/clkr

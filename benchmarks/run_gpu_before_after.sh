@@ -19,10 +19,7 @@ out=gpu-before-after
 source "$(dirname "$0")/gpu_run_steps.sh"
 
 build() {  # build SOURCE_DIR BUILD_DIR: the clkr program alone
-  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_TESTS=OFF -DCLKR_BUILD_BENCHMARKS=OFF \
-    -DCLKR_BUILD_EXAMPLES=OFF >"$out/build-$(basename "$2").log" 2>&1 &&
-    cmake --build "$2" -j"$(nproc)" --target clkr_app >>"$out/build-$(basename "$2").log" 2>&1 ||
-    { tail -40 "$out/build-$(basename "$2").log"; exit 1; }
+  build_clkr "$1" "$2" "$out/build-$(basename "$2").log" -DCLKR_BUILD_EXAMPLES=OFF -- clkr_app
 }
 step "build the older tree ($before_src) and this one"
 build "$before_src" build-before &

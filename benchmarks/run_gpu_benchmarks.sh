@@ -9,22 +9,10 @@ set -uo pipefail
 source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
 out=gpu-results
-rm -rf "$out"
-mkdir -p "$out"
-# Each step first archives what the earlier ones wrote: a run cut short by the machine's time limit
-# still brings its finished steps back.
-step() {
-  [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" "$out"
-  echo; echo "=== $* ($(date +%T))"
-}
-
-step "enable NVIDIA OpenCL"
-[ -e /usr/lib/libnvidia-opencl.so.1 ] && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv | tee "$out/gpu.txt"
+source "$(dirname "$0")/gpu_run_steps.sh"
 
 step "build"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_TESTS=OFF -DVIENNACL_ROOT="$PWD/$carry/include" \
-  > "$out/build.log" 2>&1 && cmake --build build-gpu -j"$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+build_clkr . build-gpu "$out/build.log" -DCLKR_BUILD_BENCHMARKS=ON -DVIENNACL_ROOT="$PWD/$carry/include"
 grep -E "ViennaCL|Eigen" "$out/build.log" | head -3
 export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=$PWD/build-gpu/kernel-cache
 bin=build-gpu
@@ -88,5 +76,4 @@ for fmt in ell csr; do
       "$out/solve_${prec}_$fmt.json" "$prec $fmt"
   done
 done
-[ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" "$out"
 step "done"

@@ -15,9 +15,7 @@ source "$(dirname "$0")/gpu_run_steps.sh"
 
 if [ ! -x "$build/clkr" ]; then
   step "build"
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_TESTS=OFF -DCLKR_BUILD_BENCHMARKS=OFF \
-    >"$out/build.log" 2>&1 && cmake --build "$build" -j"$(nproc)" --target clkr_app >>"$out/build.log" 2>&1 ||
-    { tail -40 "$out/build.log"; exit 1; }
+  build_clkr . "$build" "$out/build.log" -- clkr_app
 fi
 export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=${CLKR_CACHE_DIR:-$PWD/$build/kernel-cache}
 bin=$build/clkr

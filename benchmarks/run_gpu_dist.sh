@@ -7,23 +7,12 @@
 #   usage: OUT=/some/dir benchmarks/run_gpu_dist.sh          (about 5 minutes on an H200 pair)
 set -uo pipefail
 out=dist-results
-rm -rf "$out"
-mkdir -p "$out"
-step() {
-  [ -n "${OUT:-}" ] && tar czf "$OUT/dist-results.tgz" "$out"
-  echo; echo "=== $* ($(date +%T))"
-}
-
-step "enable NVIDIA OpenCL"
-[ -e /usr/lib/libnvidia-opencl.so.1 ] && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv | tee "$out/gpu.txt"
+source "$(dirname "$0")/gpu_run_steps.sh"
 nvidia-smi topo -m > "$out/topology.txt" 2>&1
 mpirun --version 2>&1 | head -1 | tee "$out/mpi.txt"
 
 step "build (CLKR_WITH_MPI)"
-cmake -S . -B build-dist -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_TESTS=OFF -DCLKR_BUILD_BENCHMARKS=OFF \
-  -DCLKR_BUILD_EXAMPLES=OFF -DCLKR_BUILD_PYTHON=OFF -DCLKR_WITH_MPI=ON >"$out/build.log" 2>&1 &&
-  cmake --build build-dist -j"$(nproc)" --target clkr_app >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+build_clkr . build-dist "$out/build.log" -DCLKR_BUILD_EXAMPLES=OFF -DCLKR_BUILD_PYTHON=OFF -DCLKR_WITH_MPI=ON -- clkr_app
 export CLKR_CACHE_DIR=$PWD/build-dist/kernel-cache OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 clkr=build-dist/clkr
 # Each rank takes the node's GPU of its node-local rank (the default): rank 0 GPU 0, rank 1 GPU 1.
@@ -54,4 +43,3 @@ for n in 1 2; do
 done
 
 step "done"
-[ -n "${OUT:-}" ] && tar czf "$OUT/dist-results.tgz" "$out"

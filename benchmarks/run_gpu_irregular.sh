@@ -13,21 +13,11 @@ source "$(dirname "$0")/carried_matrix.sh"
 carry=${1:-.carry}
 bin=${2:-build-gpu}
 out=gpu-irregular
-rm -rf "$out"
-mkdir -p "$out"
-step() {
-  [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-irregular.tgz" "$out"
-  echo; echo "=== $* ($(date +%T))"
-}
-
-step "enable NVIDIA OpenCL"
-[ -e /usr/lib/libnvidia-opencl.so.1 ] && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.txt"
+source "$(dirname "$0")/gpu_run_steps.sh"
 
 if [ ! -x "$bin/clkr" ]; then
   step "build"
-  cmake -S . -B "$bin" -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_TESTS=OFF -DVIENNACL_ROOT="$PWD/$carry/include" \
-    > "$out/build.log" 2>&1 && cmake --build "$bin" -j"$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+  build_clkr . "$bin" "$out/build.log" -DCLKR_BUILD_BENCHMARKS=ON -DVIENNACL_ROOT="$PWD/$carry/include"
 fi
 export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=${CLKR_CACHE_DIR:-$PWD/$bin/kernel-cache}
 
@@ -75,5 +65,4 @@ PYTHONUNBUFFERED=1 python3 benchmarks/cupy_cg.py --dump-csr "$bin/benchmarks/clk
 PYTHONUNBUFFERED=1 python3 benchmarks/cupy_cg.py --dump-csr "$bin/benchmarks/clkr_dump_csr" --iterations 200 --reps 5 \
   powerlaw:3000000 poisson3d:192 2>>"$out/cupy.err" | tail -n +2 | tee -a "$out/cupy.csv"
 
-[ -n "${OUT:-}" ] && tar czf "$OUT/gpu-irregular.tgz" "$out"
 step "done"

@@ -18,8 +18,7 @@ source "$(dirname "$0")/gpu_run_steps.sh"
 build=${BUILD_DIR:-build-gpu}
 if [ ! -x "$build/clkr" ]; then
   step "build"
-  { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_BENCHMARKS=OFF -DCLKR_BUILD_TESTS=OFF &&
-    cmake --build "$build" -j"$(nproc)" --target clkr_app; } >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+  build_clkr . "$build" "$out/build.log" -- clkr_app
 fi
 export CLKR_DEVICE=${CLKR_DEVICE:-nvidia}
 # The parameter file's name: the OpenCL device name and driver version, characters other than letters,

@@ -17,9 +17,7 @@ source "$(dirname "$0")/gpu_run_steps.sh"
 nproc | sed 's/^/host cores: /' | tee -a "$out/gpu.txt"
 
 step "build"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_TESTS=OFF -DCLKR_BUILD_BENCHMARKS=OFF \
-  >"$out/build.log" 2>&1 && cmake --build build-gpu -j"$(nproc)" >>"$out/build.log" 2>&1 ||
-  { tail -40 "$out/build.log"; exit 1; }
+build_clkr . build-gpu "$out/build.log"
 export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=$PWD/build-gpu/kernel-cache
 bin=build-gpu/clkr
 $bin devices --no-check 2>/dev/null | grep -E '^ \*' | tee -a "$out/gpu.txt"

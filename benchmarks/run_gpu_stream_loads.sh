@@ -17,9 +17,7 @@ source "$(dirname "$0")/gpu_run_steps.sh"
 build=${BUILD_DIR:-build-gpu}
 if [ ! -x "$build/clkr" ] || [ ! -x "$build/benchmarks/clkr_dump_csr" ]; then
   step "build"
-  { cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_BENCHMARKS=ON -DCLKR_BUILD_TESTS=OFF &&
-    cmake --build "$build" -j"$(nproc)" --target clkr_app clkr_dump_csr; } >"$out/build.log" 2>&1 ||
-    { tail -40 "$out/build.log"; exit 1; }
+  build_clkr . "$build" "$out/build.log" -DCLKR_BUILD_BENCHMARKS=ON -- clkr_app clkr_dump_csr
 fi
 export CLKR_DEVICE=${CLKR_DEVICE:-nvidia}
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)

@@ -10,23 +10,11 @@
 set -uo pipefail
 build=${1:-build-gpu}
 out=gpu-update-results
-rm -rf "$out"
-mkdir -p "$out"
-step() {
-  [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-update-results.tgz" "$out"
-  echo
-  echo "=== $* ($(date +%T))"
-}
-
-step "enable NVIDIA OpenCL"
-[ -e /usr/lib/libnvidia-opencl.so.1 ] && echo /usr/lib/libnvidia-opencl.so.1 >/etc/OpenCL/vendors/nvidia.icd
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$out/gpu.txt"
+source "$(dirname "$0")/gpu_run_steps.sh"
 
 if [ ! -x "$build/clkr" ] || [ ! -x "$build/examples/heat_time_steps" ]; then
   step "build"
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCLKR_BUILD_TESTS=OFF -DCLKR_BUILD_BENCHMARKS=OFF \
-    >"$out/build.log" 2>&1 && cmake --build "$build" -j"$(nproc)" --target clkr_app heat_time_steps \
-    >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+  build_clkr . "$build" "$out/build.log" -- clkr_app heat_time_steps
 fi
 export CLKR_DEVICE=${CLKR_DEVICE:-nvidia} CLKR_CACHE_DIR=$PWD/$build/kernel-cache
 bin=$build/clkr
