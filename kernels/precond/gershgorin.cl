@@ -40,7 +40,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gershgorin_partial
         if (a_cols[k] == row) diagonal += a_vals[k];
       }
     }
-    if (diagonal != 0.0) bound = fmax(bound, sum / fabs(diagonal));
+    // Unconditional, with a select: `if (diagonal != 0.0) bound = fmax(...)` made the LLVM 18 of
+    // Debian 13's PoCL 6.0 abort the process ("Instruction Combining did not reach a fixpoint").
+    bound = fmax(bound, diagonal != 0.0 ? sum / fabs(diagonal) : 0.0);
     // Rows are visited in increasing order: the first bad one a work-item meets is its smallest.
     if (!(diagonal > 0.0 && isfinite(diagonal)) && bad == rows) bad = row;
     if (dinv != 0) dinv[row] = 1.0 / diagonal;
