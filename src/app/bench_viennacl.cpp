@@ -124,6 +124,13 @@ std::unique_ptr<CgRunner> make_viennacl_cg(Context& context, const HostCsrMatrix
     throw Unavailable("only CSR (compressed_matrix) and HYB (hyb_matrix) are benchmarked for ViennaCL");
   }
   if (precision == Precision::QuasiDouble) throw Unavailable("ViennaCL has no quasi-double");
+  // Building ViennaCL's CG kernels aborts the whole process inside PoCL 5's compiler (an assertion in
+  // its work-group generation, Kernel.cc:129, pocl/pocl#2281; Ubuntu 24.04's 5.0, 2026-12-07); clkr's
+  // own kernels avoid the shape it trips on (docs/devices.md), ViennaCL's cannot be changed here.
+  const DeviceInfo& info = context.info();
+  if (info.platform_vendor.find("pocl") != std::string::npos && info.driver_version.rfind("5.", 0) == 0)
+    throw Unavailable("ViennaCL's kernels abort PoCL " + info.driver_version +
+                      "'s compiler (pocl/pocl#2281): the peer is left out on this driver");
   try {
     return precision == Precision::Single ? make_in<float>(context, A, b, iterations, format)
                                           : make_in<double>(context, A, b, iterations, format);
