@@ -2,8 +2,9 @@
 // (solver/cg_persistent.cl, precond/coarse_cycle.cl): an atomic arrival counter in a state block the
 // host zeroes before each launch. They need every work-group resident at once, which OpenCL does not
 // promise, so every wait is bounded: a group that polls `spin_limit` times aborts the launch, and every
-// group leaves at that barrier (grid_barrier below says how they agree); the host probes how many groups run at once before it relies
-// on a count (a launch whose groups meet at one barrier and do nothing else).
+// group leaves at that barrier (grid_barrier below says how they agree); the host probes how many
+// groups run at once before it relies on a count (a launch whose groups meet at one barrier and do
+// nothing else).
 //
 // Such a kernel deals its rows to the work-groups in blocks of ROWS_PER_BLOCK (block k to group
 // k mod groups; the includer defines ROWS_PER_BLOCK first), so that a group writes the same rows of a
