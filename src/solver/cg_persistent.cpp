@@ -208,7 +208,9 @@ class PersistentKernel {
     double rho = 0;          // r'r (Jacobi: r'z) at the launch's end
     std::vector<double> rr;  // r'r after each iteration done
   };
-  // Waits for the launch in `slot`; `counted`: add its iterations to the Blas counters.
+  // Waits for the launch in `slot`; `counted`: add its iterations to the Blas counters, unless it was
+  // aborted (its groups all left at one barrier, after `done` iterations that the fallback throws away
+  // with x; the launches that completed before it count, as work the device did).
   Outcome wait(int slot, bool counted) {
     read_events_[slot].wait();
     const unsigned char* from = staging_host_ + slot * slot_bytes_;
@@ -222,7 +224,7 @@ class PersistentKernel {
     out.rho = staged_real(from, precision_, count, 0);
     out.pq = staged_real(from, precision_, count, 1);
     for (int i = 0; i < out.done; ++i) out.rr.push_back(staged_real(from, precision_, count, 2 + i));
-    const double done = counted ? out.done : 0.0;
+    const double done = counted && out.status != kGridAborted ? out.done : 0.0;
     blas_.record("cg_persistent", done * iteration_flops_, done * iteration_bytes_, {kernel_events_[slot]});
     return out;
   }

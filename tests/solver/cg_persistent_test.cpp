@@ -223,9 +223,10 @@ TEST(PersistentCgPath, ProbesDownToTheGroupsThatRunAtOnce) {
   EXPECT_GE(launches[0], launches[1] + 1) << launches[0] << " " << launches[1];
 }
 
-// A grid barrier that times out (here: a spin limit of one poll, so the first group to arrive at a
-// barrier gives up almost at once): the launch is aborted, and the solve starts over on the fused path from the
-// initial guess, with a history that starts over too.
+// A grid barrier that times out (here: a spin limit of one poll, so a group gives up at a barrier as soon
+// as its second poll finds no new arrival; on a GPU whose groups arrive close together the first
+// launches may still complete): the launch is aborted, and the solve starts over on the fused path from
+// the initial guess, with a history that starts over too.
 TEST(PersistentCgPath, FallsBackToTheFusedPathWhenABarrierTimesOut) {
   // Double, or quasi-double on a device without fp64: what is checked holds in either.
   const Precision widest = test::widest_device_precision(*test::context());
@@ -243,7 +244,10 @@ TEST(PersistentCgPath, FallsBackToTheFusedPathWhenABarrierTimesOut) {
   test::expect_solved(result, system, widest, 1e-10, kShiftedKappa);
   const auto& counters = blas.counters();
   ASSERT_EQ(counters.count("cg_persistent"), 1u);
-  EXPECT_EQ(counters.at("cg_persistent").flops, 0.0);  // the aborted launches count no iterations
+  // The aborted launch counts no iterations; the launches that completed before it (none where the first
+  // barrier timed out) count whole.
+  const double flops = counters.at("cg_persistent").flops;
+  EXPECT_TRUE(test::whole_launches(flops, test::persistent_iteration_flops(system.A, widest, false), 5)) << flops;
   EXPECT_EQ(counters.count("cg_update_xr"), 1u);
   ASSERT_FALSE(result.history.empty());
   EXPECT_EQ(result.history.front().iteration, 0);
