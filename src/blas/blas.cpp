@@ -1,20 +1,18 @@
 // clkr::Blas: checks operands, brings them to the Blas's location and precision, runs the BLAS1
 // kernels (kernels/blas1/*.cl), the host reference (blas1_host.cpp) or SpMV (spmv.cpp, spmv_host.cpp), and keeps
-// per-operation counters timed by OpenCL profiling events or the host clock.
+// per-operation counters (op_counter_book.hpp).
 #include "clkr/blas/blas.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <deque>
 #include <utility>
 #include <vector>
 
 #include "../runtime/integer_math.hpp"
 #include "blas1_host.hpp"
 #include "clkr/runtime/error.hpp"
+#include "op_counter_book.hpp"
 #include "spmv.hpp"
 
 namespace clkr {
@@ -36,12 +34,6 @@ constexpr Blas1Cost kCopyCost{0, 2};  // read x, write y
 constexpr Blas1Cost kDotCost{2, 2};   // read x and y
 constexpr Blas1Cost kNrm2Cost{2, 1};  // read x
 
-double event_seconds(const cl::Event& e) {
-  const auto start = e.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-  const auto end = e.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-  return end > start ? static_cast<double>(end - start) * 1e-9 : 0.0;
-}
-
 // How a launch covers n elements: NDRange sizes, and the elements per work-item of the chunked
 // variant (0 for grid-stride).
 struct Split {
@@ -51,19 +43,12 @@ struct Split {
   std::size_t groups() const { return global / local; }
 };
 
-// Pending device timings are read once this many operations are waiting (reading waits for them).
-constexpr std::size_t kMaxPendingTimings = 256;
-
 }  // namespace
 
 struct Blas::Impl {
   struct BuiltKernel {
     cl::Kernel kernel;
     std::size_t max_local = 1;  // CL_KERNEL_WORK_GROUP_SIZE
-  };
-  struct PendingTiming {
-    std::string op;
-    std::vector<cl::Event> events;
   };
 
   std::shared_ptr<Context> context;
@@ -76,10 +61,7 @@ struct Blas::Impl {
   cl::Buffer partials;                         // dot_partial's output, reused (the queue is in order)
   std::size_t partial_capacity = 0;
   cl::Buffer blocking_result_buffer;  // blocking_result()
-  std::map<std::string, OpCounters> counters;
-  // Device operations whose profiling events are not read yet: reading an event waits for it, so it
-  // happens when counters are asked for (or too many pile up), not on every call.
-  std::deque<PendingTiming> pending;
+  detail::OpCounterBook counters;
 
   Impl(std::shared_ptr<Context> c, Location l, Precision p, BlasOptions o)
       : context(std::move(c)), location(l), precision(p), options(std::move(o)) {
@@ -132,13 +114,7 @@ struct Blas::Impl {
   }
 
   // ---- counters ----------------------------------------------------------------------------------------
-  OpCounters& count(const std::string& op, double flops, double bytes) {
-    OpCounters& c = counters[op];
-    ++c.calls;
-    c.flops += flops;
-    c.bytes += bytes;
-    return c;
-  }
+  OpCounters& count(const std::string& op, double flops, double bytes) { return counters.count(op, flops, bytes); }
   double blas1_bytes(Blas1Cost cost, std::size_t n) const {
     return cost.elements * static_cast<double>(n) * static_cast<double>(bytes_per_element(precision));
   }
@@ -150,23 +126,7 @@ struct Blas::Impl {
     count(op, flops, bytes).seconds += elapsed.count();
   }
   void record_device(const std::string& op, double flops, double bytes, std::vector<cl::Event> events) {
-    count(op, flops, bytes);
-    // Without profiling the events carry no times: the counter keeps its call, flops and bytes.
-    if (!events.empty() && context->profiling()) pending.push_back({op, std::move(events)});
-    if (pending.size() > kMaxPendingTimings) settle(kMaxPendingTimings / 2);
-  }
-  // Adds the profiled time of all but the newest `keep` pending operations to their counters.
-  void settle(std::size_t keep) {
-    while (pending.size() > keep) {
-      PendingTiming& t = pending.front();
-      double seconds = 0;
-      for (cl::Event& e : t.events) {
-        e.wait();
-        seconds += event_seconds(e);
-      }
-      counters[t.op].seconds += seconds;
-      pending.pop_front();
-    }
+    counters.count_device(op, flops, bytes, std::move(events), context->profiling());
   }
 
   // ---- device launches -------------------------------------------------------------------------------
@@ -514,44 +474,17 @@ void Blas::record_host(const std::string& op, double flops, double bytes, double
 }
 
 const std::map<std::string, OpCounters>& Blas::counters() const {
-  translate_cl_errors("Blas::counters (reading profiling events)", [&] { impl_->settle(0); });
-  return impl_->counters;
+  return translate_cl_errors("Blas::counters (reading profiling events)",
+                             [&]() -> const std::map<std::string, OpCounters>& { return impl_->counters.settled(); });
 }
 
-void Blas::reset_counters() {
-  impl_->pending.clear();
-  impl_->counters.clear();
-}
+void Blas::reset_counters() { impl_->counters.clear(); }
 
 void Blas::report(std::ostream& out) const {
   const auto& all = counters();
-  double total_seconds = 0, total_flops = 0, total_bytes = 0;
-  std::uint64_t total_calls = 0;
-  for (const auto& [op, c] : all) {
-    total_seconds += c.seconds;
-    total_flops += c.flops;
-    total_bytes += c.bytes;
-    total_calls += c.calls;
-  }
   out << "BLAS on " << to_string(impl_->location) << " (" << impl_->context->info().name << "), "
       << to_string(impl_->precision) << ", parameters " << impl_->params.source << "\n";
-  char line[160];
-  std::snprintf(line, sizeof line, "%-16s %8s %12s %8s %10s %10s\n", "operation", "calls", "seconds", "share",
-                "GFLOP/s", "GB/s");
-  out << line;
-  auto row = [&](const std::string& name, const OpCounters& c) {
-    const double share = total_seconds > 0 ? 100.0 * c.seconds / total_seconds : 0.0;
-    std::snprintf(line, sizeof line, "%-16s %8llu %12.6f %7.1f%% %10.3f %10.3f\n", name.c_str(),
-                  static_cast<unsigned long long>(c.calls), c.seconds, share, c.gflops(), c.gbytes_per_second());
-    out << line;
-  };
-  for (const auto& [op, c] : all) row(op, c);
-  OpCounters total;
-  total.calls = total_calls;
-  total.seconds = total_seconds;
-  total.flops = total_flops;
-  total.bytes = total_bytes;
-  row("total", total);
+  detail::write_counter_table(out, all);
 }
 
 }  // namespace clkr
