@@ -23,7 +23,10 @@
 #define STATUS_ABORTED 3    // a grid barrier timed out: the work-groups were not all resident
 
 // Waits until all work-groups have arrived `target / groups` times in this launch. False when the
-// launch was aborted (this group timed out, or another one had).
+// launch was aborted (this group timed out, or another one had). A spin limit of 0 aborts every launch
+// at its first barrier, every group leaving there: the fallbacks' tests use it, since a limit of one poll
+// no longer aborts for certain where the groups arrive close together (a GPU), the compare-and-swap
+// below failing while arrivals go on.
 //
 // Every group passes a barrier or every group leaves at it, never some of each: a group that times out
 // does not just mark the launch aborted, it poisons the arrival counter (sets its sign bit) with a
@@ -35,6 +38,10 @@
 // only after the launch.)
 inline bool grid_barrier(volatile __global int* state, const int target, const int spin_limit, __local int* verdict) {
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (spin_limit == 0) {
+    if (get_local_id(0) == 0) atomic_xchg(&state[STATE_STATUS], STATUS_ABORTED);
+    return false;
+  }
   if (get_local_id(0) == 0) {
     mem_fence(CLK_GLOBAL_MEM_FENCE);  // the group's writes become visible before its arrival does
     atomic_inc(&state[STATE_ARRIVALS]);

@@ -352,7 +352,6 @@ void validate_device_params(const DeviceParams& params) {
                 std::to_string(params.cg.persistent_work_group_size));
   positive(params.cg.persistent_groups_per_compute_unit, "cg.persistent_groups_per_compute_unit");
   positive(params.cg.persistent_iterations_per_launch, "cg.persistent_iterations_per_launch");
-  positive(params.cg.persistent_spin_limit, "cg.persistent_spin_limit");
   if (params.cg.persistent_spin_limit > 0x7fffffff)
     throw Error("device parameter cg.persistent_spin_limit must be below 2^31");
   const std::size_t lanes = params.cg.persistent_lanes;

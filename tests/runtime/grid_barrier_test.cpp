@@ -8,7 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clkr/runtime/context.hpp"
@@ -41,39 +44,68 @@ __kernel void barrier_rounds(volatile __global int* state, __global int* verdict
 }
 )CLC";
 
-TEST(GridBarrier, EveryGroupPassesOrEveryGroupLeaves) {
-  auto context = clkr::Context::create();
-  const std::size_t groups = std::min<std::size_t>(context->info().compute_units, 8);
-  if (groups < 2) GTEST_SKIP() << "one compute unit: one group, no barrier to agree on";
-  cl::Program program(context->cl_context(), clkr::expand_kernel_source("runtime/grid_barrier.cl") + kRoundsKernel);
-  try {
-    program.build({context->device()});
-  } catch (const cl::Error&) {
-    FAIL() << program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(context->device());
+// The kernel above built on a context, with its buffers: run() makes one launch of `groups` groups.
+class BarrierRounds {
+ public:
+  static constexpr int kRounds = 3;
+  explicit BarrierRounds(std::shared_ptr<clkr::Context> context)
+      : context_(std::move(context)), groups_(std::min<std::size_t>(context_->info().compute_units, 8)) {
+    cl::Program program(context_->cl_context(), clkr::expand_kernel_source("runtime/grid_barrier.cl") + kRoundsKernel);
+    try {
+      program.build({context_->device()});
+    } catch (const cl::Error&) {
+      throw std::runtime_error(program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(context_->device()));
+    }
+    kernel_ = cl::Kernel(program, "barrier_rounds");
+    state_ = cl::Buffer(context_->cl_context(), CL_MEM_READ_WRITE, clkr::detail::kGridStateInts * sizeof(cl_int));
+    verdicts_ = cl::Buffer(context_->cl_context(), CL_MEM_READ_WRITE, groups_ * kRounds * sizeof(cl_int));
+    sink_ = cl::Buffer(context_->cl_context(), CL_MEM_READ_WRITE, groups_ * sizeof(cl_uint));
   }
-  cl::Kernel kernel(program, "barrier_rounds");
-  const int rounds = 3, launches = 3000;
-  const std::size_t local = 64;
-  cl::Buffer state(context->cl_context(), CL_MEM_READ_WRITE, clkr::detail::kGridStateInts * sizeof(cl_int));
-  cl::Buffer verdicts(context->cl_context(), CL_MEM_READ_WRITE, groups * rounds * sizeof(cl_int));
-  cl::Buffer sink(context->cl_context(), CL_MEM_READ_WRITE, groups * sizeof(cl_uint));
-  auto& queue = context->queue();
+  std::size_t groups() const { return groups_; }
+  // Each group's verdict at each round (group-major; -1 where it did not get there), and the status.
+  struct Outcome {
+    std::vector<cl_int> verdicts;
+    cl_int status;
+  };
+  Outcome run(int spin_limit, cl_uint seed) {
+    const std::size_t local = 64;
+    auto& queue = context_->queue();
+    queue.enqueueFillBuffer(state_, cl_int{0}, 0, clkr::detail::kGridStateInts * sizeof(cl_int));
+    queue.enqueueFillBuffer(verdicts_, cl_int{-1}, 0, groups_ * kRounds * sizeof(cl_int));
+    kernel_.setArg(0, state_);
+    kernel_.setArg(1, verdicts_);
+    kernel_.setArg(2, sink_);
+    kernel_.setArg(3, cl_int{kRounds});
+    kernel_.setArg(4, cl_int{spin_limit});
+    kernel_.setArg(5, seed);
+    queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups_ * local), cl::NDRange(local));
+    Outcome out{std::vector<cl_int>(groups_ * kRounds), 0};
+    std::vector<cl_int> s(clkr::detail::kGridStateInts);
+    queue.enqueueReadBuffer(verdicts_, CL_TRUE, 0, out.verdicts.size() * sizeof(cl_int), out.verdicts.data());
+    queue.enqueueReadBuffer(state_, CL_TRUE, 0, s.size() * sizeof(cl_int), s.data());
+    out.status = s[clkr::detail::kGridStatus];
+    return out;
+  }
+
+ private:
+  std::shared_ptr<clkr::Context> context_;
+  std::size_t groups_;
+  cl::Kernel kernel_;
+  cl::Buffer state_, verdicts_, sink_;
+};
+
+TEST(GridBarrier, EveryGroupPassesOrEveryGroupLeaves) {
+  BarrierRounds barrier(clkr::Context::create());
+  const std::size_t groups = barrier.groups();
+  if (groups < 2) GTEST_SKIP() << "one compute unit: one group, no barrier to agree on";
+  const int rounds = BarrierRounds::kRounds, launches = 3000;
   int aborted_launches = 0, passed_launches = 0;
   for (int launch = 0; launch < launches; ++launch) {
     // Spin limits from 1 to 2^15 polls: some launches abort at an early round, some late, some never.
     const int spin_limit = 1 << (launch % 16);
-    queue.enqueueFillBuffer(state, cl_int{0}, 0, clkr::detail::kGridStateInts * sizeof(cl_int));
-    queue.enqueueFillBuffer(verdicts, cl_int{-1}, 0, groups * rounds * sizeof(cl_int));
-    kernel.setArg(0, state);
-    kernel.setArg(1, verdicts);
-    kernel.setArg(2, sink);
-    kernel.setArg(3, cl_int{rounds});
-    kernel.setArg(4, cl_int{spin_limit});
-    kernel.setArg(5, cl_uint(2654435761u * static_cast<unsigned>(launch + 1)));
-    queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * local), cl::NDRange(local));
-    std::vector<cl_int> v(groups * rounds), s(clkr::detail::kGridStateInts);
-    queue.enqueueReadBuffer(verdicts, CL_TRUE, 0, v.size() * sizeof(cl_int), v.data());
-    queue.enqueueReadBuffer(state, CL_TRUE, 0, s.size() * sizeof(cl_int), s.data());
+    const BarrierRounds::Outcome outcome =
+        barrier.run(spin_limit, cl_uint(2654435761u * static_cast<unsigned>(launch + 1)));
+    const std::vector<cl_int>& v = outcome.verdicts;
     // What the kernels need of it. A group passes a round only when every group has arrived there
     // (recorded a verdict): no step reads rows that a group left without writing. And a launch
     // that one group left is left by all: none passes the last round, where the kernels write their
@@ -94,7 +126,7 @@ TEST(GridBarrier, EveryGroupPassesOrEveryGroupLeaves) {
       ASSERT_EQ(v[g * rounds + rounds - 1] == 1, !any_left)
           << "launch " << launch << " (spin limit " << spin_limit << "): group " << g
           << (any_left ? " passed every round where another group left" : " left where none gave up");
-    EXPECT_EQ(s[clkr::detail::kGridStatus] == clkr::detail::kGridAborted, any_left) << "launch " << launch;
+    EXPECT_EQ(outcome.status == clkr::detail::kGridAborted, any_left) << "launch " << launch;
     (any_left ? aborted_launches : passed_launches) += 1;
   }
   // The check means something only where both outcomes happened.
@@ -102,6 +134,23 @@ TEST(GridBarrier, EveryGroupPassesOrEveryGroupLeaves) {
   EXPECT_GT(passed_launches, 0) << "no launch passed its " << rounds << " barriers";
   RecordProperty("aborted_launches", aborted_launches);
   RecordProperty("passed_launches", passed_launches);
+}
+
+// A spin limit of 0 (what the fallbacks' tests set): every group leaves at the first barrier that has
+// it, on any device, and the status says aborted. Here round 0 keeps its long limit, so every group
+// passes round 0 and leaves at round 1.
+TEST(GridBarrier, SpinLimitZeroLeavesAtOnce) {
+  BarrierRounds barrier(clkr::Context::create());
+  for (cl_uint seed : {1u, 2u, 3u}) {
+    const BarrierRounds::Outcome outcome = barrier.run(0, seed);
+    for (std::size_t g = 0; g < barrier.groups(); ++g) {
+      const cl_int* mine = &outcome.verdicts[g * BarrierRounds::kRounds];
+      EXPECT_EQ(mine[0], 1) << "group " << g;
+      EXPECT_EQ(mine[1], 0) << "group " << g;
+      EXPECT_EQ(mine[2], -1) << "group " << g;
+    }
+    EXPECT_EQ(outcome.status, clkr::detail::kGridAborted);
+  }
 }
 
 }  // namespace

@@ -197,14 +197,14 @@ TEST(PersistentJacobiPath, NegativeRzInsideALaunchEndsNotSpd) {
   }
 }
 
-// A barrier that times out (a spin limit of one poll: at the first barrier on PoCL, after some launches
-// on a GPU): the solve starts over on the fused PCG, with the same Jacobi, from the initial guess.
+// An aborted launch (a spin limit of 0: every launch aborts at its first barrier): the solve starts over
+// on the fused PCG, with the same Jacobi, from the initial guess.
 TEST(PersistentJacobiPath, FallsBackToTheFusedPcgWhenABarrierTimesOut) {
   const Precision widest = test::widest_device_precision(*test::context());
   const test::SymmetricScaling scaled(test::shifted_poisson(64.0 * 64.0), 1.0, 9);
   const HostCsrMatrix& host = scaled.matrix;
   System system(host, Format::Csr);
-  Blas blas = persistent_blas(widest, CgParams{1u << 30, 64, 1, 5, 1, 1});
+  Blas blas = persistent_blas(widest, CgParams{1u << 30, 64, 1, 5, 1, 0});
   Jacobi M(blas, system.A);
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
@@ -216,10 +216,7 @@ TEST(PersistentJacobiPath, FallsBackToTheFusedPcgWhenABarrierTimesOut) {
   EXPECT_NE(result.path.find("fused"), std::string::npos) << result.path;
   const auto& counters = blas.counters();
   ASSERT_EQ(counters.count("cg_persistent"), 1u);
-  // The aborted launch counts no iterations; the launches that completed before it (none where the first
-  // barrier timed out) count whole.
-  const double flops = counters.at("cg_persistent").flops;
-  EXPECT_TRUE(test::whole_launches(flops, test::persistent_iteration_flops(system.A, widest, true), 5)) << flops;
+  EXPECT_EQ(counters.at("cg_persistent").flops, 0.0);  // the aborted launches count no iterations
   EXPECT_EQ(counters.count("cg_update_xr"), 1u);
   EXPECT_LT(result.iterations, 40);  // Jacobi's count (a condition number below 3 after the scaling)
 }

@@ -223,10 +223,10 @@ TEST(PersistentCgPath, ProbesDownToTheGroupsThatRunAtOnce) {
   EXPECT_GE(launches[0], launches[1] + 1) << launches[0] << " " << launches[1];
 }
 
-// A grid barrier that times out (here: a spin limit of one poll, so a group gives up at a barrier as soon
-// as its second poll finds no new arrival; on a GPU whose groups arrive close together the first
-// launches may still complete): the launch is aborted, and the solve starts over on the fused path from
-// the initial guess, with a history that starts over too.
+// An aborted launch (here every launch aborts at its first grid barrier: a spin limit of 0): the solve
+// starts over on the fused path from the initial guess, with a history that starts over too. (A limit of
+// one poll aborted at once on PoCL but let an H100's groups through a whole solve, 2026-12-08: a group
+// gives up only when no other arrived between its polls. Real timeouts: grid_barrier_test.cpp.)
 TEST(PersistentCgPath, FallsBackToTheFusedPathWhenABarrierTimesOut) {
   // Double, or quasi-double on a device without fp64: what is checked holds in either.
   const Precision widest = test::widest_device_precision(*test::context());
@@ -234,7 +234,7 @@ TEST(PersistentCgPath, FallsBackToTheFusedPathWhenABarrierTimesOut) {
   System system(shifted, Format::Csr);
   const std::vector<double> x0 = test::random_vector(system.host.rows, 99);
   system.x = Vector(test::context(), x0, "x");
-  Blas blas = persistent_blas(widest, CgParams{1u << 30, 64, 1, 5, 1, 1});
+  Blas blas = persistent_blas(widest, CgParams{1u << 30, 64, 1, 5, 1, 0});
   SolveOptions options;
   options.cg_path = CgPath::Persistent;
   options.use_initial_guess = true;
@@ -244,10 +244,7 @@ TEST(PersistentCgPath, FallsBackToTheFusedPathWhenABarrierTimesOut) {
   test::expect_solved(result, system, widest, 1e-10, kShiftedKappa);
   const auto& counters = blas.counters();
   ASSERT_EQ(counters.count("cg_persistent"), 1u);
-  // The aborted launch counts no iterations; the launches that completed before it (none where the first
-  // barrier timed out) count whole.
-  const double flops = counters.at("cg_persistent").flops;
-  EXPECT_TRUE(test::whole_launches(flops, test::persistent_iteration_flops(system.A, widest, false), 5)) << flops;
+  EXPECT_EQ(counters.at("cg_persistent").flops, 0.0);  // the aborted launches count no iterations
   EXPECT_EQ(counters.count("cg_update_xr"), 1u);
   ASSERT_FALSE(result.history.empty());
   EXPECT_EQ(result.history.front().iteration, 0);

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstddef>
 
-#include "blas/spmv.hpp"
 #include "clkr/blas/blas.hpp"
 #include "clkr/io/generators.hpp"
 #include "solver_test_support.hpp"
@@ -26,17 +25,6 @@ inline Blas persistent_blas(Precision p, CgParams cg, std::size_t row_load_group
 // giving up, so that a PoCL thread descheduled by a busy machine does not abort a launch.
 constexpr std::size_t kPatientSpins = std::size_t{1} << 30;
 inline CgParams small_chunks(std::size_t lanes) { return CgParams{1u << 30, 64, 1, 5, lanes, kPatientSpins}; }
-
-// The flops the persistent kernel counts for one CG iteration on A (the SpMV, then the vector steps
-// as the fused path counts them: 10 a row, 14 with Jacobi). A solve whose launches were aborted counts
-// only its whole launches before the abort, so its count is a multiple of `chunk` iterations' flops.
-inline double persistent_iteration_flops(const Matrix& A, Precision p, bool jacobi) {
-  return detail::spmv_cost(A, p, 0.0).flops + (jacobi ? 14.0 : 10.0) * static_cast<double>(A.rows());
-}
-inline bool whole_launches(double flops, double iteration_flops, int chunk) {
-  const double launches = flops / (chunk * iteration_flops);
-  return launches == std::floor(launches);
-}
 
 // Poisson shifted by 4 I on a grid of at least `rows` rows: a short solve (condition number below 3)
 // however large.

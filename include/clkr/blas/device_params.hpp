@@ -127,7 +127,8 @@ struct CgParams {
   // How many times a work-group polls at a grid barrier before it declares the launch aborted (its
   // peers are not running): long enough to ride out a descheduled thread, short enough to fall back
   // within seconds. A poll is one read of device memory (about 0.5 us on a GPU, a few ns on a CPU, so
-  // CPUs get a larger limit in the default table).
+  // CPUs get a larger limit in the default table). A group gives up only when no group arrived between
+  // its last two polls. 0 aborts every launch at its first barrier (the fallback path at once: tests).
   std::size_t persistent_spin_limit = std::size_t{1} << 22;
   // CG::Auto runs the persistent kernel on a matrix with the load-balanced CSR kernels only up to this
   // many nonzeros (within persistent_max_rows): with few resident work-groups each walks a long block,
