@@ -79,10 +79,15 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_dot_partials(
 }
 
 // Step 2. A p'q that is not positive (A not SPD) or not finite leaves x and r unchanged (alpha = 0);
-// the host sees p'q in s[2] and stops.
+// the host sees p'q in s[2] and stops. `join` (not 0): this step ends a group of the solution's steps
+// (solver/grouped_solution.hpp): x is the sum d of the group's steps, and d joins the solution `into`
+// in the same pass: into += d + alpha p; d = 0, with the roundings of the step into d followed by
+// into += d. (As an AXPY and a fill of their own every 32 iterations, the join cost the launch-bound
+// small systems 3-6 us an iteration on an H100, 2026-12-08.) Otherwise `into` is not read.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_update_xr(
     const int n, const int chunk, const int rho_slot, const int pq_count, CVEC_ARG(pq_partials), VEC_ARG(s), CVEC_ARG(p),
-    CVEC_ARG(q), VEC_ARG(x), VEC_ARG(r), VEC_ARG(rr_partials) SINGLE_COPY_ARG(r_single), __local real* scratch) {
+    CVEC_ARG(q), VEC_ARG(x), VEC_ARG(r), VEC_ARG(rr_partials), VEC_ARG(into), const int join SINGLE_COPY_ARG(r_single),
+    __local real* scratch) {
   const real pq = sum_partials(0, pq_count, VEC_PASS(pq_partials), scratch);
   const real rho = VEC_LOAD(s, rho_slot);
   const bool usable = R_POSITIVE_FINITE(pq);
@@ -90,7 +95,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void cg_update_xr(
   if (get_global_id(0) == 0) VEC_STORE(s, 2, pq);
   real rr = R_ZERO;
   FOR_EACH_ELEMENT(i, n, chunk) {
-    VEC_STORE(x, i, R_MAD(alpha, VEC_LOAD(p, i), VEC_LOAD(x, i)));
+    const real xi = R_MAD(alpha, VEC_LOAD(p, i), VEC_LOAD(x, i));
+    if (join) {
+      VEC_STORE(into, i, R_ADD(VEC_LOAD(into, i), xi));
+      VEC_STORE(x, i, R_ZERO);
+    } else {
+      VEC_STORE(x, i, xi);
+    }
     const real ri = R_SUB(VEC_LOAD(r, i), R_MUL(alpha, VEC_LOAD(q, i)));
     VEC_STORE(r, i, ri);
     SINGLE_COPY_STORE(r_single, i, ri);

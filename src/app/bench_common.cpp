@@ -154,12 +154,7 @@ Spread spread_of(std::vector<double> samples) {
 
 OpCounters total_of(const std::map<std::string, OpCounters>& counters) {
   OpCounters total;
-  for (const auto& [name, c] : counters) {
-    total.calls += c.calls;
-    total.seconds += c.seconds;
-    total.flops += c.flops;
-    total.bytes += c.bytes;
-  }
+  for (const auto& [name, c] : counters) total += c;
   return total;
 }
 

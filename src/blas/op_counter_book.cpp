@@ -58,12 +58,7 @@ void OpCounterBook::settle(std::size_t keep) {
 
 void write_counter_table(std::ostream& out, const std::map<std::string, OpCounters>& counters) {
   OpCounters total;
-  for (const auto& [op, c] : counters) {
-    total.calls += c.calls;
-    total.seconds += c.seconds;
-    total.flops += c.flops;
-    total.bytes += c.bytes;
-  }
+  for (const auto& [op, c] : counters) total += c;
   char line[160];
   std::snprintf(line, sizeof line, "%-16s %8s %12s %8s %10s %10s\n", "operation", "calls", "seconds", "share",
                 "GFLOP/s", "GB/s");

@@ -110,9 +110,15 @@ void cg_device_iterate(Blas& blas, Matrix& A, Preconditioner* M, Vector& b, Grou
   ResidualForecast forecast;
   auto launch = [&] {
     ++launched;
-    steps.spmv_dot(p, q);                        // q = A p;  partial p'q
-    steps.update_xr(solution.steps(), r, p, q);  // alpha = rho / p'q;  x += alpha p;  r -= alpha q;  r'r
-    solution.after_step(launched);
+    steps.spmv_dot(p, q);  // q = A p;  partial p'q
+    // alpha = rho / p'q;  x += alpha p;  r -= alpha q;  r'r  (x: the group's steps, joining x at its end)
+    const bool join = GroupedSolution::ends_group(launched);
+    steps.update_xr(solution.steps(), r, p, q, join ? &solution.total() : nullptr);
+    if (join) {
+      solution.after_joining_step();
+    } else {
+      solution.after_step(launched);
+    }
     if (M) {
       M->apply(r, *z);                       // z = M^-1 r
       steps.dot_rz(r, *z);                   // partial r'z

@@ -206,8 +206,9 @@ void FusedCgSteps::spmv_dot(Vector& p, Vector& q) {
   blas_.record("cg_spmv_dot", cost.flops + 2.0 * n_, cost.bytes, {event});
 }
 
-void FusedCgSteps::update_xr(Vector& x, Vector& r, Vector& p, Vector& q) {
+void FusedCgSteps::update_xr(Vector& x, Vector& r, Vector& p, Vector& q, Vector* join_into) {
   const double e = element_bytes(precision_);
+  const Vector::DeviceBuffers xb = x.device(precision_, Access::ReadWrite);
   KernelArgs args(update_xr_, precision_);
   args.value(static_cast<cl_int>(n_))
       .value(static_cast<cl_int>(chunk_))
@@ -217,16 +218,21 @@ void FusedCgSteps::update_xr(Vector& x, Vector& r, Vector& p, Vector& q) {
       .vector(scalars_.device(precision_, Access::ReadWrite))
       .vector(p.device(precision_, Access::Read))
       .vector(q.device(precision_, Access::Read))
-      .vector(x.device(precision_, Access::ReadWrite))
+      .vector(xb)
       .vector(r.device(precision_, Access::ReadWrite))
-      .vector(rr_partials_.device(precision_, Access::Write));
+      .vector(rr_partials_.device(precision_, Access::Write))
+      .vector(join_into ? join_into->device(precision_, Access::ReadWrite) : xb)  // not read without a join
+      .value(static_cast<cl_int>(join_into != nullptr));
   if (single_preconditioner_) args.value(r.device_single_alongside_double());
   args.local(local_ * e);
   cl::Event event;
   blas_.context()->queue().enqueueNDRangeKernel(update_xr_, cl::NullRange, cl::NDRange(groups_ * local_),
                                                 cl::NDRange(local_), nullptr, &event);
   // Reads x, p, r, q and writes x, r: 6n elements (and r's single copy: 4 bytes more a row); 6n flops.
-  blas_.record("cg_update_xr", 6.0 * n_, 6.0 * n_ * e + (single_preconditioner_ ? 4.0 * n_ : 0.0), {event});
+  // A join reads and writes join_into too: 8n elements, 7n flops.
+  const double elements = join_into ? 8.0 : 6.0;
+  blas_.record("cg_update_xr", (join_into ? 7.0 : 6.0) * n_,
+               elements * n_ * e + (single_preconditioner_ ? 4.0 * n_ : 0.0), {event});
 }
 
 void FusedCgSteps::update_p(Vector& r, Vector& p) {

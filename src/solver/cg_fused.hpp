@@ -48,8 +48,9 @@ class FusedCgSteps {
   void set_rho(const DeviceScalar& rr);
   // q = A p and the partial sums of p'q.
   void spmv_dot(Vector& p, Vector& q);
-  // alpha = rho / p'q; x += alpha p; r -= alpha q; partial sums of r'r.
-  void update_xr(Vector& x, Vector& r, Vector& p, Vector& q);
+  // alpha = rho / p'q; x += alpha p; r -= alpha q; partial sums of r'r. With `join_into`, x is a sum of
+  // steps that then joins it in the same pass: join_into += x + alpha p; x = 0 (grouped_solution.hpp).
+  void update_xr(Vector& x, Vector& r, Vector& p, Vector& q, Vector* join_into = nullptr);
   // beta = r'r / rho; p = r + beta p; rho = r'r.
   void update_p(Vector& r, Vector& p);
 

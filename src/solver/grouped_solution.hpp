@@ -3,7 +3,7 @@
 // residual from b - A x. On stiff matrices that gap, not the iteration, sets the attainable accuracy
 // (bcsstk25, condition ~1e13: b - A x stalled at 1.2-1.5e-8 against a recursive 1e-8). The steps go
 // into a separate sum d, which stays small, and d joins x every kGroup iterations and wherever x is
-// read (docs/solvers.md measures it).
+// read (docs/solvers.md measures it). The fused iteration joins inside its step kernel.
 #pragma once
 
 #include "clkr/blas/blas.hpp"
@@ -27,8 +27,14 @@ class GroupedSolution {
   // After the step of iteration k (1, 2, ...): d joins x at the end of each group.
   void after_step(int k) {
     pending_ = true;
-    if (k % kGroup == 0) join();
+    if (ends_group(k)) join();
   }
+  // The fused iteration joins inside its step kernel instead: where the step of iteration k ends a
+  // group it adds d and the step to total() and zeroes d (FusedCgSteps::update_xr's join_into), then
+  // calls after_joining_step().
+  static bool ends_group(int k) { return k % kGroup == 0; }
+  Vector& total() { return x_; }
+  void after_joining_step() { pending_ = false; }
   // x with every step so far: x += d, d = 0.
   Vector& joined() {
     join();

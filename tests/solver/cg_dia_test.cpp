@@ -26,12 +26,7 @@ using test::tolerance_for;
 // SPD with diagonals -(n-1), -1, 0, 1, n-1: 2.5 on the diagonal, -1 beside it, -0.25 in the corners
 // (Gershgorin: eigenvalues in [0.25, 4.75]).
 HostCsrMatrix corners(std::int32_t n) {
-  std::vector<std::tuple<std::int32_t, std::int32_t, double>> entries;
-  for (std::int32_t i = 0; i < n; ++i) {
-    entries.emplace_back(i, i, 2.5);
-    if (i > 0) entries.emplace_back(i, i - 1, -1.0);
-    if (i + 1 < n) entries.emplace_back(i, i + 1, -1.0);
-  }
+  auto entries = test::tridiagonal_entries(n, 2.5, -1.0);
   entries.emplace_back(0, n - 1, -0.25);
   entries.emplace_back(n - 1, 0, -0.25);
   return test::from_entries(n, std::move(entries));

@@ -84,6 +84,18 @@ inline double relative_error(const std::vector<double>& x, const std::vector<dou
   return static_cast<double>(std::sqrt(diff)) / norm(y);
 }
 
+// (row, column, value) entries of a tridiagonal matrix: `diagonal` on the diagonal, `beside` next to it.
+inline std::vector<std::tuple<std::int32_t, std::int32_t, double>> tridiagonal_entries(std::int32_t n, double diagonal,
+                                                                                       double beside) {
+  std::vector<std::tuple<std::int32_t, std::int32_t, double>> entries;
+  for (std::int32_t i = 0; i < n; ++i) {
+    entries.emplace_back(i, i, diagonal);
+    if (i > 0) entries.emplace_back(i, i - 1, beside);
+    if (i + 1 < n) entries.emplace_back(i, i + 1, beside);
+  }
+  return entries;
+}
+
 // A square matrix from (row, column, value) entries (summed when repeated).
 inline HostCsrMatrix from_entries(std::int32_t n, std::vector<std::tuple<std::int32_t, std::int32_t, double>> entries) {
   std::sort(entries.begin(), entries.end());
