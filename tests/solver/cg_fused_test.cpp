@@ -3,10 +3,13 @@
 // within the one-iteration lag, its kernels in the counters, and its breakdown checks.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
 #include <tuple>
 
 #include "../precision_support.hpp"
 #include "clkr/io/generators.hpp"
+#include "clkr/precond/jacobi.hpp"
 #include "clkr/solver/cg.hpp"
 #include "solver/grouped_solution.hpp"
 #include "solver_test_support.hpp"
@@ -98,6 +101,48 @@ TEST(FusedCg, StopsExactlyAtMaxIterations) {
   EXPECT_EQ(result.status, SolveStatus::MaxIterations);
   EXPECT_EQ(result.iterations, 7);
   EXPECT_EQ(blas.counters().at("cg_update_xr").calls, 7u);
+}
+
+// The fused iteration is three kernels: no other Blas operation may grow with the iterations (the
+// grouped solution's join once ran an AXPY of its own every 32 iterations, 3-6 us an iteration on the
+// launch-bound small systems of an H100; it now runs inside cg_update_xr). Both formats' paths, with
+// and without Jacobi.
+TEST(FusedCg, LaunchesOnlyItsStepKernelsPerIteration) {
+  const Precision widest = test::widest_device_precision(*test::context());
+  for (Format format : {Format::Ell, Format::Hyb}) {
+    for (bool jacobi : {false, true}) {
+      SCOPED_TRACE(to_string(format) + (jacobi ? ", Jacobi" : ""));
+      // The solver's counters, and the preconditioner's (its own Blas) under "M: ".
+      auto counters_after = [&](int iterations) {
+        System system(poisson2d(30), format);
+        Blas blas(test::context(), Location::Device, widest);
+        SolveOptions options;
+        options.cg_path = CgPath::Fused;
+        options.relative_tolerance = 0;
+        options.max_iterations = iterations;
+        std::map<std::string, OpCounters> all;
+        if (jacobi) {
+          Jacobi M(blas, system.A);
+          cg(blas, system.A, M, system.b, system.x, options);
+          for (const auto& [op, c] : M.blas().counters()) all["M: " + op] = c;
+        } else {
+          cg(blas, system.A, system.b, system.x, options);
+        }
+        for (const auto& [op, c] : blas.counters()) all[op] = c;
+        return all;
+      };
+      const auto shorter = counters_after(70), longer = counters_after(140);
+      int per_iteration = 0;
+      for (const auto& [op, c] : longer) {
+        const std::uint64_t grew = c.calls - (shorter.count(op) ? shorter.at(op).calls : 0);
+        EXPECT_TRUE(grew == 0 || grew == 70) << op << ": " << grew << " more calls in 70 more iterations";
+        per_iteration += grew == 70;
+      }
+      // The SpMV with p'q (HYB: the SpMV, then the partial sums), x and r, p; Jacobi: z = M^-1 r (the
+      // preconditioner's) and r'z's partial sums too.
+      EXPECT_EQ(per_iteration, (format == Format::Hyb ? 4 : 3) + (jacobi ? 2 : 0));
+    }
+  }
 }
 
 TEST(FusedCg, DiagonalSystemConvergesWithoutFalseBreakdown) {
