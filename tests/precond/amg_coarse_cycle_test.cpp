@@ -43,7 +43,7 @@ BlasOptions coarse_cycle_options(std::size_t lanes, std::size_t groups_per_compu
   options.params->amg_cycle.work_group_size = 64;
   options.params->amg_cycle.lanes = lanes;
   options.params->amg_cycle.groups_per_compute_unit = groups_per_compute_unit;
-  if (spin_limit > 0) options.params->cg.persistent_spin_limit = spin_limit;
+  options.params->cg.persistent_spin_limit = spin_limit > 0 ? spin_limit : test::kPatientSpins;
   return options;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -62,6 +63,13 @@ inline std::shared_ptr<Context> amg_context() {
   static std::shared_ptr<Context> shared = Context::create();
   return shared;
 }
+
+// The grid-barrier spin limit of the tests that run the AMG cycle in one launch and check its values:
+// a wait of seconds on PoCL, as the persistent CG's tests use (tests/solver/persistent_cg_support.hpp),
+// so that a PoCL worker thread kept off a core by a loaded CI machine does not abort the launch. The
+// CPU default (2^28 polls, under a second) aborted one such launch in an ASan CI run on 2 cores,
+// 2026-12-08 (AmgCoarseCycle, NaN where the launch gave up). Aborts are AmgCoarseCycleAbort's to test.
+constexpr std::size_t kPatientSpins = std::size_t{1} << 30;
 
 // A dense matrix in long double, row-major.
 struct Dense {

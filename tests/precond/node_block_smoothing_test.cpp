@@ -132,6 +132,7 @@ BlasOptions one_launch_options(bool whole) {
   options.params->amg_cycle.work_group_size = 64;
   options.params->amg_cycle.lanes = 4;
   options.params->amg_cycle.groups_per_compute_unit = 2;
+  options.params->cg.persistent_spin_limit = test::kPatientSpins;
   return options;
 }
 
